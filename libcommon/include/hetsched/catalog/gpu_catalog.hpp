@@ -1,0 +1,55 @@
+#pragma once
+/// GPU types and the catalogs a user picks them from: the embedded default (built from the public
+/// specs and prices in libcommon/data), the Espresso paper's JuChi cloud, the Sia simulator cluster,
+/// or a user's own YAML/CSV file.
+#include <string>
+#include <vector>
+
+namespace hetsched::catalog {
+
+/// One GPU type as the planners see it.
+struct GpuType {
+    std::string name;
+    double memory_gib = 0;          ///< device memory as sold (80 for an 80 GB part)
+    double tflops = 0;              ///< dense tensor-core peak used for training (BF16, else FP16)
+    bool tflops_from_fp32 = false;  ///< no tensor figure known: `tflops` is the FP32 peak
+    double mem_bw_gb_s = 0;         ///< peak memory bandwidth (0 = unknown)
+    double link_gb_s = 0;           ///< intra-node GPU link, bidirectional per GPU (0 = unknown)
+    int gpus_per_node = 8;
+    double price_per_hour = -1;     ///< per GPU-hour in the catalog's currency; < 0 = unknown
+    int quota = -1;                 ///< GPUs of this type a user may take; < 0 = unlimited
+};
+
+/// A named list of GPU types.
+struct GpuCatalog {
+    std::string name;
+    std::string currency = "USD";
+    std::vector<GpuType> gpus;
+
+    /// The type called `name` (case and punctuation ignored; a unique prefix is accepted). Throws
+    /// UsageError naming close matches when there is none or several.
+    const GpuType& find(const std::string& name) const;
+    /// Like find(), but nullptr instead of an error.
+    const GpuType* lookup(const std::string& name) const;
+};
+
+/// Names accepted by named_catalog().
+std::vector<std::string> catalog_names();
+
+/// "default", "juchi" or "sia"; UsageError otherwise.
+GpuCatalog named_catalog(const std::string& name);
+
+/// A named catalog, or a catalog file (YAML `kind: gpu-catalog` or CSV with at least
+/// name,memory_gib,tflops) when `name_or_path` contains a '/' or a '.'.
+GpuCatalog load_catalog(const std::string& name_or_path);
+
+/// Lower-case letters and digits only: the key names are matched by.
+std::string normalize_name(const std::string& s);
+
+/// Up to three of `candidates` closest to `wanted` by edit distance, for "did you mean" hints.
+std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates);
+
+/// ", did you mean 'a' or 'b'?" or "" when nothing is close.
+std::string did_you_mean(const std::string& wanted, const std::vector<std::string>& candidates);
+
+}  // namespace hetsched::catalog

@@ -1,0 +1,33 @@
+#pragma once
+/// A one-line progress display on stderr for long runs (replay, large searches). It draws only when
+/// stderr is a terminal and the user did not ask for quiet, and at most ten times a second.
+#include <chrono>
+#include <string>
+
+namespace hetsched::cli {
+
+class Progress {
+public:
+    /// `total` 0 means unknown (a counter without percentage).
+    Progress(std::string label, long total, bool enabled);
+    ~Progress();
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    /// Reports `done` units finished; cheap to call on every step.
+    void update(long done);
+    /// Clears the line.
+    void finish();
+
+private:
+    std::string label_;
+    long total_;
+    bool enabled_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+/// Whether a progress display should be shown: stderr is a TTY and not quiet.
+bool progress_wanted(bool quiet);
+
+}  // namespace hetsched::cli

@@ -1,0 +1,14 @@
+#pragma once
+/// The one number format of every output: short, exact enough, and stable across runs.
+#include <string>
+
+namespace hetsched::io {
+
+/// `v` with at most `significant` significant digits, fixed-point, trailing zeros removed
+/// ("0.1", "53.2188", "7000000"); non-finite values as "nan"/"inf"/"-inf".
+std::string format_number(double v, int significant = 6);
+
+/// `v` rounded to `decimals` places, trailing zeros removed ("12.5", "3").
+std::string format_fixed(double v, int decimals);
+
+}  // namespace hetsched::io

@@ -1,0 +1,46 @@
+#pragma once
+/// YAML documents: parsed with positions for error messages, checked for `kind:`/`version:`, read with
+/// typed accessors that say where a bad value sits, and written back with every key the tool did not
+/// touch passed through in its original order and spelling.
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/text_input.hpp>
+
+namespace hetsched::io {
+
+/// A parsed document and the input name used in errors.
+struct YamlDocument {
+    std::string name;
+    YAML::Node root;
+
+    /// Position of a node parsed from this document (line and column 1-based).
+    SourcePos where(const YAML::Node& node) const;
+};
+
+/// Parses one YAML document whose top level is a mapping; DataError with the parser's position else.
+YamlDocument parse_yaml(const TextInput& in);
+
+/// Checks `kind: <kind>` and `version: 1`; DataError (65) naming what came instead.
+void require_kind(const YamlDocument& doc, const std::string& kind);
+
+/// `map[key]` when present (and not null), else an undefined node; DataError if `map` is not a mapping.
+YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);
+/// `map[key]`; DataError "missing key" at the mapping's position when absent.
+YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);
+
+/// Scalar readers: DataError at the node, saying what was expected and what came.
+double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
+long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
+bool yaml_bool(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
+std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
+
+/// A scalar node holding `v` in the project's number format.
+YAML::Node yaml_number_node(double v);
+
+/// Block-style YAML text of `root`; short scalar lists in flow style; originally quoted strings stay quoted.
+std::string emit_yaml(const YAML::Node& root);
+
+}  // namespace hetsched::io

@@ -1,0 +1,34 @@
+#pragma once
+/// Command-line flags that describe a job (model, training, layout), shared by the tools that build
+/// or override a job document, so the same flag means the same thing everywhere.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include <hetsched/model/job_spec.hpp>
+
+namespace hetsched::model {
+
+/// Values given on the command line; zero or empty means "not given".
+struct JobOptions {
+    std::string model;
+    long layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0;
+    long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
+    std::string precision, optimizer, recompute, framework;
+    int zero_stage = -1;
+    bool distributed_optimizer = false, seq_parallel = false, no_flash_attention = false;
+    int tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0;
+
+    bool layout_given() const { return tp || pp || dp || cp || vpp; }
+};
+
+/// Registers the model, training and layout flags.
+void add_job_options(CLI::App& app, JobOptions& o);
+
+/// A job built from the flags alone (needs --model or every dimension); UsageError otherwise.
+JobSpec job_from_options(const JobOptions& o);
+/// Overrides `job` with whatever the flags give.
+void apply_job_options(const JobOptions& o, JobSpec& job);
+/// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job).
+Layout layout_from_options(const JobOptions& o, const JobSpec& job);
+
+}  // namespace hetsched::model

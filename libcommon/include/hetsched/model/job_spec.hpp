@@ -1,0 +1,27 @@
+#pragma once
+/// The `model` and `training` sections of a job document (DESIGN §4), read with positions and written
+/// back in the documented key order.
+#include <yaml-cpp/yaml.h>
+
+#include <hetsched/catalog/model_preset.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::model {
+
+/// What a job document says about the model and its training.
+struct JobSpec {
+    catalog::ModelSpec model;
+    Training training;
+    long micro_batch = 0;  ///< 0: not given
+    long iterations = 0;
+};
+
+/// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
+/// document; DataError at the offending key for missing, negative or non-numeric values.
+JobSpec read_job_spec(const io::YamlDocument& doc);
+
+YAML::Node model_to_yaml(const catalog::ModelSpec& m);
+YAML::Node training_to_yaml(const Training& t, long micro_batch, long iterations);
+
+}  // namespace hetsched::model

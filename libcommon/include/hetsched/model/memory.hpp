@@ -1,0 +1,50 @@
+#pragma once
+/// Peak GPU memory of training, per pipeline stage, broken down the way a framework allocates it.
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/model_preset.hpp>
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::model {
+
+/// Which number is predicted: torch.cuda.max_memory_allocated, max_memory_reserved, or nvidia-smi.
+enum class Measure { allocated, reserved, device };
+Measure parse_measure(const std::string& s);
+std::string measure_name(Measure m);
+
+/// One pipeline stage's peak, in bytes, split by what holds the memory.
+struct StageMemory {
+    int stage = 0;
+    long first_layer = 0;       ///< 0-based, inclusive
+    long last_layer = 0;
+    double in_flight = 0;       ///< micro-batches whose activations are held at the peak
+    double weights = 0;
+    double gradients = 0;
+    double optimizer = 0;
+    double activations = 0;
+    double logits = 0;          ///< output logits and loss buffers (last stage)
+    double comm_buffers = 0;
+    double overhead = 0;        ///< allocator fragmentation, CUDA context, workspaces (per --measure)
+
+    double total() const {
+        return weights + gradients + optimizer + activations + logits + comm_buffers + overhead;
+    }
+};
+
+/// Every stage's peak and which stage is the largest.
+struct MemoryEstimate {
+    std::vector<StageMemory> stages;
+    size_t peak_stage = 0;
+    double peak_bytes() const { return stages[peak_stage].total(); }
+};
+
+/// The default method: models what Megatron-LM, DeepSpeed and FSDP allocate (see memest(1)).
+/// Validates its inputs (DataError on inconsistency).
+MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure);
+
+/// The Frenzy paper's formula (§IV-A), exactly: 20W/t + s·B·h·l·(10/d + 24/(d·t) + 5·a·s/(d·h·t)) bytes,
+/// W = V·h + l·(12h² + 13h), B the global batch. Only tp and dp of the layout are used.
+double frenzy_memory_bytes(const catalog::ModelSpec& m, const Training& t, int tp, int dp);
+
+}  // namespace hetsched::model

@@ -1,0 +1,48 @@
+#pragma once
+/// Checking the memory model against measured training runs (memest --check): how a user learns how
+/// far to trust it on their own jobs.
+#include <string>
+#include <vector>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/model/memory.hpp>
+
+namespace hetsched::model {
+
+/// One measured run: its full configuration and what was measured where.
+struct MeasuredRun {
+    std::string id;
+    catalog::ModelSpec model;
+    Training training;
+    Layout layout;
+    std::string stage = "all";  ///< all (the peak stage), first or last
+    Measure measure = Measure::allocated;
+    double measured_gib = 0;
+};
+
+/// Reads runs in the column layout of memory_measured.csv (extra columns ignored). Optional columns:
+/// framework, dropout, rms_norm, linear_bias; without them the framework follows zero_stage and
+/// distributed_optimizer, and a gated MLP implies the LLaMA style (RMSNorm, no bias, no dropout).
+std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& table);
+
+/// A run's measurement beside the prediction; error_pct = 100 (predicted - measured) / measured.
+struct CheckRow {
+    std::string id;
+    Measure measure;
+    double measured_gib;
+    double predicted_gib;
+    double error_pct;
+};
+
+struct CheckSummary {
+    size_t cases = 0;
+    double mean_abs_pct = 0;
+    double max_abs_pct = 0;
+    size_t within_5pct = 0;
+};
+
+/// Predicts each run with the default method (or Frenzy's when `frenzy`).
+std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, bool frenzy);
+CheckSummary summarize(const std::vector<CheckRow>& rows);
+
+}  // namespace hetsched::model

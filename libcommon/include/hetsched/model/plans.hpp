@@ -1,0 +1,36 @@
+#pragma once
+/// Ranked resource plans (Frenzy's MARP, extended): every GPU type x tp x pp x dp x micro-batch whose
+/// peak memory fits the card, ranked by fewest GPUs, then estimated iteration time.
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/model/memory.hpp>
+
+namespace hetsched::model {
+
+struct PlanOptions {
+    bool frenzy = false;             ///< rank with the paper's formula instead of the default method
+    Measure measure = Measure::device;
+    double usable_fraction = 0.98;   ///< share of the sold memory a job may fill (ECC, driver reserve)
+    int max_gpus = 1024;             ///< per plan (also capped by each type's quota)
+    int max_tp = 0;                  ///< 0: the type's GPUs per node
+};
+
+/// One plan and what it costs in memory and time.
+struct Plan {
+    std::string gpu;
+    Layout layout;
+    double peak_gib = 0;
+    double usable_gib = 0;
+    double iteration_s = 0;  ///< rough estimate (compute, bubbles, tp and dp traffic), for ranking only
+};
+
+/// All fitting plans, best first. Deterministic: ties broken by type name and degrees.
+std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
+                                  const PlanOptions& o);
+
+/// The rough iteration time used to rank plans on one GPU type.
+double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g);
+
+}  // namespace hetsched::model

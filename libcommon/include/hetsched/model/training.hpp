@@ -1,0 +1,58 @@
+#pragma once
+/// How a model is trained (batch, precision, optimizer, sharding, recomputation) and how it is laid
+/// out on GPUs (tensor, pipeline, data and context parallel degrees).
+#include <string>
+
+#include <hetsched/catalog/model_preset.hpp>
+
+namespace hetsched::model {
+
+/// Which framework's allocation habits the memory model follows.
+enum class Framework {
+    megatron,   ///< Megatron-LM: fp32 main grads, fp32 master weights, fused vocab-parallel loss
+    deepspeed,  ///< DeepSpeed ZeRO: 16-bit grads, fp32 optimizer partitions
+    fsdp,       ///< PyTorch FSDP2 (torchtitan): fp32 sharded parameters, 16-bit gathered copies
+};
+
+enum class Recompute { none, selective, full };
+
+/// Training settings that do not depend on the GPU layout.
+struct Training {
+    long seq_len = 2048;
+    long global_batch = 0;
+    std::string precision = "bf16";  ///< bf16, fp16, fp8 (bf16 master) or fp32
+    std::string optimizer = "adam";  ///< adam (adamw) or sgd (with momentum)
+    int zero_stage = 0;              ///< 0: none, 1: optimizer, 2: + gradients, 3: + parameters sharded
+    bool distributed_optimizer = false;
+    Recompute recompute = Recompute::none;
+    bool seq_parallel = false;
+    bool flash_attention = true;
+    Framework framework = Framework::megatron;
+};
+
+/// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
+struct Layout {
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int cp = 1;
+    int vpp = 1;           ///< virtual pipeline chunks per stage (interleaved 1F1B)
+    long micro_batch = 1;
+
+    int gpus() const { return tp * pp * dp * cp; }
+    /// Micro-batches per iteration on each data-parallel rank.
+    long micro_batches(long global_batch) const { return global_batch / (micro_batch * dp); }
+};
+
+Framework parse_framework(const std::string& s);
+std::string framework_name(Framework f);
+Recompute parse_recompute(const std::string& s);
+std::string recompute_name(Recompute r);
+
+/// Checks the model, the training settings and the layout together; DataError naming the first
+/// inconsistency (heads not dividing hidden, tp not dividing heads, batch not divisible, ...).
+void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l);
+/// Checks the model and training settings alone.
+void validate(const catalog::ModelSpec& m, const Training& t);
+
+}  // namespace hetsched::model

@@ -1,0 +1,154 @@
+#include <hetsched/catalog/gpu_catalog.hpp>
+
+#include <map>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/csv_table.hpp>
+
+namespace hetsched::embedded {
+extern const char* const gpus_csv;
+extern const char* const prices_csv;
+extern const char* const prices_cny_csv;
+extern const char* const price_gpu_map_csv;
+}  // namespace hetsched::embedded
+
+namespace hetsched::catalog {
+namespace {
+
+io::CsvTable embedded_table(const char* name, const char* text) {
+    return io::CsvTable::parse({std::string("<embedded ") + name + ">", text});
+}
+
+double optional_number(const io::CsvTable& t, size_t row, int col) {
+    return t.cell(row, col).text.empty() ? 0.0 : t.number(row, col);
+}
+
+/// Every row of gpus.csv, without prices.
+std::vector<GpuType> spec_rows() {
+    auto t = embedded_table("gpus.csv", embedded::gpus_csv);
+    int name = t.require("name"), mem = t.require("memory_gib"), bf16 = t.require("bf16_tflops"),
+        fp32 = t.require("fp32_tflops"), bw = t.require("mem_bw_gbs"), link = t.require("link_gbs");
+    std::vector<GpuType> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        GpuType g;
+        g.name = t.cell(r, name).text;
+        g.memory_gib = t.number(r, mem);
+        g.tflops = optional_number(t, r, bf16);
+        if (g.tflops == 0) {
+            g.tflops = optional_number(t, r, fp32);
+            g.tflops_from_fp32 = true;
+        }
+        g.mem_bw_gb_s = optional_number(t, r, bw);
+        g.link_gb_s = optional_number(t, r, link);
+        out.push_back(g);
+    }
+    return out;
+}
+
+GpuType spec(const std::string& name) {
+    for (auto& g : spec_rows())
+        if (g.name == name) return g;
+    throw std::logic_error("embedded gpus.csv lacks '" + name + "'");
+}
+
+/// Lowest on-demand USD price per GPU-hour for each gpus.csv name, through price_gpu_map.csv.
+std::map<std::string, double> lowest_prices() {
+    auto map = embedded_table("price_gpu_map.csv", embedded::price_gpu_map_csv);
+    std::map<std::string, std::string> label_to_gpu;
+    int ml = map.require("price_label"), mg = map.require("gpu");
+    for (size_t r = 0; r < map.rows(); ++r) label_to_gpu[map.cell(r, ml).text] = map.cell(r, mg).text;
+    auto t = embedded_table("prices.csv", embedded::prices_csv);
+    int gpu = t.require("gpu"), price = t.require("usd_per_gpu_hour");
+    std::map<std::string, double> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        auto it = label_to_gpu.find(t.cell(r, gpu).text);
+        if (it == label_to_gpu.end()) continue;
+        double p = t.number(r, price);
+        auto [pos, fresh] = out.emplace(it->second, p);
+        if (!fresh && p < pos->second) pos->second = p;
+    }
+    return out;
+}
+
+GpuCatalog default_catalog() {
+    GpuCatalog c{"default", "USD", spec_rows()};
+    auto prices = lowest_prices();
+    for (auto& g : c.gpus) {
+        auto it = prices.find(g.name);
+        if (it != prices.end()) g.price_per_hour = it->second;
+    }
+    return c;
+}
+
+/// The Espresso paper's Table I: four JuChi Cloud types with yuan prices and per-user quotas.
+GpuCatalog juchi_catalog() {
+    auto t = embedded_table("prices_cny.csv", embedded::prices_cny_csv);
+    int gpu = t.require("gpu"), price = t.require("cny_per_gpu_hour");
+    const std::pair<const char*, int> quotas[] = {{"RTX-A6000", 8}, {"A30", 16}, {"RTX-3090", 16}, {"RTX-A4000", 16}};
+    GpuCatalog c{"juchi", "CNY", {}};
+    for (auto [name, quota] : quotas) {
+        GpuType g = spec(name);
+        g.quota = quota;
+        for (size_t r = 0; r < t.rows(); ++r)
+            if (t.cell(r, gpu).text == name) g.price_per_hour = t.number(r, price);
+        c.gpus.push_back(g);
+    }
+    return c;
+}
+
+/// The Sia/Frenzy simulator cluster: 3 nodes of 8 RTX 2080Ti, 2 of 8 A100-40GB, 1 of 4 RTX 6000.
+GpuCatalog sia_catalog() {
+    const struct { const char* name; int per_node; int nodes; } rows[] = {
+        {"RTX-2080Ti", 8, 3}, {"A100-40GB-SXM", 8, 2}, {"RTX-6000-Turing", 4, 1}};
+    GpuCatalog c = default_catalog();
+    GpuCatalog out{"sia", "USD", {}};
+    for (const auto& r : rows) {
+        GpuType g = c.find(r.name);
+        g.gpus_per_node = r.per_node;
+        g.quota = r.per_node * r.nodes;
+        out.gpus.push_back(g);
+    }
+    return out;
+}
+
+std::vector<std::string> names_of(const GpuCatalog& c) {
+    std::vector<std::string> out;
+    for (const auto& g : c.gpus) out.push_back(g.name);
+    return out;
+}
+
+}  // namespace
+
+const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
+    const std::string w = normalize_name(wanted);
+    if (w.empty()) return nullptr;
+    const GpuType* prefix = nullptr;
+    int prefixes = 0;
+    for (const auto& g : gpus) {
+        const std::string n = normalize_name(g.name);
+        if (n == w) return &g;
+        if (n.compare(0, w.size(), w) == 0) {
+            prefix = &g;
+            ++prefixes;
+        }
+    }
+    return prefixes == 1 ? prefix : nullptr;
+}
+
+const GpuType& GpuCatalog::find(const std::string& wanted) const {
+    if (const GpuType* g = lookup(wanted)) return *g;
+    throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + did_you_mean(wanted, names_of(*this)) +
+                     " (see --list-gpus)");
+}
+
+std::vector<std::string> catalog_names() { return {"default", "juchi", "sia"}; }
+
+GpuCatalog named_catalog(const std::string& name) {
+    if (name == "default") return default_catalog();
+    if (name == "juchi") return juchi_catalog();
+    if (name == "sia") return sia_catalog();
+    throw UsageError("unknown catalog '" + name + "' (expected default, juchi, sia or a file)" +
+                     did_you_mean(name, catalog_names()));
+}
+
+}  // namespace hetsched::catalog

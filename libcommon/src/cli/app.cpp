@@ -1,0 +1,79 @@
+#include <hetsched/cli/app.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <new>
+
+#ifndef HETSCHED_VERSION
+#define HETSCHED_VERSION "0.0.0"
+#endif
+
+namespace hetsched::cli {
+namespace {
+
+std::string lower_first(std::string s) {
+    if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && !(s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z'))
+        s[0] = static_cast<char>(s[0] - 'A' + 'a');
+    while (!s.empty() && (s.back() == '.' || s.back() == '\n')) s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
+    auto app = std::make_unique<CLI::App>(info.description, info.name);
+    app->set_version_flag("-V,--version", info.name + " (hetsched) " HETSCHED_VERSION);
+    app->add_flag("-q,--quiet", verbosity.quiet, "No progress or summary on stderr");
+    app->add_flag("-v,--verbose", verbosity.verbose, "More detail on stderr (repeat for more)");
+    if (!info.footer.empty()) app->footer(info.footer);
+    app->get_formatter()->column_width(34);
+    return app;
+}
+
+void add_io_options(CLI::App& app, IoOptions& io) {
+    app.add_option("FILE", io.input, "Input file; - reads standard input")->capture_default_str();
+    app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout");
+}
+
+int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& body) {
+    const std::string tool = app.get_name();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help() << std::flush;
+        return std::cout ? 0 : static_cast<int>(Exit::io);
+    } catch (const CLI::CallForAllHelp&) {
+        std::cout << app.help("", CLI::AppFormatMode::All) << std::flush;
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        std::cout << app.version() << '\n' << std::flush;
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << tool << ": " << lower_first(e.what()) << "\n"
+                  << tool << ": try '" << tool << " --help'\n";
+        return static_cast<int>(Exit::usage);
+    }
+    Exit code = Exit::internal;
+    try {
+        code = body();
+    } catch (const Error& e) {
+        std::cerr << tool << ": " << describe(e) << '\n';
+        return static_cast<int>(e.code());
+    } catch (const std::bad_alloc&) {
+        std::cerr << tool << ": out of memory\n";
+        return static_cast<int>(Exit::internal);
+    } catch (const std::exception& e) {
+        std::cerr << tool << ": internal error: " << e.what() << '\n';
+        return static_cast<int>(Exit::internal);
+    }
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0) {
+        std::cerr << tool << ": error writing standard output: " << std::strerror(errno) << '\n';
+        return static_cast<int>(Exit::io);
+    }
+    return static_cast<int>(code);
+}
+
+}  // namespace hetsched::cli

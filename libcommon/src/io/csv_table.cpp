@@ -1,0 +1,156 @@
+#include <hetsched/io/csv_table.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <csv.h>
+
+namespace hetsched::io {
+namespace {
+
+struct ParseState {
+    int line = 1, col = 1;              // position of the byte being fed
+    int start_line = 1, start_col = 1;  // where the current field began
+    bool at_field_start = true;
+    std::vector<CsvCell> current;
+    std::vector<std::vector<CsvCell>> rows;
+};
+
+void on_field(void* data, size_t len, void* ctx) {
+    auto* st = static_cast<ParseState*>(ctx);
+    st->current.push_back({std::string(static_cast<const char*>(data), len), st->start_line, st->start_col});
+    st->at_field_start = true;
+}
+
+void on_row(int, void* ctx) {
+    auto* st = static_cast<ParseState*>(ctx);
+    st->rows.push_back(std::move(st->current));
+    st->current.clear();
+    st->at_field_start = true;
+}
+
+std::string column_list(const std::vector<CsvCell>& header) {
+    std::string out;
+    for (const auto& h : header) out += (out.empty() ? "" : ", ") + h.text;
+    return out;
+}
+
+}  // namespace
+
+CsvTable CsvTable::parse(const TextInput& in) {
+    csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
+    ParseState st;
+    const std::string& t = in.text;
+    size_t i = (t.compare(0, 3, "\xEF\xBB\xBF") == 0) ? 3 : 0;
+    for (; i < t.size(); ++i) {
+        char c = t[i];
+        if (st.at_field_start && c != '\r' && c != '\n') {
+            st.start_line = st.line;
+            st.start_col = st.col;
+            st.at_field_start = false;
+        }
+        if (csv_parse(&p, &c, 1, on_field, on_row, &st) != 1) {
+            csv_free(&p);
+            throw DataError("malformed CSV quoting", {in.name, st.line, st.col});
+        }
+        if (c == '\n') {
+            ++st.line;
+            st.col = 1;
+        } else {
+            ++st.col;
+        }
+    }
+    if (csv_fini(&p, on_field, on_row, &st) != 0) {
+        csv_free(&p);
+        throw DataError("unterminated quoted field at end of file", {in.name, st.line, st.col});
+    }
+    csv_free(&p);
+
+    CsvTable table;
+    table.name_ = in.name;
+    if (st.rows.empty()) throw DataError("empty CSV: expected a header row", {in.name, 1, 1});
+    table.header_ = std::move(st.rows.front());
+    for (auto& h : table.header_) {  // tolerate spaces around header names
+        size_t a = h.text.find_first_not_of(" \t"), b = h.text.find_last_not_of(" \t");
+        h.text = a == std::string::npos ? "" : h.text.substr(a, b - a + 1);
+    }
+    for (size_t r = 1; r < st.rows.size(); ++r) {
+        auto& row = st.rows[r];
+        if (row.size() != table.header_.size())
+            throw DataError("expected " + std::to_string(table.header_.size()) + " fields as in the header, got " +
+                                std::to_string(row.size()),
+                            {in.name, row.empty() ? 0 : row.front().line, 0});
+        table.rows_.push_back(std::move(row));
+    }
+    return table;
+}
+
+int CsvTable::find(const std::string& column) const {
+    for (size_t i = 0; i < header_.size(); ++i)
+        if (header_[i].text == column) return static_cast<int>(i);
+    return -1;
+}
+
+int CsvTable::require(const std::string& column) const {
+    int i = find(column);
+    if (i < 0)
+        throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});
+    return i;
+}
+
+SourcePos CsvTable::where(size_t row, int column) const {
+    const CsvCell& c = cell(row, column);
+    return {name_, c.line, c.col};
+}
+
+double CsvTable::number(size_t row, int column) const {
+    const CsvCell& c = cell(row, column);
+    const char* s = c.text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(s, &end);
+    while (end && (*end == ' ' || *end == '\t')) ++end;
+    if (c.text.empty() || end == s || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
+        throw DataError("expected a number in column '" + header_[static_cast<size_t>(column)].text + "', got '" +
+                            c.text + "'",
+                        where(row, column));
+    return v;
+}
+
+long CsvTable::integer(size_t row, int column) const {
+    double v = number(row, column);
+    if (v != std::floor(v) || std::fabs(v) > 9e15)
+        throw DataError("expected an integer in column '" + header_[static_cast<size_t>(column)].text + "', got '" +
+                            cell(row, column).text + "'",
+                        where(row, column));
+    return static_cast<long>(v);
+}
+
+bool CsvTable::boolean(size_t row, int column) const {
+    const std::string& s = cell(row, column).text;
+    if (s == "1" || s == "true" || s == "yes" || s == "True") return true;
+    if (s == "0" || s == "false" || s == "no" || s == "False") return false;
+    throw DataError("expected 0 or 1 in column '" + header_[static_cast<size_t>(column)].text + "', got '" + s + "'",
+                    where(row, column));
+}
+
+void CsvWriter::add_row(const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+        if (i) text_ += ',';
+        const std::string& c = cells[i];
+        if (c.find_first_of(",\"\r\n") == std::string::npos) {
+            text_ += c;
+            continue;
+        }
+        text_ += '"';
+        for (char ch : c) {
+            if (ch == '"') text_ += '"';
+            text_ += ch;
+        }
+        text_ += '"';
+    }
+    text_ += '\n';
+}
+
+}  // namespace hetsched::io

@@ -1,0 +1,40 @@
+#include <hetsched/io/number_format.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace hetsched::io {
+namespace {
+
+std::string trim_zeros(std::string s) {
+    if (s.find('.') == std::string::npos) return s;
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    if (s == "-0") s = "0";
+    return s;
+}
+
+}  // namespace
+
+std::string format_fixed(double v, int decimals) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return trim_zeros(buf);
+}
+
+std::string format_number(double v, int significant) {
+    if (!std::isfinite(v) || v == 0.0) return format_fixed(v, 0);
+    double mag = std::floor(std::log10(std::fabs(v)));
+    if (mag >= 15 || mag < -9) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+        return buf;
+    }
+    int decimals = significant - 1 - static_cast<int>(mag);
+    if (decimals < 0) decimals = 0;
+    return format_fixed(v, decimals);
+}
+
+}  // namespace hetsched::io

@@ -1,0 +1,132 @@
+#include <hetsched/model/job_spec.hpp>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::model {
+namespace {
+
+using io::YamlDocument;
+
+long read_count(const YamlDocument& doc, const YAML::Node& sec, const char* key, long fallback, bool required) {
+    YAML::Node n = io::optional_child(doc, sec, key);
+    if (!n.IsDefined()) {
+        if (required) throw DataError(std::string("missing key '") + key + "'", doc.where(sec));
+        return fallback;
+    }
+    long v = io::yaml_integer(doc, n, key);
+    if (v <= 0) throw DataError(std::string("expected a positive integer for '") + key + "', got '" + n.Scalar() + "'",
+                                doc.where(n));
+    return v;
+}
+
+bool read_flag(const YamlDocument& doc, const YAML::Node& sec, const char* key, bool fallback) {
+    YAML::Node n = io::optional_child(doc, sec, key);
+    return n.IsDefined() ? io::yaml_bool(doc, n, key) : fallback;
+}
+
+std::string read_word(const YamlDocument& doc, const YAML::Node& sec, const char* key, const std::string& fallback) {
+    YAML::Node n = io::optional_child(doc, sec, key);
+    return n.IsDefined() ? io::yaml_string(doc, n, key) : fallback;
+}
+
+catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
+    catalog::ModelSpec m;
+    YAML::Node name = io::optional_child(doc, sec, "name");
+    bool preset = false;
+    if (name.IsDefined()) {
+        try {
+            m = catalog::find_model(io::yaml_string(doc, name, "name"));
+            preset = true;
+        } catch (const UsageError&) {
+            m.name = name.Scalar();  // a custom model: every dimension must be given
+        }
+    }
+    m.layers = read_count(doc, sec, "layers", m.layers, !preset);
+    m.hidden = read_count(doc, sec, "hidden", m.hidden, !preset);
+    m.heads = read_count(doc, sec, "heads", m.heads, !preset);
+    m.kv_heads = read_count(doc, sec, "kv_heads", preset ? m.kv_heads : m.heads, false);
+    m.ffn_hidden = read_count(doc, sec, "ffn_hidden", preset ? m.ffn_hidden : 4 * m.hidden, false);
+    m.vocab = read_count(doc, sec, "vocab", m.vocab, !preset);
+    m.gated_mlp = read_flag(doc, sec, "gated_mlp", m.gated_mlp);
+    m.tied_embeddings = read_flag(doc, sec, "tied_embeddings", m.tied_embeddings);
+    m.rms_norm = read_flag(doc, sec, "rms_norm", m.rms_norm);
+    m.linear_bias = read_flag(doc, sec, "linear_bias", m.linear_bias);
+    if (YAML::Node d = io::optional_child(doc, sec, "dropout"); d.IsDefined()) {
+        m.dropout = io::yaml_number(doc, d, "dropout");
+        if (m.dropout < 0 || m.dropout >= 1) throw DataError("expected dropout in [0, 1)", doc.where(d));
+    }
+    if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
+        m.learned_positions = io::yaml_integer(doc, p, "learned_positions");
+    if (m.hidden % m.heads != 0)
+        throw DataError("heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")",
+                        doc.where(sec));
+    return m;
+}
+
+}  // namespace
+
+JobSpec read_job_spec(const YamlDocument& doc) {
+    JobSpec job;
+    job.model = read_model(doc, io::required_child(doc, doc.root, "model"));
+    YAML::Node sec = io::required_child(doc, doc.root, "training");
+    Training& t = job.training;
+    t.seq_len = read_count(doc, sec, "seq_len", 0, true);
+    t.global_batch = read_count(doc, sec, "global_batch", 0, true);
+    job.micro_batch = read_count(doc, sec, "micro_batch", 0, false);
+    job.iterations = read_count(doc, sec, "iterations", 0, false);
+    t.precision = read_word(doc, sec, "precision", t.precision);
+    t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
+    if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
+        t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage"));
+        if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("expected zero_stage 0, 1, 2 or 3", doc.where(z));
+    }
+    t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
+    t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
+    t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
+    try {
+        t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
+        t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
+        validate(job.model, t);
+    } catch (const DataError& e) {
+        if (!e.pos().file.empty()) throw;
+        throw DataError(e.what(), doc.where(sec));
+    }
+    return job;
+}
+
+YAML::Node model_to_yaml(const catalog::ModelSpec& m) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["name"] = m.name;
+    n["layers"] = m.layers;
+    n["hidden"] = m.hidden;
+    n["heads"] = m.heads;
+    n["kv_heads"] = m.kv_heads;
+    n["ffn_hidden"] = m.ffn_hidden;
+    n["gated_mlp"] = m.gated_mlp;
+    n["vocab"] = m.vocab;
+    n["tied_embeddings"] = m.tied_embeddings;
+    n["rms_norm"] = m.rms_norm;
+    n["linear_bias"] = m.linear_bias;
+    n["learned_positions"] = m.learned_positions;
+    n["dropout"] = io::yaml_number_node(m.dropout);
+    return n;
+}
+
+YAML::Node training_to_yaml(const Training& t, long micro_batch, long iterations) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["seq_len"] = t.seq_len;
+    n["global_batch"] = t.global_batch;
+    if (micro_batch > 0) n["micro_batch"] = micro_batch;
+    n["precision"] = t.precision;
+    n["optimizer"] = t.optimizer;
+    n["framework"] = framework_name(t.framework);
+    n["zero_stage"] = t.zero_stage;
+    n["distributed_optimizer"] = t.distributed_optimizer;
+    n["recompute"] = recompute_name(t.recompute);
+    n["seq_parallel"] = t.seq_parallel;
+    n["flash_attention"] = t.flash_attention;
+    if (iterations > 0) n["iterations"] = iterations;
+    return n;
+}
+
+}  // namespace hetsched::model

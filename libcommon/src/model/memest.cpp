@@ -1,0 +1,124 @@
+#include <hetsched/model/memest.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/memory_check.hpp>
+#include <hetsched/model/memory_report.hpp>
+#include <hetsched/model/transformer.hpp>
+
+namespace hetsched::model {
+namespace {
+
+/// The job document to extend: read from the input unless built from --model alone.
+io::YamlDocument job_document(const MemestOptions& o, JobSpec& job) {
+    const bool from_flags = !o.job.model.empty() || (o.job.layers && o.job.hidden);
+    if (from_flags && o.io.input == "-") {
+        job = job_from_options(o.job);
+        io::YamlDocument doc{"<options>", YAML::Node(YAML::NodeType::Map)};
+        doc.root["kind"] = "job";
+        doc.root["version"] = 1;
+        return doc;
+    }
+    io::YamlDocument doc = io::parse_yaml(io::read_input(o.io.input));
+    io::require_kind(doc, "job");
+    job = read_job_spec(doc);
+    apply_job_options(o.job, job);
+    return doc;
+}
+
+/// Writes the resolved model and training over the document's own keys, keeping any others.
+void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved) {
+    if (!root[key] || !root[key].IsMap()) root[key] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node sec = root[key];
+    for (const auto& kv : resolved) sec[kv.first.Scalar()] = kv.second;
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace
+
+MemestResult run_memest(const MemestOptions& o) {
+    JobSpec job;
+    io::YamlDocument doc = job_document(o, job);
+    const auto cat = catalog::load_catalog(o.catalog);
+    catalog::GpuCatalog chosen = cat;
+    if (!o.gpu.empty()) chosen.gpus = {cat.find(o.gpu)};
+    const bool frenzy = o.method == "frenzy";
+    merge_section(doc.root, "model", model_to_yaml(job.model));
+    merge_section(doc.root, "training", training_to_yaml(job.training, job.micro_batch, job.iterations));
+
+    MemestResult out;
+    if (o.job.layout_given()) {
+        const Layout l = layout_from_options(o.job, job);
+        const Measure measure = parse_measure(o.measure.empty() ? "allocated" : o.measure);
+        MemoryEstimate est = estimate_memory(job.model, job.training, l, measure);
+        if (frenzy) {  // one flat number: the paper has no stages or breakdown
+            est.stages.resize(1);
+            est.stages[0] = StageMemory{};
+            est.stages[0].last_layer = job.model.layers - 1;
+            est.stages[0].in_flight = 1;
+            est.stages[0].activations = frenzy_memory_bytes(job.model, job.training, l.tp, l.dp);
+            est.peak_stage = 0;
+        }
+        const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
+        if (gpu) {
+            const double usable = gpu->memory_gib * o.usable_fraction;
+            out.fits = est.peak_bytes() / kGiB <= usable;
+            if (!out.fits)
+                out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
+                              io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
+                              io::format_fixed(usable, 2) + " GiB usable";
+        }
+        doc.root["memory"] = breakdown_to_yaml(est, l, measure, o.method, gpu, o.usable_fraction);
+        out.text = o.format == "csv" ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
+        return out;
+    }
+    PlanOptions po;
+    po.frenzy = frenzy;
+    po.measure = parse_measure(o.measure.empty() ? "device" : o.measure);
+    po.usable_fraction = o.usable_fraction;
+    po.max_gpus = o.max_gpus;
+    auto plans = enumerate_plans(job.model, job.training, chosen, po);
+    if (plans.empty()) {
+        out.fits = false;
+        out.message = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
+                      chosen.name + "'";
+    }
+    doc.root["memory"] = plans_to_yaml(plans, o.top, po.measure, o.method);
+    out.text = o.format == "csv" ? plans_to_csv(plans, o.top) : io::emit_yaml(doc.root);
+    return out;
+}
+
+CheckResult run_memest_check(const io::CsvTable& measured, bool frenzy) {
+    auto rows = check_runs(read_measured_runs(measured), frenzy);
+    auto s = summarize(rows);
+    return {check_to_csv(rows), std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
+                                    "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
+                                    std::to_string(s.within_5pct) + " within 5%"};
+}
+
+std::string list_models_csv() {
+    io::CsvWriter w({"name", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "gated_mlp", "vocab",
+                     "tied_embeddings"});
+    for (const auto& m : catalog::model_presets())
+        w.add_row({m.name, io::format_fixed(total_params(m) / 1e9, 2), std::to_string(m.layers),
+                   std::to_string(m.hidden), std::to_string(m.heads), std::to_string(m.kv_heads),
+                   std::to_string(m.ffn_hidden), m.gated_mlp ? "1" : "0", std::to_string(m.vocab),
+                   m.tied_embeddings ? "1" : "0"});
+    return w.text();
+}
+
+std::string list_gpus_csv(const catalog::GpuCatalog& c) {
+    io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "gpus_per_node",
+                     "price_per_hour", "currency", "quota"});
+    for (const auto& g : c.gpus)
+        w.add_row({g.name, io::format_number(g.memory_gib), io::format_number(g.tflops),
+                   g.tflops_from_fp32 ? "fp32" : "tensor", io::format_number(g.mem_bw_gb_s),
+                   io::format_number(g.link_gb_s), std::to_string(g.gpus_per_node),
+                   g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
+                   g.quota < 0 ? "" : std::to_string(g.quota)});
+    return w.text();
+}
+
+}  // namespace hetsched::model

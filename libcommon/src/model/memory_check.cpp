@@ -1,0 +1,119 @@
+#include <hetsched/model/memory_check.hpp>
+
+#include <cmath>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::model {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+int as_int(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col)); }
+
+}  // namespace
+
+std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
+    const int id = t.require("id"), layers = t.require("layers"), hidden = t.require("hidden"),
+              heads = t.require("heads"), kv = t.require("kv_heads"), ffn = t.require("ffn_hidden"),
+              gated = t.require("gated_mlp"), vocab = t.require("vocab"), tied = t.require("tied_embeddings"),
+              seq = t.require("seq_len"), mb = t.require("micro_batch"), gb = t.require("global_batch"),
+              tp = t.require("tp"), pp = t.require("pp"), vpp = t.require("vpp"), dp = t.require("dp"),
+              cp = t.require("cp"), zero = t.require("zero_stage"), distopt = t.require("distributed_optimizer"),
+              recompute = t.require("recompute"), sp = t.require("seq_parallel"), flash = t.require("flash_attn"),
+              precision = t.require("precision"), stage = t.require("stage_measured"),
+              measured = t.require("measured_gib"), kind = t.require("measure_kind");
+    const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
+              bias = t.find("linear_bias");
+    std::vector<MeasuredRun> runs;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        MeasuredRun run;
+        run.id = t.cell(r, id).text;
+        auto& m = run.model;
+        m.name = run.id;
+        m.layers = t.integer(r, layers);
+        m.hidden = t.integer(r, hidden);
+        m.heads = t.integer(r, heads);
+        m.kv_heads = t.integer(r, kv);
+        m.ffn_hidden = t.integer(r, ffn);
+        m.gated_mlp = t.boolean(r, gated);
+        m.vocab = t.integer(r, vocab);
+        m.tied_embeddings = t.boolean(r, tied);
+        m.rms_norm = rms >= 0 ? t.boolean(r, rms) : m.gated_mlp;
+        m.linear_bias = bias >= 0 ? t.boolean(r, bias) : !m.gated_mlp;
+        m.dropout = dropout >= 0 ? t.number(r, dropout) : (m.gated_mlp ? 0.0 : 0.1);
+        auto& tr = run.training;
+        tr.seq_len = t.integer(r, seq);
+        m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;
+        tr.global_batch = t.integer(r, gb);
+        tr.zero_stage = as_int(t, r, zero);
+        tr.distributed_optimizer = t.boolean(r, distopt);
+        tr.seq_parallel = t.boolean(r, sp);
+        tr.flash_attention = t.boolean(r, flash);
+        tr.precision = t.cell(r, precision).text;
+        try {
+            tr.recompute = parse_recompute(t.cell(r, recompute).text);
+            if (framework >= 0) tr.framework = parse_framework(t.cell(r, framework).text);
+            else if (tr.zero_stage == 3) tr.framework = Framework::fsdp;
+            else if (tr.zero_stage >= 1 && !tr.distributed_optimizer) tr.framework = Framework::deepspeed;
+            run.measure = parse_measure(t.cell(r, kind).text);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), t.where(r, kind));
+        }
+        auto& l = run.layout;
+        l.tp = as_int(t, r, tp);
+        l.pp = as_int(t, r, pp);
+        l.vpp = as_int(t, r, vpp);
+        l.dp = as_int(t, r, dp);
+        l.cp = as_int(t, r, cp);
+        l.micro_batch = t.integer(r, mb);
+        run.stage = t.cell(r, stage).text;
+        if (run.stage != "all" && run.stage != "first" && run.stage != "last")
+            throw DataError("expected all, first or last in column 'stage_measured', got '" + run.stage + "'",
+                            t.where(r, stage));
+        run.measured_gib = t.number(r, measured);
+        if (!(run.measured_gib > 0))
+            throw DataError("measured_gib must be positive, got '" + t.cell(r, measured).text + "'", t.where(r, measured));
+        try {
+            validate(run.model, run.training, run.layout);
+        } catch (const DataError& e) {
+            throw DataError(std::string("run '") + run.id + "': " + e.what(), {t.name(), t.cell(r, id).line, 0});
+        }
+        runs.push_back(run);
+    }
+    return runs;
+}
+
+std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, bool frenzy) {
+    std::vector<CheckRow> rows;
+    for (const auto& run : runs) {
+        double bytes;
+        if (frenzy) {
+            bytes = frenzy_memory_bytes(run.model, run.training, run.layout.tp, run.layout.dp);
+        } else {
+            auto est = estimate_memory(run.model, run.training, run.layout, run.measure);
+            if (run.stage == "first") bytes = est.stages.front().total();
+            else if (run.stage == "last") bytes = est.stages.back().total();
+            else bytes = est.peak_bytes();
+        }
+        const double predicted = bytes / kGiB;
+        rows.push_back({run.id, run.measure, run.measured_gib, predicted,
+                        100 * (predicted - run.measured_gib) / run.measured_gib});
+    }
+    return rows;
+}
+
+CheckSummary summarize(const std::vector<CheckRow>& rows) {
+    CheckSummary s;
+    s.cases = rows.size();
+    for (const auto& r : rows) {
+        const double e = std::fabs(r.error_pct);
+        s.mean_abs_pct += e;
+        s.max_abs_pct = std::max(s.max_abs_pct, e);
+        if (e <= 5) ++s.within_5pct;
+    }
+    if (s.cases) s.mean_abs_pct /= static_cast<double>(s.cases);
+    return s;
+}
+
+}  // namespace hetsched::model

@@ -1,0 +1,125 @@
+#include <hetsched/model/memory_report.hpp>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
+
+namespace hetsched::model {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string gib(double bytes) { return io::format_fixed(bytes / kGiB, 3); }
+
+YAML::Node layout_to_yaml(const Layout& l) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["tp"] = l.tp;
+    n["pp"] = l.pp;
+    n["dp"] = l.dp;
+    n["cp"] = l.cp;
+    n["vpp"] = l.vpp;
+    n["micro_batch"] = l.micro_batch;
+    return n;
+}
+
+const char* kStageColumns[] = {"weights_gib", "gradients_gib", "optimizer_gib", "activations_gib",
+                               "logits_gib",  "comm_buffers_gib", "overhead_gib", "total_gib"};
+
+std::vector<double> stage_values(const StageMemory& s) {
+    return {s.weights, s.gradients, s.optimizer, s.activations, s.logits, s.comm_buffers, s.overhead, s.total()};
+}
+
+}  // namespace
+
+YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure measure, const std::string& method,
+                             const catalog::GpuType* gpu, double usable_fraction) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["method"] = method;
+    n["measure"] = measure_name(measure);
+    n["layout"] = layout_to_yaml(l);
+    n["gpus"] = l.gpus();
+    YAML::Node stages(YAML::NodeType::Sequence);
+    for (const auto& s : est.stages) {
+        YAML::Node st(YAML::NodeType::Map);
+        st["stage"] = s.stage;
+        st["first_layer"] = s.first_layer;
+        st["last_layer"] = s.last_layer;
+        st["in_flight_micro_batches"] = io::yaml_number_node(s.in_flight);
+        auto values = stage_values(s);
+        for (size_t i = 0; i < values.size(); ++i) st[kStageColumns[i]] = gib(values[i]);
+        stages.push_back(st);
+    }
+    n["stages"] = stages;
+    n["peak_stage"] = est.peak_stage;
+    n["peak_gib"] = gib(est.peak_bytes());
+    if (gpu) {
+        const double usable = gpu->memory_gib * usable_fraction;
+        n["gpu"] = gpu->name;
+        n["usable_gib"] = io::format_fixed(usable, 3);
+        n["headroom_gib"] = io::format_fixed(usable - est.peak_bytes() / kGiB, 3);
+        n["fits"] = est.peak_bytes() / kGiB <= usable;
+    }
+    return n;
+}
+
+YAML::Node plans_to_yaml(const std::vector<Plan>& plans, size_t top, Measure measure, const std::string& method) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["method"] = method;
+    n["measure"] = measure_name(measure);
+    n["plans_found"] = plans.size();
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (size_t i = 0; i < plans.size() && (top == 0 || i < top); ++i) {
+        const Plan& p = plans[i];
+        YAML::Node e(YAML::NodeType::Map);
+        e.SetStyle(YAML::EmitterStyle::Flow);
+        e["rank"] = i + 1;
+        e["gpu"] = p.gpu;
+        e["gpus"] = p.layout.gpus();
+        e["tp"] = p.layout.tp;
+        e["pp"] = p.layout.pp;
+        e["dp"] = p.layout.dp;
+        e["micro_batch"] = p.layout.micro_batch;
+        e["peak_gib"] = io::format_fixed(p.peak_gib, 3);
+        e["usable_gib"] = io::format_fixed(p.usable_gib, 3);
+        e["est_iteration_s"] = io::yaml_number_node(p.iteration_s);
+        list.push_back(e);
+    }
+    n["plans"] = list;
+    return n;
+}
+
+std::string breakdown_to_csv(const MemoryEstimate& est) {
+    std::vector<std::string> header = {"stage", "first_layer", "last_layer", "in_flight_micro_batches"};
+    for (const char* c : kStageColumns) header.push_back(c);
+    io::CsvWriter w(header);
+    for (const auto& s : est.stages) {
+        std::vector<std::string> row = {std::to_string(s.stage), std::to_string(s.first_layer),
+                                        std::to_string(s.last_layer), io::format_number(s.in_flight)};
+        for (double v : stage_values(s)) row.push_back(gib(v));
+        w.add_row(row);
+    }
+    return w.text();
+}
+
+std::string plans_to_csv(const std::vector<Plan>& plans, size_t top) {
+    io::CsvWriter w({"rank", "gpu", "gpus", "tp", "pp", "dp", "micro_batch", "peak_gib", "usable_gib", "est_iteration_s"});
+    for (size_t i = 0; i < plans.size() && (top == 0 || i < top); ++i) {
+        const Plan& p = plans[i];
+        w.add_row({std::to_string(i + 1), p.gpu, std::to_string(p.layout.gpus()), std::to_string(p.layout.tp),
+                   std::to_string(p.layout.pp), std::to_string(p.layout.dp), std::to_string(p.layout.micro_batch),
+                   io::format_fixed(p.peak_gib, 3), io::format_fixed(p.usable_gib, 3),
+                   io::format_number(p.iteration_s)});
+    }
+    return w.text();
+}
+
+std::string check_to_csv(const std::vector<CheckRow>& rows) {
+    io::CsvWriter w({"id", "measure_kind", "measured_gib", "predicted_gib", "error_pct"});
+    for (const auto& r : rows)
+        w.add_row({r.id, measure_name(r.measure), io::format_number(r.measured_gib), io::format_fixed(r.predicted_gib, 3),
+                   io::format_fixed(r.error_pct, 2)});
+    return w.text();
+}
+
+}  // namespace hetsched::model

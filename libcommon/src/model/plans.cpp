@@ -1,0 +1,81 @@
+#include <hetsched/model/plans.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <hetsched/model/transformer.hpp>
+
+namespace hetsched::model {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMfu = 0.45;              ///< achieved share of peak TFLOPS assumed for ranking
+constexpr double kFallbackLinkGBs = 32;    ///< PCIe Gen3 x16 duplex, when a type lists no link
+constexpr double kInterNodeGBs = 25;       ///< 200 Gb/s per node, for data-parallel traffic across nodes
+
+std::vector<long> divisors(long n, long cap) {
+    std::vector<long> out;
+    for (long d = 1; d <= n && d <= cap; ++d)
+        if (n % d == 0) out.push_back(d);
+    return out;
+}
+
+}  // namespace
+
+double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g) {
+    const double seq = static_cast<double>(t.seq_len);
+    const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
+    const double passes = t.recompute == Recompute::full ? 4 : 3;            // fwd + 2x bwd (+ replay)
+    const double flops = passes * (static_cast<double>(m.layers) * layer_forward_flops(m, tokens, seq) +
+                                   logits_forward_flops(m, tokens)) /
+                         (l.tp * l.pp * l.cp);
+    const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
+    double time = flops / (g.tflops * 1e12 * kMfu) * (mbs + l.pp - 1) / mbs;
+    const double link = (g.link_gb_s > 0 ? g.link_gb_s : kFallbackLinkGBs) / 2 * 1e9;  // one direction
+    if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
+        const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;
+        time += bytes * 2 * (l.tp - 1) / l.tp / link;
+    }
+    if (l.dp > 1) {  // gradient all-reduce of this rank's parameters in 16 bits
+        const double params = total_params(m) / (l.tp * l.pp);
+        const bool cross_node = l.gpus() > g.gpus_per_node;
+        const double bw = cross_node ? kInterNodeGBs * 1e9 : link;
+        time += params * 2 * 2 * (l.dp - 1) / l.dp / bw;
+    }
+    return time;
+}
+
+std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
+                                  const PlanOptions& o) {
+    validate(m, t);
+    std::vector<Plan> plans;
+    for (const auto& g : c.gpus) {
+        const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
+        const double usable = g.memory_gib * o.usable_fraction;
+        const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
+        for (int tp = 1; tp <= max_tp; tp *= 2) {
+            if (m.heads % tp || m.ffn_hidden % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
+            for (long pp : divisors(m.layers, cap / tp)) {
+                for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
+                    for (long mb : divisors(t.global_batch / dp, t.global_batch)) {
+                        Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb};
+                        // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
+                        if (o.frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
+                        double bytes = o.frenzy ? frenzy_memory_bytes(m, t, tp, l.dp)
+                                                : estimate_memory(m, t, l, o.measure).peak_bytes();
+                        if (bytes / kGiB > usable) continue;
+                        plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g)});
+                    }
+                }
+            }
+        }
+    }
+    auto key = [](const Plan& p) {
+        return std::make_tuple(p.layout.gpus(), p.iteration_s, p.gpu, p.layout.tp, p.layout.pp, p.layout.dp,
+                               p.layout.micro_batch);
+    };
+    std::sort(plans.begin(), plans.end(), [&](const Plan& a, const Plan& b) { return key(a) < key(b); });
+    return plans;
+}
+
+}  // namespace hetsched::model

@@ -1,0 +1,96 @@
+#include <hetsched/model/training.hpp>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::model {
+namespace {
+
+std::string str(long v) { return std::to_string(v); }
+
+void positive(long v, const std::string& what) {
+    if (v <= 0) throw DataError(what + " must be a positive integer, got " + str(v));
+}
+
+}  // namespace
+
+Framework parse_framework(const std::string& s) {
+    if (s == "megatron") return Framework::megatron;
+    if (s == "deepspeed") return Framework::deepspeed;
+    if (s == "fsdp") return Framework::fsdp;
+    throw DataError("unknown framework '" + s + "' (expected megatron, deepspeed or fsdp)");
+}
+
+std::string framework_name(Framework f) {
+    switch (f) {
+    case Framework::megatron: return "megatron";
+    case Framework::deepspeed: return "deepspeed";
+    case Framework::fsdp: return "fsdp";
+    }
+    return "?";
+}
+
+Recompute parse_recompute(const std::string& s) {
+    if (s == "none" || s.empty()) return Recompute::none;
+    if (s == "selective") return Recompute::selective;
+    if (s == "full") return Recompute::full;
+    throw DataError("unknown recompute '" + s + "' (expected none, selective or full)");
+}
+
+std::string recompute_name(Recompute r) {
+    switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+    }
+    return "?";
+}
+
+void validate(const catalog::ModelSpec& m, const Training& t) {
+    positive(m.layers, "layers");
+    positive(m.hidden, "hidden");
+    positive(m.heads, "heads");
+    positive(m.kv_heads, "kv_heads");
+    positive(m.ffn_hidden, "ffn_hidden");
+    positive(m.vocab, "vocab");
+    if (m.hidden % m.heads != 0)
+        throw DataError("heads (" + str(m.heads) + ") must divide hidden (" + str(m.hidden) + ")");
+    if (m.heads % m.kv_heads != 0)
+        throw DataError("kv_heads (" + str(m.kv_heads) + ") must divide heads (" + str(m.heads) + ")");
+    if (m.dropout < 0 || m.dropout >= 1) throw DataError("dropout must be in [0, 1)");
+    positive(t.seq_len, "seq_len");
+    positive(t.global_batch, "global_batch");
+    if (t.precision != "bf16" && t.precision != "fp16" && t.precision != "fp8" && t.precision != "fp32")
+        throw DataError("unknown precision '" + t.precision + "' (expected bf16, fp16, fp8 or fp32)");
+    if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
+        throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
+    if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
+}
+
+void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
+    validate(m, t);
+    positive(l.tp, "tp");
+    positive(l.pp, "pp");
+    positive(l.dp, "dp");
+    positive(l.cp, "cp");
+    positive(l.vpp, "vpp");
+    positive(l.micro_batch, "micro_batch");
+    if (m.heads % l.tp != 0) throw DataError("tp (" + str(l.tp) + ") must divide heads (" + str(m.heads) + ")");
+    if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
+        throw DataError("tp (" + str(l.tp) + ") and kv_heads (" + str(m.kv_heads) + ") must divide one another");
+    if (m.ffn_hidden % l.tp != 0)
+        throw DataError("tp (" + str(l.tp) + ") must divide ffn_hidden (" + str(m.ffn_hidden) + ")");
+    if (l.pp * l.vpp > m.layers)
+        throw DataError("pp x vpp (" + str(l.pp * l.vpp) + ") exceeds the number of layers (" + str(m.layers) + ")");
+    if (l.vpp > 1 && m.layers % (l.pp * l.vpp) != 0)
+        throw DataError("interleaving needs layers (" + str(m.layers) + ") divisible by pp x vpp (" +
+                        str(l.pp * l.vpp) + ")");
+    if (t.global_batch % (l.micro_batch * l.dp) != 0)
+        throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
+                        str(l.micro_batch * l.dp) + ")");
+    if (t.seq_len % l.cp != 0)
+        throw DataError("cp (" + str(l.cp) + ") must divide seq_len (" + str(t.seq_len) + ")");
+    if (t.seq_parallel && t.seq_len % l.tp != 0)
+        throw DataError("sequence parallelism needs tp (" + str(l.tp) + ") to divide seq_len (" + str(t.seq_len) + ")");
+}
+
+}  // namespace hetsched::model

@@ -1,0 +1,60 @@
+#include <hetsched/model/transformer.hpp>
+
+namespace hetsched::model {
+namespace {
+
+double kv_dim(const catalog::ModelSpec& m) {
+    return static_cast<double>(m.kv_heads) * static_cast<double>(m.hidden / m.heads);
+}
+
+}  // namespace
+
+double layer_params(const catalog::ModelSpec& m, int tp) {
+    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), t = tp;
+    const double qkv_out = h + 2 * kv_dim(m);
+    const double fc1_out = f * (m.gated_mlp ? 2 : 1);
+    double split = h * qkv_out + h * h + h * fc1_out + f * h;  // qkv, proj, fc1, fc2 matrices
+    double replicated = 2 * h * (m.rms_norm ? 1 : 2);          // two norms
+    if (m.linear_bias) {
+        split += qkv_out + fc1_out;  // column-parallel biases
+        replicated += 2 * h;         // row-parallel biases (proj, fc2)
+    }
+    return split / t + replicated;
+}
+
+long padded_vocab(const catalog::ModelSpec& m, int tp, bool pad) {
+    if (!pad) return m.vocab;
+    const long multiple = 128L * tp;
+    return (m.vocab + multiple - 1) / multiple * multiple;
+}
+
+double embedding_params(const catalog::ModelSpec& m, int tp, bool pad_vocab) {
+    const double h = static_cast<double>(m.hidden);
+    return static_cast<double>(padded_vocab(m, tp, pad_vocab)) * h / tp + static_cast<double>(m.learned_positions) * h;
+}
+
+double output_params(const catalog::ModelSpec& m, int tp, int pp, bool pad_vocab) {
+    const double h = static_cast<double>(m.hidden);
+    double p = h * (m.rms_norm ? 1 : 2);
+    if (!m.tied_embeddings || pp > 1) p += static_cast<double>(padded_vocab(m, tp, pad_vocab)) * h / tp;
+    return p;
+}
+
+double total_params(const catalog::ModelSpec& m) {
+    double p = static_cast<double>(m.layers) * layer_params(m, 1) + embedding_params(m, 1, false) +
+               output_params(m, 1, 1, false);
+    return p;
+}
+
+double layer_forward_flops(const catalog::ModelSpec& m, double tokens, double seq) {
+    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+    const double matmul = 2 * tokens * (h * (h + 2 * kv_dim(m)) + h * h + h * f * (m.gated_mlp ? 3 : 2));
+    const double attention = 2 * 2 * tokens * seq * h;  // QK^T and PV
+    return matmul + attention;
+}
+
+double logits_forward_flops(const catalog::ModelSpec& m, double tokens) {
+    return 2 * tokens * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
+}
+
+}  // namespace hetsched::model

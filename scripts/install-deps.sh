@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hetsched builds and tests with. Idempotent; needs root (or sudo).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libcli11-dev libyaml-cpp-dev libcsv-dev catch2 help2man)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
