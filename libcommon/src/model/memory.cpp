@@ -81,8 +81,16 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     out.full = replicated / sp + (split + scores) / tp;
     switch (t.recompute) {
     case Recompute::none: out.stored = out.full; break;
-    case Recompute::selective: out.stored = replicated / sp + split / tp; break;  // core attention replayed
-    case Recompute::full: out.stored = e * sbh / sp; break;                      // only the layer input
+    case Recompute::selective:
+        if (t.framework == Framework::fsdp) {
+            // torchtitan's op-level policy: keep the layer input, the attention output and every other
+            // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2); replay everything else.
+            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + 4 * s * b * a) / tp;
+        } else {
+            out.stored = replicated / sp + split / tp;  // Megatron: only core attention is replayed
+        }
+        break;
+    case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
     return out;
@@ -100,11 +108,14 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
 
 /// Logits and loss buffers per micro-batch on the last stage. Megatron's fused vocab-parallel cross
 /// entropy holds the 16-bit logits and one fp32 copy it works on in place (6 bytes per logit);
-/// plain PyTorch cross entropy on upcast logits also keeps the fp32 log-softmax (10 bytes).
+/// plain PyTorch cross entropy on upcast logits peaks at three fp32 copies (12 bytes).
 double logits_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
     const double vocab = static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
-    const double per_logit = t.framework == Framework::megatron ? 6 : 10;
+    // Megatron: 16-bit logits + one fp32 copy worked in place (6 bytes). torch cross_entropy on
+    // upcast logits: at the start of backward the saved fp32 log-softmax, the dense fp32 grad from
+    // nll_loss and log_softmax's fp32 input grad coexist (12 bytes).
+    const double per_logit = t.framework == Framework::megatron ? 6 : 12;
     return tokens * vocab * per_logit;
 }
 
@@ -120,12 +131,16 @@ double comm_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& 
 
 /// What the measure adds on top of live tensors: the caching allocator's reserve, and the CUDA
 /// context plus NCCL buffers that only nvidia-smi sees.
-double overhead_bytes(Measure measure, double allocated, double dynamic, int gpus) {
-    if (measure == Measure::allocated) return 0;
-    // Blocks freed inside an iteration stay cached and split; grows with the dynamic share.
-    double reserved = 0.05 * dynamic + 0.01 * allocated;
+double overhead_bytes(Measure measure, double dynamic, int gpus) {
+    // cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute and
+    // communication streams on Hopper-class GPUs.
+    const double workspace = 64.0 * 1024 * 1024;
+    if (measure == Measure::allocated) return workspace;
+    // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
+    // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
+    const double reserved = workspace + 0.12 * dynamic;
     if (measure == Measure::reserved) return reserved;
-    const double context = 0.55 * kGiB, nccl = gpus > 1 ? 0.35 * kGiB : 0.0;
+    const double context = 0.6 * kGiB, nccl = gpus > 1 ? 0.3 * kGiB : 0.0;
     return reserved + context + nccl;
 }
 
@@ -178,12 +193,15 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
         double per_mb = static_cast<double>(count) * act.stored;
         if (first && m.dropout > 0) per_mb += sbh;  // embedding dropout mask
         if (last) per_mb += 2 * e * sbh;            // final norm input and output-layer input
-        st.activations = st.in_flight * per_mb + act.working;
-        if (t.recompute == Recompute::full) st.activations += act.full;  // one layer replayed at a time
-        if (last) st.logits = logits_bytes(m, t, l);
+        // Two candidate peaks: the loss (last stage: stored activations + logits buffers), and
+        // back-propagating a layer (stored + gradient temporaries + the replayed layer under full
+        // recompute). Whichever is larger is the stage's peak.
+        const double backward = act.working + (t.recompute == Recompute::full ? act.full : 0);
+        const double loss = last ? logits_bytes(m, t, l) : 0;
+        st.activations = st.in_flight * per_mb + (loss > backward ? 0 : backward);
+        st.logits = loss > backward ? loss : 0;
         st.comm_buffers = comm_bytes(m, t, l, params);
-        const double allocated = st.total();
-        st.overhead = overhead_bytes(measure, allocated, st.activations + st.logits, l.gpus());
+        st.overhead = overhead_bytes(measure, st.activations + st.logits, l.gpus());
         est.stages.push_back(st);
         if (st.total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);
     }

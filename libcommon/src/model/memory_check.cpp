@@ -41,7 +41,7 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
         m.tied_embeddings = t.boolean(r, tied);
         m.rms_norm = rms >= 0 ? t.boolean(r, rms) : m.gated_mlp;
         m.linear_bias = bias >= 0 ? t.boolean(r, bias) : !m.gated_mlp;
-        m.dropout = dropout >= 0 ? t.number(r, dropout) : (m.gated_mlp ? 0.0 : 0.1);
+
         auto& tr = run.training;
         tr.seq_len = t.integer(r, seq);
         m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;
@@ -60,6 +60,11 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, kind));
         }
+        // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
+        // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
+        if (dropout >= 0) m.dropout = t.number(r, dropout);
+        else if (tr.framework == Framework::megatron) m.dropout = 0.1;
+        else m.dropout = tr.framework == Framework::fsdp || m.gated_mlp ? 0.0 : 0.1;
         auto& l = run.layout;
         l.tp = as_int(t, r, tp);
         l.pp = as_int(t, r, pp);
