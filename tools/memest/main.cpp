@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"allocated", "reserved", "device"}));
     app->add_option("--usable-fraction", opt.usable_fraction, "Share of a GPU's memory a plan may fill")
         ->check(CLI::Range(0.1, 1.0))->capture_default_str();
-    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(CLI::PositiveNumber)
+    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(hetsched::cli::positive())
         ->capture_default_str();
     app->add_option("--top", opt.top, "Plans to print (0 = all)")->capture_default_str();
     app->add_option("--format", opt.format, "yaml (a job document) or csv (a table)")

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -30,6 +31,17 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     if (!info.footer.empty()) app->footer(info.footer);
     app->get_formatter()->column_width(34);
     return app;
+}
+
+CLI::Validator positive() {
+    return CLI::Validator(
+        [](std::string& v) -> std::string {
+            char* end = nullptr;
+            double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(x > 0)) return "expected a positive number, got '" + v + "'";
+            return {};
+        },
+        "POSITIVE");
 }
 
 void add_io_options(CLI::App& app, IoOptions& io) {

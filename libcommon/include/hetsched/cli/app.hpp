@@ -32,6 +32,9 @@ struct Verbosity {
 /// An app with the common flags already added; `verbosity` receives -q/-v.
 std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity);
 
+/// A CLI11 check for values that must be > 0, with our message ("expected a positive number, got 'x'").
+CLI::Validator positive();
+
 /// Adds the positional [FILE] and `-o FILE` options every filter has.
 void add_io_options(CLI::App& app, IoOptions& io);
 

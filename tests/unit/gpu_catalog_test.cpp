@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/cli/error.hpp>
+
+using namespace hetsched;
+
+TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]") {
+    auto c = catalog::named_catalog("default");
+    CHECK(c.gpus.size() == 25);
+    const auto& h100 = c.find("H100-SXM");
+    CHECK(h100.memory_gib == 80);
+    CHECK(h100.tflops == 989);
+    CHECK(h100.price_per_hour == Approx(12.29));
+    CHECK(c.find("a100-80gb-sxm").price_per_hour == Approx(3.67));  // Azure NC A100 v4 per GPU
+    CHECK(c.find("RTX-2080Ti").tflops_from_fp32);
+    CHECK(c.find("T4").price_per_hour == Approx(0.53));
+}
+
+TEST_CASE("juchi catalog is Espresso's Table I", "[catalog]") {
+    auto c = catalog::named_catalog("juchi");
+    REQUIRE(c.gpus.size() == 4);
+    CHECK(c.currency == "CNY");
+    const auto& a6000 = c.find("RTX-A6000");
+    CHECK(a6000.memory_gib == 48);
+    CHECK(a6000.tflops == Approx(154.8));
+    CHECK(a6000.price_per_hour == 6);
+    CHECK(a6000.quota == 8);
+    CHECK(c.find("A30").quota == 16);
+    CHECK(c.find("RTX-3090").price_per_hour == 2.5);
+    CHECK(c.find("RTX-A4000").tflops == 76);
+}
+
+TEST_CASE("sia catalog is the Sia simulator cluster", "[catalog]") {
+    auto c = catalog::named_catalog("sia");
+    REQUIRE(c.gpus.size() == 3);
+    CHECK(c.find("RTX-2080Ti").quota == 24);
+    CHECK(c.find("A100-40GB-SXM").quota == 16);
+    CHECK(c.find("RTX-6000").gpus_per_node == 4);
+}
+
+TEST_CASE("unknown names suggest close ones", "[catalog]") {
+    auto c = catalog::named_catalog("default");
+    CHECK_THROWS_WITH(c.find("H100-SMX"), Catch::Contains("did you mean 'H100-SXM'"));
+    CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
+    CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
+}

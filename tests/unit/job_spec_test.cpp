@@ -1,0 +1,38 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/model/job_spec.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+model::JobSpec read(const std::string& text) { return model::read_job_spec(io::parse_yaml({"job.yaml", text})); }
+
+}  // namespace
+
+TEST_CASE("a preset name fills the model section", "[model]") {
+    auto job = read("kind: job\nversion: 1\nmodel: {name: llama-2-13b}\ntraining: {seq_len: 2048, global_batch: 8, micro_batch: 2}\n");
+    CHECK(job.model.layers == 40);
+    CHECK(job.micro_batch == 2);
+    CHECK(job.training.recompute == model::Recompute::none);
+}
+
+TEST_CASE("job errors point at the offending key", "[model]") {
+    try {
+        read("kind: job\nversion: 1\nmodel: {name: x, layers: 2, hidden: 64, heads: 4, vocab: 100}\n"
+             "training:\n  seq_len: -5\n  global_batch: 8\n");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "expected a positive integer for 'seq_len', got '-5'");
+        CHECK(e.pos().line == 5);
+        CHECK(e.pos().col == 12);
+    }
+    CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: custom, layers: 2}\ntraining: {seq_len: 1, global_batch: 1}\n"),
+                      "missing key 'hidden'");
+    CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: x, layers: 2, hidden: 65, heads: 4, vocab: 100}\n"
+                           "training: {seq_len: 1, global_batch: 1}\n"),
+                      "heads (4) must divide hidden (65)");
+    CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, recompute: some}\n"),
+                      Catch::Contains("unknown recompute 'some'"));
+}

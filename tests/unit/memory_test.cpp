@@ -1,0 +1,121 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/model/memory.hpp>
+
+using namespace hetsched;
+using model::Layout;
+using model::Measure;
+
+namespace {
+
+catalog::ModelSpec tiny() {
+    catalog::ModelSpec m;
+    m.layers = 2;
+    m.hidden = 64;
+    m.heads = 4;
+    m.kv_heads = 4;
+    m.ffn_hidden = 256;
+    m.vocab = 1000;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("frenzy method is the paper's formula", "[model]") {
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    // W = 1000*64 + 2*(12*64^2 + 13*64) = 163968; 20W/2 = 1639680;
+    // sBhl(10/2 + 24/4 + 5*4*128/(2*64*2)) = 131072 * 21 = 2752512.
+    CHECK(model::frenzy_memory_bytes(tiny(), t, 2, 2) == Approx(4392192.0).epsilon(0.001));
+    CHECK(model::frenzy_memory_bytes(tiny(), t, 1, 1) == Approx(20 * 163968.0 + 131072.0 * (10 + 24 + 40)));
+}
+
+TEST_CASE("1F1B stages hold min(pp - i, m) micro-batches", "[model]") {
+    auto m = tiny();
+    m.layers = 8;
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 16;
+    auto est = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 2}, Measure::allocated);
+    REQUIRE(est.stages.size() == 4);
+    CHECK(est.stages[0].in_flight == 4);
+    CHECK(est.stages[3].in_flight == 1);
+    CHECK(est.stages[1].first_layer == 2);
+    CHECK(est.stages[3].last_layer == 7);
+    CHECK(est.stages[3].logits > 0);
+    CHECK(est.stages[0].logits == 0);
+    // Two micro-batches only: no stage holds more than two.
+    auto few = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 8}, Measure::allocated);
+    CHECK(few.stages[0].in_flight == 2);
+    // Interleaving raises the first stage to (1 + (p-1)/(p v)) p micro-batches' worth.
+    auto inter = model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2}, Measure::allocated);
+    CHECK(inter.stages[0].in_flight == Approx(4 * (1 + 3.0 / 8)));
+}
+
+TEST_CASE("sharding divides model states by dp", "[model]") {
+    auto m = tiny();
+    m.vocab = 1024;  // no padding difference between frameworks
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 16;
+    auto plain = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    t.distributed_optimizer = true;
+    auto distopt = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    CHECK(distopt.optimizer == Approx(plain.optimizer / 4));
+    CHECK(distopt.weights == plain.weights);
+    CHECK(plain.optimizer == Approx(plain.weights * 6));  // 12 bytes of fp32 states per 2-byte weight
+    t.framework = model::Framework::fsdp;
+    t.zero_stage = 3;
+    auto fsdp = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    CHECK(fsdp.weights == Approx(plain.weights * 2 / 4));  // fp32 shards
+}
+
+TEST_CASE("recomputation and flash attention shrink activations", "[model]") {
+    auto m = tiny();
+    m.layers = 16;  // full recompute replays one layer: it pays off over many layers
+    model::Training t;
+    t.seq_len = 512;
+    t.global_batch = 4;
+    Layout l{1, 1, 1, 1, 1, 4};
+    auto act = [&] { return model::estimate_memory(m, t, l, Measure::allocated).stages[0].activations; };
+    const double flash = act();
+    t.flash_attention = false;
+    const double unfused = act();
+    t.recompute = model::Recompute::selective;
+    const double selective = act();
+    t.recompute = model::Recompute::full;
+    const double full = act();
+    CHECK(unfused > flash);
+    CHECK(selective < unfused);
+    CHECK(full < selective);
+}
+
+TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
+    auto m = tiny();
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 10;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {3, 1, 1, 1, 1, 1}, Measure::allocated),
+                      "tp (3) must divide heads (4)");
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated),
+                      "global batch (10) is not divisible by micro_batch x dp (4)");
+    CHECK_THROWS_AS(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1}, Measure::allocated), DataError);
+    m.hidden = 66;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1}, Measure::allocated),
+                      "heads (4) must divide hidden (66)");
+}
+
+TEST_CASE("device measure adds context on top of reserved on top of allocated", "[model]") {
+    auto m = tiny();
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    Layout l{1, 1, 2, 1, 1, 4};
+    const double a = model::estimate_memory(m, t, l, Measure::allocated).peak_bytes();
+    const double r = model::estimate_memory(m, t, l, Measure::reserved).peak_bytes();
+    const double d = model::estimate_memory(m, t, l, Measure::device).peak_bytes();
+    CHECK(a < r);
+    CHECK(r < d);
+}

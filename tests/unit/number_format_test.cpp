@@ -1,0 +1,22 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/io/number_format.hpp>
+
+using hetsched::io::format_fixed;
+using hetsched::io::format_number;
+
+TEST_CASE("format_number prints short exact decimals", "[io]") {
+    CHECK(format_number(0.1) == "0.1");
+    CHECK(format_number(53.21875) == "53.2188");
+    CHECK(format_number(7000000) == "7000000");
+    CHECK(format_number(0) == "0");
+    CHECK(format_number(-2.5) == "-2.5");
+    CHECK(format_number(1e-12) == "1e-12");
+    CHECK(format_number(std::nan("")) == "nan");
+}
+
+TEST_CASE("format_fixed rounds and trims", "[io]") {
+    CHECK(format_fixed(12.5004, 3) == "12.5");
+    CHECK(format_fixed(3.0, 2) == "3");
+    CHECK(format_fixed(-0.0001, 2) == "0");
+}

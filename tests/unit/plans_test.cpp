@@ -1,0 +1,48 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/model/plans.hpp>
+
+using namespace hetsched;
+
+TEST_CASE("plans fit the card and rank by GPUs then time", "[model]") {
+    const auto& m = catalog::find_model("llama-2-7b");
+    model::Training t;
+    t.seq_len = 4096;
+    t.global_batch = 32;
+    auto plans = model::enumerate_plans(m, t, catalog::named_catalog("juchi"), {});
+    REQUIRE_FALSE(plans.empty());
+    for (size_t i = 0; i < plans.size(); ++i) {
+        CHECK(plans[i].peak_gib <= plans[i].usable_gib);
+        if (i) {
+            CHECK(plans[i - 1].layout.gpus() <= plans[i].layout.gpus());
+            if (plans[i - 1].layout.gpus() == plans[i].layout.gpus())
+                CHECK(plans[i - 1].iteration_s <= plans[i].iteration_s);
+        }
+        CHECK(plans[i].layout.gpus() <= 16);  // quotas of the JuChi catalog
+    }
+}
+
+TEST_CASE("frenzy plans are one per (tp, dp) with micro-batch B/d", "[model]") {
+    const auto& m = catalog::find_model("gpt2-medium");
+    model::Training t;
+    t.seq_len = 1024;
+    t.global_batch = 8;
+    model::PlanOptions o;
+    o.frenzy = true;
+    auto plans = model::enumerate_plans(m, t, catalog::named_catalog("sia"), o);
+    REQUIRE_FALSE(plans.empty());
+    for (const auto& p : plans) {
+        CHECK(p.layout.pp == 1);
+        CHECK(p.layout.micro_batch * p.layout.dp == 8);
+    }
+}
+
+TEST_CASE("a model too large for any card yields no plan", "[model]") {
+    const auto& m = catalog::find_model("llama-3.1-405b");
+    model::Training t;
+    t.seq_len = 8192;
+    t.global_batch = 1;
+    model::PlanOptions o;
+    o.max_gpus = 2;
+    CHECK(model::enumerate_plans(m, t, catalog::named_catalog("juchi"), o).empty());
+}
