@@ -37,8 +37,11 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
         try {
             m = catalog::find_model(io::yaml_string(doc, name, "name"));
             preset = true;
-        } catch (const UsageError&) {
+        } catch (const UsageError& e) {
             m.name = name.Scalar();  // a custom model: every dimension must be given
+            if (!io::optional_child(doc, sec, "layers").IsDefined())
+                throw DataError(std::string(e.what()) + "; a custom model needs layers, hidden, heads and vocab",
+                                doc.where(name));
         }
     }
     m.layers = read_count(doc, sec, "layers", m.layers, !preset);
