@@ -21,9 +21,9 @@ TEST_CASE("default method is within 5% on Megatron CI's 7B golden run", "[model]
 
 TEST_CASE("default method holds its accuracy on the measured runs", "[model]") {
     auto s = model::summarize(check_file(false));
-    CHECK(s.cases == 16);
+    CHECK(s.cases == 17);
     CHECK(s.mean_abs_pct <= 5.0);
-    CHECK(s.within_5pct >= 13);
+    CHECK(s.within_5pct >= 14);
     auto frenzy = model::summarize(check_file(true));
     CHECK(frenzy.mean_abs_pct > s.mean_abs_pct);  // the paper's formula ignores framework reality
 }
