@@ -12,6 +12,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMfu = 0.45;              ///< achieved share of peak TFLOPS assumed for ranking
 constexpr double kFallbackLinkGBs = 32;    ///< PCIe Gen3 x16 duplex, when a type lists no link
 constexpr double kInterNodeGBs = 25;       ///< 200 Gb/s per node, for data-parallel traffic across nodes
+constexpr long kMaxPp = 64;                ///< deepest pipeline enumerated
 
 std::vector<long> divisors(long n, long cap) {
     std::vector<long> out;
@@ -55,7 +56,9 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
         for (int tp = 1; tp <= max_tp; tp *= 2) {
             if (m.heads % tp || m.ffn_hidden % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
-            for (long pp : divisors(m.layers, cap / tp)) {
+            // Any pipeline depth up to kMaxPp: uneven layer splits are allowed (the extra layers go to
+            // the last stages, which hold the fewest micro-batches).
+            for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
                     for (long mb : divisors(t.global_batch / dp, t.global_batch)) {
                         Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb};
@@ -63,7 +66,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         if (o.frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
                         double bytes = o.frenzy ? frenzy_memory_bytes(m, t, tp, l.dp)
                                                 : estimate_memory(m, t, l, o.measure).peak_bytes();
-                        if (bytes / kGiB > usable) continue;
+                        if (bytes / kGiB > usable) break;  // larger micro-batches only need more
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g)});
                     }
                 }

@@ -1,6 +1,7 @@
 #pragma once
 /// Ranked resource plans (Frenzy's MARP, extended): every GPU type x tp x pp x dp x micro-batch whose
-/// peak memory fits the card, ranked by fewest GPUs, then estimated iteration time.
+/// peak memory fits the card (pipeline depths up to 64, uneven layer splits allowed), ranked by fewest
+/// GPUs, then estimated iteration time.
 #include <string>
 #include <vector>
 
