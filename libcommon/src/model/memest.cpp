@@ -34,8 +34,6 @@ void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved)
     for (const auto& kv : resolved) sec[kv.first.Scalar()] = kv.second;
 }
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 }  // namespace
 
 MemestResult run_memest(const MemestOptions& o) {

@@ -12,8 +12,6 @@
 namespace hetsched::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 /// Bytes per parameter of each model-state kind after sharding over `dp` ranks.
 struct StateBytes {
     double weights, gradients, optimizer;

@@ -7,8 +7,6 @@
 namespace hetsched::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 int as_int(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col)); }
 
 }  // namespace

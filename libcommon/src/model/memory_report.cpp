@@ -7,8 +7,6 @@
 namespace hetsched::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::string gib(double bytes) { return io::format_fixed(bytes / kGiB, 3); }
 
 YAML::Node layout_to_yaml(const Layout& l) {

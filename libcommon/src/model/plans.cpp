@@ -8,7 +8,6 @@
 namespace hetsched::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMfu = 0.45;              ///< achieved share of peak TFLOPS assumed for ranking
 constexpr double kFallbackLinkGBs = 32;    ///< PCIe Gen3 x16 duplex, when a type lists no link
 constexpr double kInterNodeGBs = 25;       ///< 200 Gb/s per node, for data-parallel traffic across nodes

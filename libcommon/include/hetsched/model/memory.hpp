@@ -8,6 +8,9 @@
 
 namespace hetsched::model {
 
+/// Bytes in a GiB: every *_gib number in and out of the tools.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 /// Which number is predicted: torch.cuda.max_memory_allocated, max_memory_reserved, or nvidia-smi.
 enum class Measure { allocated, reserved, device };
 Measure parse_measure(const std::string& s);
