@@ -12,6 +12,7 @@ constexpr double kMfu = 0.45;              ///< achieved share of peak TFLOPS as
 constexpr double kFallbackLinkGBs = 32;    ///< PCIe Gen3 x16 duplex, when a type lists no link
 constexpr double kInterNodeGBs = 25;       ///< 200 Gb/s per node, for data-parallel traffic across nodes
 constexpr long kMaxPp = 64;                ///< deepest pipeline enumerated
+constexpr long kMaxMicroBatch = 1024;      ///< largest micro-batch enumerated
 
 std::vector<long> divisors(long n, long cap) {
     std::vector<long> out;
@@ -59,7 +60,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             // the last stages, which hold the fewest micro-batches).
             for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
-                    for (long mb : divisors(t.global_batch / dp, t.global_batch)) {
+                    for (long mb : divisors(t.global_batch / dp, kMaxMicroBatch)) {
                         Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb};
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         if (o.frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;

@@ -74,6 +74,9 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     positive(l.cp, "cp");
     positive(l.vpp, "vpp");
     positive(l.micro_batch, "micro_batch");
+    if (l.pp > 4096 || static_cast<long>(l.tp) * l.pp * l.dp * l.cp > (1L << 20))
+        throw DataError("layout of " + str(static_cast<long>(l.tp) * l.pp * l.dp * l.cp) + " GPUs with pp " +
+                        str(l.pp) + " is beyond what this model supports (at most 2^20 GPUs, pp <= 4096)");
     if (m.heads % l.tp != 0) throw DataError("tp (" + str(l.tp) + ") must divide heads (" + str(m.heads) + ")");
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
         throw DataError("tp (" + str(l.tp) + ") and kv_heads (" + str(m.kv_heads) + ") must divide one another");
