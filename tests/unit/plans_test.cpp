@@ -4,11 +4,20 @@
 
 using namespace hetsched;
 
+namespace {
+
+model::Training training(long seq_len, long global_batch) {
+    model::Training t;
+    t.seq_len = seq_len;
+    t.global_batch = global_batch;
+    return t;
+}
+
+}  // namespace
+
 TEST_CASE("plans fit the card and rank by GPUs then time", "[model]") {
     const auto& m = catalog::find_model("llama-2-7b");
-    model::Training t;
-    t.seq_len = 4096;
-    t.global_batch = 32;
+    const auto t = training(4096, 32);
     auto plans = model::enumerate_plans(m, t, catalog::named_catalog("juchi"), {});
     REQUIRE_FALSE(plans.empty());
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -24,9 +33,7 @@ TEST_CASE("plans fit the card and rank by GPUs then time", "[model]") {
 
 TEST_CASE("frenzy plans are one per (tp, dp) with micro-batch B/d", "[model]") {
     const auto& m = catalog::find_model("gpt2-medium");
-    model::Training t;
-    t.seq_len = 1024;
-    t.global_batch = 8;
+    const auto t = training(1024, 8);
     model::PlanOptions o;
     o.frenzy = true;
     auto plans = model::enumerate_plans(m, t, catalog::named_catalog("sia"), o);
@@ -39,9 +46,7 @@ TEST_CASE("frenzy plans are one per (tp, dp) with micro-batch B/d", "[model]") {
 
 TEST_CASE("a model too large for any card yields no plan", "[model]") {
     const auto& m = catalog::find_model("llama-3.1-405b");
-    model::Training t;
-    t.seq_len = 8192;
-    t.global_batch = 1;
+    const auto t = training(8192, 1);
     model::PlanOptions o;
     o.max_gpus = 2;
     CHECK(model::enumerate_plans(m, t, catalog::named_catalog("juchi"), o).empty());
