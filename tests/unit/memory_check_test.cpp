@@ -6,25 +6,25 @@ using namespace hetsched;
 
 namespace {
 
-std::vector<model::CheckRow> check_file(bool frenzy) {
+std::vector<model::CheckRow> check_file(model::Method method) {
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv"));
-    return model::check_runs(model::read_measured_runs(table), frenzy);
+    return model::check_runs(model::read_measured_runs(table), method);
 }
 
 }  // namespace
 
 TEST_CASE("default method is within 5% on Megatron CI's 7B golden run", "[model]") {
-    auto rows = check_file(false);
+    auto rows = check_file(model::Method::framework);
     REQUIRE(rows.front().id == "mlm-ci-7b-tp4pp1-h100");
     CHECK(std::fabs(rows.front().error_pct) < 5);
 }
 
 TEST_CASE("default method holds its accuracy on the measured runs", "[model]") {
-    auto s = model::summarize(check_file(false));
+    auto s = model::summarize(check_file(model::Method::framework));
     CHECK(s.cases == 17);
     CHECK(s.mean_abs_pct <= 5.0);
     CHECK(s.within_5pct >= 14);
-    auto frenzy = model::summarize(check_file(true));
+    auto frenzy = model::summarize(check_file(model::Method::frenzy));
     CHECK(frenzy.mean_abs_pct > s.mean_abs_pct);  // the paper's formula ignores framework reality
 }
 

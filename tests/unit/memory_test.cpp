@@ -30,6 +30,12 @@ TEST_CASE("frenzy method is the paper's formula", "[model]") {
     // sBhl(10/2 + 24/4 + 5*4*128/(2*64*2)) = 131072 * 21 = 2752512.
     CHECK(model::frenzy_memory_bytes(tiny(), t, 2, 2) == Approx(4392192.0).epsilon(0.001));
     CHECK(model::frenzy_memory_bytes(tiny(), t, 1, 1) == Approx(20 * 163968.0 + 131072.0 * (10 + 24 + 40)));
+    // As a breakdown: one stage, 2 + 2 + 16 bytes of model state per parameter over tp, the rest activations.
+    auto est = model::estimate_memory(tiny(), t, {2, 1, 2, 1, 1, 4}, Measure::device, model::Method::frenzy);
+    REQUIRE(est.stages.size() == 1);
+    CHECK(est.peak_bytes() == Approx(4392192.0));
+    CHECK(est.stages[0].optimizer == Approx(16 * 163968.0 / 2));
+    CHECK(est.stages[0].activations == Approx(2752512.0));
 }
 
 TEST_CASE("1F1B stages hold min(pp - i, m) micro-batches", "[model]") {

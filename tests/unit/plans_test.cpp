@@ -35,7 +35,7 @@ TEST_CASE("frenzy plans are one per (tp, dp) with micro-batch B/d", "[model]") {
     const auto& m = catalog::find_model("gpt2-medium");
     const auto t = training(1024, 8);
     model::PlanOptions o;
-    o.frenzy = true;
+    o.method = model::Method::frenzy;
     auto plans = model::enumerate_plans(m, t, catalog::named_catalog("sia"), o);
     REQUIRE_FALSE(plans.empty());
     for (const auto& p : plans) {

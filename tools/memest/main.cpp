@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
             return Exit::ok;
         }
         if (!opt.check.empty()) {
-            auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(opt.check)), opt.method == "frenzy");
+            auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(opt.check)),
+                                                  model::parse_method(opt.method));
             io::write_output(opt.io.output, result.csv);
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
             return Exit::ok;

@@ -23,8 +23,7 @@ double optional_number(const io::CsvTable& t, size_t row, int col) {
     return t.cell(row, col).text.empty() ? 0.0 : t.number(row, col);
 }
 
-/// Every row of gpus.csv, without prices.
-std::vector<GpuType> spec_rows() {
+std::vector<GpuType> parse_spec_rows() {
     auto t = embedded_table("gpus.csv", embedded::gpus_csv);
     int name = t.require("name"), mem = t.require("memory_gib"), bf16 = t.require("bf16_tflops"),
         fp32 = t.require("fp32_tflops"), bw = t.require("mem_bw_gbs"), link = t.require("link_gbs");
@@ -45,8 +44,14 @@ std::vector<GpuType> spec_rows() {
     return out;
 }
 
+/// Every row of gpus.csv, without prices (parsed once).
+const std::vector<GpuType>& spec_rows() {
+    static const std::vector<GpuType> rows = parse_spec_rows();
+    return rows;
+}
+
 GpuType spec(const std::string& name) {
-    for (auto& g : spec_rows())
+    for (const auto& g : spec_rows())
         if (g.name == name) return g;
     throw std::logic_error("embedded gpus.csv lacks '" + name + "'");
 }

@@ -60,9 +60,11 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
     }
     if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
         m.learned_positions = io::yaml_integer(doc, p, "learned_positions");
-    if (m.hidden % m.heads != 0)
-        throw DataError("heads (" + std::to_string(m.heads) + ") must divide hidden (" + std::to_string(m.hidden) + ")",
-                        doc.where(sec));
+    try {
+        validate_model(m);
+    } catch (const DataError& e) {
+        throw DataError(e.what(), doc.where(sec));
+    }
     return m;
 }
 
@@ -89,9 +91,8 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     try {
         t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
         t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
-        validate(job.model, t);
+        validate_training(t);
     } catch (const DataError& e) {
-        if (!e.pos().file.empty()) throw;
         throw DataError(e.what(), doc.where(sec));
     }
     return job;

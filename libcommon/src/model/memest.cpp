@@ -42,7 +42,7 @@ MemestResult run_memest(const MemestOptions& o) {
     const auto cat = catalog::load_catalog(o.catalog);
     catalog::GpuCatalog chosen = cat;
     if (!o.gpu.empty()) chosen.gpus = {cat.find(o.gpu)};
-    const bool frenzy = o.method == "frenzy";
+    const Method method = parse_method(o.method);
     merge_section(doc.root, "model", model_to_yaml(job.model));
     merge_section(doc.root, "training", training_to_yaml(job.training, job.micro_batch, job.iterations));
 
@@ -50,15 +50,7 @@ MemestResult run_memest(const MemestOptions& o) {
     if (o.job.layout_given()) {
         const Layout l = layout_from_options(o.job, job);
         const Measure measure = parse_measure(o.measure.empty() ? "allocated" : o.measure);
-        MemoryEstimate est = estimate_memory(job.model, job.training, l, measure);
-        if (frenzy) {  // one flat number: the paper has no stages or breakdown
-            est.stages.resize(1);
-            est.stages[0] = StageMemory{};
-            est.stages[0].last_layer = job.model.layers - 1;
-            est.stages[0].in_flight = 1;
-            est.stages[0].activations = frenzy_memory_bytes(job.model, job.training, l.tp, l.dp);
-            est.peak_stage = 0;
-        }
+        const MemoryEstimate est = estimate_memory(job.model, job.training, l, measure, method);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
@@ -73,7 +65,7 @@ MemestResult run_memest(const MemestOptions& o) {
         return out;
     }
     PlanOptions po;
-    po.frenzy = frenzy;
+    po.method = method;
     po.measure = parse_measure(o.measure.empty() ? "device" : o.measure);
     po.usable_fraction = o.usable_fraction;
     po.max_gpus = o.max_gpus;
@@ -88,8 +80,8 @@ MemestResult run_memest(const MemestOptions& o) {
     return out;
 }
 
-CheckResult run_memest_check(const io::CsvTable& measured, bool frenzy) {
-    auto rows = check_runs(read_measured_runs(measured), frenzy);
+CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
+    auto rows = check_runs(read_measured_runs(measured), method);
     auto s = summarize(rows);
     return {check_to_csv(rows), std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
                                     "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +

@@ -10,6 +10,9 @@
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
+
+MemoryEstimate frenzy_estimate(const catalog::ModelSpec& m, const Training& t, const Layout& l);  // memory_frenzy.cpp
+
 namespace {
 
 /// Bytes per parameter of each model-state kind after sharding over `dp` ranks.
@@ -19,7 +22,7 @@ struct StateBytes {
 
 StateBytes state_bytes(const Training& t, int dp) {
     const bool fp32 = t.precision == "fp32";
-    const double c = fp32 ? 4 : 2;                        // compute copy of the weights
+    const double c = element_bytes(t);                    // compute copy of the weights
     const double moments = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
     const double master = fp32 ? 0 : 4;                   // fp32 master weights in mixed precision
     const double d = dp;
@@ -60,7 +63,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     const double s = static_cast<double>(t.seq_len) / l.cp, b = static_cast<double>(l.micro_batch);
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), tp = l.tp;
     const double a = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads) * (h / a);
-    const double e = t.precision == "fp32" ? 4 : 2;  // bytes of an activation element
+    const double e = element_bytes(t);
     const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
     const bool dropout = m.dropout > 0;
 
@@ -104,9 +107,7 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
     return std::min(chunks, m * l.vpp) / l.vpp;
 }
 
-/// Logits and loss buffers per micro-batch on the last stage. Megatron's fused vocab-parallel cross
-/// entropy holds the 16-bit logits and one fp32 copy it works on in place (6 bytes per logit);
-/// plain PyTorch cross entropy on upcast logits peaks at three fp32 copies (12 bytes).
+/// Logits and loss buffers per micro-batch on the last stage.
 double logits_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
     const double vocab = static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
@@ -118,8 +119,7 @@ double logits_bytes(const catalog::ModelSpec& m, const Training& t, const Layout
 }
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-double comm_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l, double stage_params) {
-    const double layer = layer_params(m, l.tp);
+double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
     if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.dp > 1)
@@ -160,13 +160,29 @@ std::string measure_name(Measure m) {
     return "?";
 }
 
-MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure) {
+Method parse_method(const std::string& s) {
+    if (s == "default") return Method::framework;
+    if (s == "frenzy") return Method::frenzy;
+    throw UsageError("unknown method '" + s + "' (expected default or frenzy)");
+}
+
+double element_bytes(const Training& t) { return t.precision == "fp32" ? 4 : 2; }
+
+MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure,
+                               Method method) {
+    if (method == Method::frenzy) return frenzy_estimate(m, t, l);
     validate(m, t, l);
     const bool pad = t.framework == Framework::megatron;
     const StateBytes sb = state_bytes(t, l.dp);
     const LayerActivations act = layer_activations(m, t, l);
     const long micro_batches = l.micro_batches(t.global_batch);
-    const double e = t.precision == "fp32" ? 4 : 2;
+    const double e = element_bytes(t);
+    const double layer = layer_params(m, l.tp);
+    // Two candidate peaks: the loss (last stage: stored activations + logits buffers), and
+    // back-propagating a layer (stored + gradient temporaries + the replayed layer under full
+    // recompute). Whichever is larger is the stage's peak.
+    const double backward = act.working + (t.recompute == Recompute::full ? act.full : 0);
+    const double loss = logits_bytes(m, t, l);
     const double sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
                        static_cast<double>(m.hidden) / (t.seq_parallel ? l.tp : 1);
 
@@ -180,7 +196,7 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
         st.last_layer = next + count - 1;
         next += count;
         const bool first = i == 0, last = i == l.pp - 1;
-        double params = static_cast<double>(count) * layer_params(m, l.tp);
+        double params = static_cast<double>(count) * layer;
         if (first) params += embedding_params(m, l.tp, pad);
         if (last) params += output_params(m, l.tp, l.pp, pad);
         st.weights = params * sb.weights;
@@ -191,14 +207,10 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
         double per_mb = static_cast<double>(count) * act.stored;
         if (first && m.dropout > 0) per_mb += sbh;  // embedding dropout mask
         if (last) per_mb += 2 * e * sbh;            // final norm input and output-layer input
-        // Two candidate peaks: the loss (last stage: stored activations + logits buffers), and
-        // back-propagating a layer (stored + gradient temporaries + the replayed layer under full
-        // recompute). Whichever is larger is the stage's peak.
-        const double backward = act.working + (t.recompute == Recompute::full ? act.full : 0);
-        const double loss = last ? logits_bytes(m, t, l) : 0;
-        st.activations = st.in_flight * per_mb + (loss > backward ? 0 : backward);
-        st.logits = loss > backward ? loss : 0;
-        st.comm_buffers = comm_bytes(m, t, l, params);
+        const bool loss_peak = last && loss > backward;
+        st.activations = st.in_flight * per_mb + (loss_peak ? 0 : backward);
+        st.logits = loss_peak ? loss : 0;
+        st.comm_buffers = comm_bytes(t, l, layer, params);
         st.overhead = overhead_bytes(measure, st.activations + st.logits, l.gpus());
         est.stages.push_back(st);
         if (st.total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);

@@ -87,18 +87,13 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
     return runs;
 }
 
-std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, bool frenzy) {
+std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method) {
     std::vector<CheckRow> rows;
     for (const auto& run : runs) {
-        double bytes;
-        if (frenzy) {
-            bytes = frenzy_memory_bytes(run.model, run.training, run.layout.tp, run.layout.dp);
-        } else {
-            auto est = estimate_memory(run.model, run.training, run.layout, run.measure);
-            if (run.stage == "first") bytes = est.stages.front().total();
-            else if (run.stage == "last") bytes = est.stages.back().total();
-            else bytes = est.peak_bytes();
-        }
+        const auto est = estimate_memory(run.model, run.training, run.layout, run.measure, method);
+        double bytes = est.peak_bytes();
+        if (run.stage == "first") bytes = est.stages.front().total();
+        else if (run.stage == "last") bytes = est.stages.back().total();
         const double predicted = bytes / kGiB;
         rows.push_back({run.id, run.measure, run.measured_gib, predicted,
                         100 * (predicted - run.measured_gib) / run.measured_gib});

@@ -63,9 +63,9 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                     for (long mb : divisors(t.global_batch / dp, kMaxMicroBatch)) {
                         Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb};
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
-                        if (o.frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
-                        double bytes = o.frenzy ? frenzy_memory_bytes(m, t, tp, l.dp)
-                                                : estimate_memory(m, t, l, o.measure).peak_bytes();
+                        const bool frenzy = o.method == Method::frenzy;
+                        if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
+                        const double bytes = estimate_memory(m, t, l, o.measure, o.method).peak_bytes();
                         if (bytes / kGiB > usable) break;  // larger micro-batches only need more
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g)});
                     }

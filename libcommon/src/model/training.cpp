@@ -45,7 +45,7 @@ std::string recompute_name(Recompute r) {
     return "?";
 }
 
-void validate(const catalog::ModelSpec& m, const Training& t) {
+void validate_model(const catalog::ModelSpec& m) {
     positive(m.layers, "layers");
     positive(m.hidden, "hidden");
     positive(m.heads, "heads");
@@ -57,6 +57,9 @@ void validate(const catalog::ModelSpec& m, const Training& t) {
     if (m.heads % m.kv_heads != 0)
         throw DataError("kv_heads (" + str(m.kv_heads) + ") must divide heads (" + str(m.heads) + ")");
     if (m.dropout < 0 || m.dropout >= 1) throw DataError("dropout must be in [0, 1)");
+}
+
+void validate_training(const Training& t) {
     positive(t.seq_len, "seq_len");
     positive(t.global_batch, "global_batch");
     if (t.precision != "bf16" && t.precision != "fp16" && t.precision != "fp8" && t.precision != "fp32")
@@ -64,6 +67,11 @@ void validate(const catalog::ModelSpec& m, const Training& t) {
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
         throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
     if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
+}
+
+void validate(const catalog::ModelSpec& m, const Training& t) {
+    validate_model(m);
+    validate_training(t);
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {

@@ -7,6 +7,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/model/job_options.hpp>
+#include <hetsched/model/memory.hpp>
 
 namespace hetsched::model {
 
@@ -39,7 +40,7 @@ struct CheckResult {
     std::string csv;
     std::string summary;  ///< "N cases, mean |error| x%, max |error| y%, k within 5%"
 };
-CheckResult run_memest_check(const io::CsvTable& measured, bool frenzy);
+CheckResult run_memest_check(const io::CsvTable& measured, Method method);
 
 std::string list_models_csv();
 std::string list_gpus_csv(const catalog::GpuCatalog& c);

@@ -42,9 +42,17 @@ struct MemoryEstimate {
     double peak_bytes() const { return stages[peak_stage].total(); }
 };
 
-/// The default method: models what Megatron-LM, DeepSpeed and FSDP allocate (see memest(1)).
-/// Validates its inputs (DataError on inconsistency).
-MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure);
+/// Which memory model: `framework` models what Megatron-LM, DeepSpeed and FSDP allocate (see
+/// memest(1)); `frenzy` is the paper's formula, one stage, no measure-dependent overhead.
+enum class Method { framework, frenzy };
+Method parse_method(const std::string& s);  ///< "default" or "frenzy"
+
+/// Peak memory per stage by `method`. Validates its inputs (DataError on inconsistency).
+MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure,
+                               Method method = Method::framework);
+
+/// Bytes of one 16-bit (or fp32) training element under `t.precision`.
+double element_bytes(const Training& t);
 
 /// The Frenzy paper's formula (§IV-A), exactly: 20W/t + s·B·h·l·(10/d + 24/(d·t) + 5·a·s/(d·h·t)) bytes,
 /// W = V·h + l·(12h² + 13h), B the global batch. Only tp and dp of the layout are used.

@@ -41,8 +41,8 @@ struct CheckSummary {
     size_t within_5pct = 0;
 };
 
-/// Predicts each run with the default method (or Frenzy's when `frenzy`).
-std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, bool frenzy);
+/// Predicts each run's measured stage with `method`.
+std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method);
 CheckSummary summarize(const std::vector<CheckRow>& rows);
 
 }  // namespace hetsched::model

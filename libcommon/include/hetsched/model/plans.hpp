@@ -11,7 +11,7 @@
 namespace hetsched::model {
 
 struct PlanOptions {
-    bool frenzy = false;             ///< rank with the paper's formula instead of the default method
+    Method method = Method::framework;
     Measure measure = Measure::device;
     double usable_fraction = 0.98;   ///< share of the sold memory a job may fill (ECC, driver reserve)
     int max_gpus = 1024;             ///< per plan (also capped by each type's quota)

@@ -54,5 +54,9 @@ std::string recompute_name(Recompute r);
 void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 /// Checks the model and training settings alone.
 void validate(const catalog::ModelSpec& m, const Training& t);
+/// Checks the model's shape alone (positive sizes, heads dividing hidden, ...).
+void validate_model(const catalog::ModelSpec& m);
+/// Checks the training settings alone.
+void validate_training(const Training& t);
 
 }  // namespace hetsched::model
