@@ -1,148 +1,12 @@
-/// The default memory model. Every term is a mechanism a framework really allocates; see the comments
-/// for where each factor comes from (Megatron-LM, DeepSpeed ZeRO, PyTorch FSDP2, Korthikanti et al.'s
-/// activation accounting) rather than constants fitted to measurements.
+/// Memory estimates: the names of measures and methods, and the even-split estimate over the stage model.
 #include <hetsched/model/memory.hpp>
 
-#include <algorithm>
-#include <cmath>
-
 #include <hetsched/cli/error.hpp>
-#include <hetsched/model/transformer.hpp>
+#include <hetsched/model/stage_memory.hpp>
 
 namespace hetsched::model {
 
 MemoryEstimate frenzy_estimate(const catalog::ModelSpec& m, const Training& t, const Layout& l);  // memory_frenzy.cpp
-
-namespace {
-
-/// Bytes per parameter of each model-state kind after sharding over `dp` ranks.
-struct StateBytes {
-    double weights, gradients, optimizer;
-};
-
-StateBytes state_bytes(const Training& t, int dp) {
-    const bool fp32 = t.precision == "fp32";
-    const double c = element_bytes(t);                    // compute copy of the weights
-    const double moments = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
-    const double master = fp32 ? 0 : 4;                   // fp32 master weights in mixed precision
-    const double d = dp;
-    const int z = t.zero_stage;
-    StateBytes b{};
-    switch (t.framework) {
-    case Framework::megatron:
-        // bf16/fp16 params; fp32 main-grad buffer (accumulate in fp32); optimizer sharded by the
-        // distributed optimizer (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
-        b.weights = c + (t.precision == "fp8" ? 1 : 0);
-        b.gradients = 4 / (z >= 2 ? d : 1);
-        b.optimizer = (master + moments) / (t.distributed_optimizer || z >= 1 ? d : 1);
-        break;
-    case Framework::deepspeed:
-        // 16-bit params and grads; ZeRO partitions the fp32 optimizer (and an fp32 grad partition).
-        b.weights = c / (z >= 3 ? d : 1);
-        b.gradients = c / (z >= 2 ? d : 1) + (z >= 1 && !fp32 ? 4 / d : 0);
-        b.optimizer = (master + moments) / (z >= 1 ? d : 1);
-        break;
-    case Framework::fsdp:
-        // FSDP2 keeps fp32 parameters (the optimizer's own), sharded under FULL_SHARD; grads fp32.
-        b.weights = 4 / (z >= 3 ? d : 1) + (z < 3 && !fp32 ? c : 0);
-        b.gradients = 4 / (z >= 2 ? d : 1);
-        b.optimizer = moments / (z >= 1 ? d : 1);
-        break;
-    }
-    return b;
-}
-
-/// Activation bytes stored by one layer for one micro-batch (Korthikanti et al. accounting, per tensor).
-struct LayerActivations {
-    double stored;   ///< kept from forward to backward
-    double full;     ///< what the layer holds when nothing is recomputed (for full recompute's replay)
-    double working;  ///< largest gradient temporaries while back-propagating through it
-};
-
-LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
-    const double s = static_cast<double>(t.seq_len) / l.cp, b = static_cast<double>(l.micro_batch);
-    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), tp = l.tp;
-    const double a = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads) * (h / a);
-    const double e = element_bytes(t);
-    const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
-    const bool dropout = m.dropout > 0;
-
-    // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
-    // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
-    double replicated = 4 * e * sbh + (dropout ? 2 * sbh : 0);
-    // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
-    // the activation function's output that feeds FC2.
-    double split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f;
-    // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
-    double scores = 0;
-    if (!t.flash_attention) scores = (e + (dropout ? 1 + e : 0)) * a * s * s * b;
-    else split += 4 * s * b * a;  // flash attention's fp32 log-sum-exp per row
-
-    LayerActivations out{};
-    out.full = replicated / sp + (split + scores) / tp;
-    switch (t.recompute) {
-    case Recompute::none: out.stored = out.full; break;
-    case Recompute::selective:
-        if (t.framework == Framework::fsdp) {
-            // torchtitan's op-level policy: keep the layer input, the attention output and every other
-            // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2); replay everything else.
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + 4 * s * b * a) / tp;
-        } else {
-            out.stored = replicated / sp + split / tp;  // Megatron: only core attention is replayed
-        }
-        break;
-    case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
-    }
-    out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
-    return out;
-}
-
-/// Micro-batches in flight on `stage` at its peak: min(pp - i, m) under 1F1B; with interleaving,
-/// the first stage holds (1 + (pp-1)/(pp*vpp)) x pp micro-batches' worth of its layers.
-double in_flight(const Layout& l, int stage, long micro_batches) {
-    const double m = static_cast<double>(micro_batches);
-    if (l.pp == 1) return 1;
-    if (l.vpp == 1) return std::min<double>(l.pp - stage, m);
-    const double chunks = 2.0 * (l.pp - stage - 1) + static_cast<double>(l.vpp - 1) * l.pp + 1;
-    return std::min(chunks, m * l.vpp) / l.vpp;
-}
-
-/// Logits and loss buffers per micro-batch on the last stage.
-double logits_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
-    const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
-    const double vocab = static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
-    // Megatron: 16-bit logits + one fp32 copy worked in place (6 bytes). torch cross_entropy on
-    // upcast logits: at the start of backward the saved fp32 log-softmax, the dense fp32 grad from
-    // nll_loss and log_softmax's fp32 input grad coexist (12 bytes).
-    const double per_logit = t.framework == Framework::megatron ? 6 : 12;
-    return tokens * vocab * per_logit;
-}
-
-/// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params) {
-    if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
-        return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
-    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.dp > 1)
-        return 2 * 2 * layer + 4 * layer;  // current + prefetched bf16 layer, one unsharded fp32 grad
-    return 0;
-}
-
-/// What the measure adds on top of live tensors: the caching allocator's reserve, and the CUDA
-/// context plus NCCL buffers that only nvidia-smi sees.
-double overhead_bytes(Measure measure, double dynamic, int gpus) {
-    // cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute and
-    // communication streams on Hopper-class GPUs.
-    const double workspace = 64.0 * 1024 * 1024;
-    if (measure == Measure::allocated) return workspace;
-    // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
-    // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
-    const double reserved = workspace + 0.12 * dynamic;
-    if (measure == Measure::reserved) return reserved;
-    const double context = 0.6 * kGiB, nccl = gpus > 1 ? 0.3 * kGiB : 0.0;
-    return reserved + context + nccl;
-}
-
-}  // namespace
 
 Measure parse_measure(const std::string& s) {
     if (s == "allocated" || s == "max_allocated") return Measure::allocated;
@@ -171,49 +35,14 @@ double element_bytes(const Training& t) { return t.precision == "fp32" ? 4 : 2; 
 MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure,
                                Method method) {
     if (method == Method::frenzy) return frenzy_estimate(m, t, l);
-    validate(m, t, l);
-    const bool pad = t.framework == Framework::megatron;
-    const StateBytes sb = state_bytes(t, l.dp);
-    const LayerActivations act = layer_activations(m, t, l);
-    const long micro_batches = l.micro_batches(t.global_batch);
-    const double e = element_bytes(t);
-    const double layer = layer_params(m, l.tp);
-    // Two candidate peaks: the loss (last stage: stored activations + logits buffers), and
-    // back-propagating a layer (stored + gradient temporaries + the replayed layer under full
-    // recompute). Whichever is larger is the stage's peak.
-    const double backward = act.working + (t.recompute == Recompute::full ? act.full : 0);
-    const double loss = logits_bytes(m, t, l);
-    const double sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
-                       static_cast<double>(m.hidden) / (t.seq_parallel ? l.tp : 1);
-
+    const StageMemoryModel model(m, t, l, measure);
     MemoryEstimate est;
     long next = 0;
     for (int i = 0; i < l.pp; ++i) {
-        StageMemory st;
-        st.stage = i;
         const long count = m.layers / l.pp + (i >= l.pp - m.layers % l.pp ? 1 : 0);
-        st.first_layer = next;
-        st.last_layer = next + count - 1;
+        est.stages.push_back(model.stage(i, next, count));
         next += count;
-        const bool first = i == 0, last = i == l.pp - 1;
-        double params = static_cast<double>(count) * layer;
-        if (first) params += embedding_params(m, l.tp, pad);
-        if (last) params += output_params(m, l.tp, l.pp, pad);
-        st.weights = params * sb.weights;
-        st.gradients = params * sb.gradients;
-        st.optimizer = params * sb.optimizer;
-        st.in_flight = in_flight(l, i, micro_batches);
-
-        double per_mb = static_cast<double>(count) * act.stored;
-        if (first && m.dropout > 0) per_mb += sbh;  // embedding dropout mask
-        if (last) per_mb += 2 * e * sbh;            // final norm input and output-layer input
-        const bool loss_peak = last && loss > backward;
-        st.activations = st.in_flight * per_mb + (loss_peak ? 0 : backward);
-        st.logits = loss_peak ? loss : 0;
-        st.comm_buffers = comm_bytes(t, l, layer, params);
-        st.overhead = overhead_bytes(measure, st.activations + st.logits, l.gpus());
-        est.stages.push_back(st);
-        if (st.total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);
+        if (est.stages.back().total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);
     }
     return est;
 }

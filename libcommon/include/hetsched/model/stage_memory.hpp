@@ -1,0 +1,36 @@
+#pragma once
+/// The memory of one pipeline stage as a function of how many layers it holds, for placers that
+/// split layers unevenly across stages on different GPU types. estimate_memory() is this model
+/// applied to an even split.
+#include <hetsched/catalog/model_preset.hpp>
+#include <hetsched/model/memory.hpp>
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::model {
+
+class StageMemoryModel {
+public:
+    /// The per-layout terms are worked out once here; `l.pp` is the number of stages. Validates its
+    /// inputs (DataError). Only the framework method has per-stage layer counts.
+    StageMemoryModel(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure);
+
+    /// Stage `stage` (0-based of l.pp) holding `count` layers from `first_layer` on.
+    StageMemory stage(int stage, long first_layer, long count) const;
+
+    /// The most layers (at most `limit`) stage `stage` holds within `capacity_bytes`; 0 when not even
+    /// one fits. Memory grows with the layer count, so this is a bisection.
+    long max_layers(int stage, double capacity_bytes, long limit) const;
+
+private:
+    catalog::ModelSpec model_;
+    Training training_;
+    Layout layout_;
+    Measure measure_;
+    long micro_batches_ = 0;
+    double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
+    double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
+    double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
+    double backward_peak_ = 0, logits_ = 0, sbh_ = 0, element_ = 0;
+};
+
+}  // namespace hetsched::model
