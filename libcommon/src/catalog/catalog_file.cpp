@@ -23,6 +23,10 @@ GpuCatalog from_yaml(const io::TextInput& in) {
     GpuCatalog c{in.name, "USD", {}};
     if (auto cur = io::optional_child(doc, doc.root, "currency"); cur.IsDefined())
         c.currency = io::yaml_string(doc, cur, "currency");
+    if (auto net = io::optional_child(doc, doc.root, "inter_node_gb_s"); net.IsDefined()) {
+        c.inter_node_gb_s = io::yaml_number(doc, net, "inter_node_gb_s");
+        if (!(c.inter_node_gb_s > 0)) throw ConfigError("inter_node_gb_s must be positive", doc.where(net));
+    }
     auto list = io::required_child(doc, doc.root, "gpus");
     if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
     for (const auto& n : list) {

@@ -91,6 +91,7 @@ GpuCatalog juchi_catalog() {
     int gpu = t.require("gpu"), price = t.require("cny_per_gpu_hour");
     const std::pair<const char*, int> quotas[] = {{"RTX-A6000", 8}, {"A30", 16}, {"RTX-3090", 16}, {"RTX-A4000", 16}};
     GpuCatalog c{"juchi", "CNY", {}};
+    c.inter_node_gb_s = 2.5 / 8;  // Espresso §V-A: 2.5 Gbps between instances
     for (auto [name, quota] : quotas) {
         GpuType g = spec(name);
         g.quota = quota;

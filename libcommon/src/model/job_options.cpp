@@ -7,7 +7,7 @@ namespace hetsched::model {
 
 namespace cli = hetsched::cli;
 
-void add_job_options(CLI::App& app, JobOptions& o) {
+void add_job_options(CLI::App& app, JobOptions& o, bool layout) {
     const char* m = "Model";
     app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m);
     app.add_option("--layers", o.layers, "Transformer layers")->group(m)->check(cli::positive());
@@ -32,6 +32,7 @@ void add_job_options(CLI::App& app, JobOptions& o) {
         ->check(CLI::IsMember({"none", "selective", "full"}));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
+    if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(cli::positive());
     app.add_option("--pp", o.pp, "Pipeline-parallel degree")->group(l)->check(cli::positive());

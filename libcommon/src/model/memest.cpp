@@ -3,48 +3,20 @@
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_document.hpp>
 #include <hetsched/model/memory_check.hpp>
 #include <hetsched/model/memory_report.hpp>
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
-namespace {
-
-/// The job document to extend: read from the input unless built from --model alone.
-io::YamlDocument job_document(const MemestOptions& o, JobSpec& job) {
-    const bool from_flags = !o.job.model.empty() || (o.job.layers && o.job.hidden);
-    if (from_flags && o.io.input == "-") {
-        job = job_from_options(o.job);
-        io::YamlDocument doc{"<options>", YAML::Node(YAML::NodeType::Map)};
-        doc.root["kind"] = "job";
-        doc.root["version"] = 1;
-        return doc;
-    }
-    io::YamlDocument doc = io::parse_yaml(io::read_input(o.io.input));
-    io::require_kind(doc, "job");
-    job = read_job_spec(doc);
-    apply_job_options(o.job, job);
-    return doc;
-}
-
-/// Writes the resolved model and training over the document's own keys, keeping any others.
-void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved) {
-    if (!root[key] || !root[key].IsMap()) root[key] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node sec = root[key];
-    for (const auto& kv : resolved) sec[kv.first.Scalar()] = kv.second;
-}
-
-}  // namespace
-
 MemestResult run_memest(const MemestOptions& o) {
     JobSpec job;
-    io::YamlDocument doc = job_document(o, job);
+    io::YamlDocument doc = load_job_document(o.io.input, o.job, job);
     const auto cat = catalog::load_catalog(o.catalog);
     catalog::GpuCatalog chosen = cat;
     if (!o.gpu.empty()) chosen.gpus = {cat.find(o.gpu)};
     const Method method = parse_method(o.method);
-    merge_section(doc.root, "model", model_to_yaml(job.model));
-    merge_section(doc.root, "training", training_to_yaml(job.training, job.micro_batch, job.iterations));
+    write_job_spec(doc.root, job);
 
     MemestResult out;
     if (o.job.layout_given()) {

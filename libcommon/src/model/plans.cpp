@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <tuple>
 
+#include <hetsched/model/step_time.hpp>
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
 namespace {
 
-constexpr double kMfu = 0.45;              ///< achieved share of peak TFLOPS assumed for ranking
-constexpr double kFallbackLinkGBs = 32;    ///< PCIe Gen3 x16 duplex, when a type lists no link
-constexpr double kInterNodeGBs = 25;       ///< 200 Gb/s per node, for data-parallel traffic across nodes
 constexpr long kMaxPp = 64;                ///< deepest pipeline enumerated
 constexpr long kMaxMicroBatch = 1024;      ///< largest micro-batch enumerated
 
@@ -26,22 +24,23 @@ std::vector<long> divisors(long n, long cap) {
 double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
-    const double passes = t.recompute == Recompute::full ? 4 : 3;            // fwd + 2x bwd (+ replay)
-    const double flops = passes * (static_cast<double>(m.layers) * layer_forward_flops(m, tokens, seq) +
-                                   logits_forward_flops(m, tokens)) /
+    const MicroBatchFlops f = micro_batch_flops(m, t, t.global_batch / l.dp);
+    const double flops = (static_cast<double>(m.layers) * (f.layer_forward + f.layer_backward) + f.tail_forward +
+                          f.tail_backward) /
                          (l.tp * l.pp * l.cp);
     const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
-    double time = flops / (g.tflops * 1e12 * kMfu) * (mbs + l.pp - 1) / mbs;
-    const double link = (g.link_gb_s > 0 ? g.link_gb_s : kFallbackLinkGBs) / 2 * 1e9;  // one direction
+    double time = flops / (g.tflops * 1e12 * kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
+    const Network net;
+    const double link = intra_node_bytes_s(g, net);
     if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
         const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;
-        time += bytes * 2 * (l.tp - 1) / l.tp / link;
+        time += ring_allreduce_s(bytes, l.tp, link);
     }
-    if (l.dp > 1) {  // gradient all-reduce of this rank's parameters in 16 bits
-        const double params = total_params(m) / (l.tp * l.pp);
+    if (l.dp > 1) {  // gradient sync of this rank's parameters
+        const GradientSync sync = gradient_sync(t);
+        const double bytes = total_params(m) / (l.tp * l.pp) * sync.bytes_per_param * sync.allreduce_equivalents;
         const bool cross_node = l.gpus() > g.gpus_per_node;
-        const double bw = cross_node ? kInterNodeGBs * 1e9 : link;
-        time += params * 2 * 2 * (l.dp - 1) / l.dp / bw;
+        time += ring_allreduce_s(bytes, l.dp, cross_node ? inter_node_bytes_s(net) : link);
     }
     return time;
 }

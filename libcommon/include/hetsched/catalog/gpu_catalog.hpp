@@ -25,6 +25,7 @@ struct GpuCatalog {
     std::string name;
     std::string currency = "USD";
     std::vector<GpuType> gpus;
+    double inter_node_gb_s = 25;  ///< network between nodes, GB/s one direction (a 200 Gb/s NIC)
 
     /// The type called `name` (case and punctuation ignored; a unique prefix is accepted). Throws
     /// UsageError naming close matches when there is none or several.

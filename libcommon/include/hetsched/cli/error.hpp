@@ -39,6 +39,10 @@ private:
     SourcePos pos_;
 };
 
+/// The request is well-formed but has no answer: nothing fits, no plan meets the target (exit 1).
+struct Infeasible : Error {
+    explicit Infeasible(std::string message) : Error(Exit::negative, std::move(message)) {}
+};
 /// Bad options or option values (exit 64).
 struct UsageError : Error {
     explicit UsageError(std::string message) : Error(Exit::usage, std::move(message)) {}

@@ -21,8 +21,8 @@ struct JobOptions {
     bool layout_given() const { return tp || pp || dp || cp || vpp; }
 };
 
-/// Registers the model, training and layout flags.
-void add_job_options(CLI::App& app, JobOptions& o);
+/// Registers the model and training flags, and the layout flags unless `layout` is false.
+void add_job_options(CLI::App& app, JobOptions& o, bool layout = true);
 
 /// A job built from the flags alone (needs --model or every dimension); UsageError otherwise.
 JobSpec job_from_options(const JobOptions& o);

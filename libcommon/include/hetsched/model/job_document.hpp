@@ -1,0 +1,24 @@
+#pragma once
+/// Reading and extending a job document (DESIGN §4) the same way in every tool: the document comes
+/// from the input unless the flags describe the job alone, the flags override it, and the resolved
+/// model and training are written back with every other key kept.
+#include <string>
+
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_options.hpp>
+#include <hetsched/model/step_time.hpp>
+
+namespace hetsched::model {
+
+/// The job document to extend, and in `job` what it says after the flags: read from `input`, or a
+/// fresh document when the flags name a model and `input` is stdin.
+io::YamlDocument load_job_document(const std::string& input, const JobOptions& o, JobSpec& job);
+
+/// Writes the resolved `model` and `training` sections over the document's own keys, keeping others.
+void write_job_spec(YAML::Node root, const JobSpec& job);
+
+/// `network: {inter_node_gb_s, intra_node_gb_s}` when the document has it, over `defaults`;
+/// DataError at a non-positive speed.
+Network read_network(const io::YamlDocument& doc, Network defaults);
+
+}  // namespace hetsched::model

@@ -1,0 +1,39 @@
+#pragma once
+/// Measured per-layer forward and backward times per GPU type (`--profile FILE.csv`), in place of the
+/// compute model's FLOPs / achieved TFLOPS.
+///
+/// Columns: gpu, layer, forward_s, backward_s, and optionally micro_batch. `layer` is a 0-based layer
+/// index, `*` for every transformer layer, `embedding` or `output` (output projection and loss). Times
+/// are seconds per micro-batch on one GPU.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/csv_table.hpp>
+
+namespace hetsched::model {
+
+/// One GPU type's measured times.
+struct ProfiledTimes {
+    std::vector<double> forward, backward;  ///< per layer; negative where the profile has no row
+    double head_forward = -1, head_backward = -1;  ///< embedding; negative when absent
+    double tail_forward = -1, tail_backward = -1;  ///< output layer and loss; negative when absent
+};
+
+struct LayerProfile {
+    std::string source;
+    std::map<std::string, ProfiledTimes> by_gpu;  ///< keyed by the catalog's name of the type
+
+    /// The times of `gpu` with every one of the model's layers present; DataError naming the first
+    /// missing layer or type otherwise.
+    const ProfiledTimes& complete(const std::string& gpu) const;
+};
+
+/// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch;
+/// DataError at the cell for unknown types (with suggestions), bad layer names, non-positive times,
+/// duplicates, or rows measured with another micro-batch (times are not rescaled).
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
+                                const catalog::GpuCatalog& catalog);
+
+}  // namespace hetsched::model

@@ -1,0 +1,31 @@
+#pragma once
+/// The `allocation` a placement starts from: the data-parallel degree and the GPU type of each
+/// pipeline stage (every stage runs on dp GPUs of its type).
+///
+///   allocation: {dp: 2, stages: [RTX-A6000, RTX-A6000, A30, RTX-A4000]}
+///   allocation: {dp: 2, gpus: {RTX-A6000: 4, A30: 2, RTX-A4000: 2}}   # stages = count / dp per type
+///
+/// A `stages` entry may also be a map with a `gpu` key (planalloc's placed stages).
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/yaml_document.hpp>
+
+namespace hetsched::place {
+
+struct Allocation {
+    int dp = 0;
+    std::vector<std::string> stages;  ///< catalog names, in the order given
+    SourcePos where;                  ///< of the allocation, for errors about it as a whole
+};
+
+/// The document's `allocation:` section with types resolved in `catalog`; DataError at the offending
+/// node (unknown types with suggestions, counts not divisible by dp, missing keys).
+Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalog& catalog);
+
+/// An allocation from `--dp` and `--stages A,B,C`; UsageError for unknown types.
+Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& catalog);
+
+}  // namespace hetsched::place

@@ -1,0 +1,35 @@
+#pragma once
+/// The iteration-time estimator every placer shares: a placement's per-stage costs, run through the
+/// 1F1B simulation with each stage's gradient all-reduce after its last backward.
+#include <vector>
+
+#include <hetsched/place/pipeline_schedule.hpp>
+#include <hetsched/place/problem.hpp>
+
+namespace hetsched::place {
+
+/// What one stage of a placement costs.
+struct StageTimes {
+    double forward = 0, backward = 0;               ///< per micro-batch
+    double send_activation = 0, send_gradient = 0;  ///< per micro-batch, to the next / previous stage
+    double allreduce = 0;
+};
+
+struct Estimate {
+    std::vector<StageTimes> stages;
+    Schedule schedule;
+    size_t slowest_stage = 0;   ///< largest forward + backward: the pipeline's steady-state pace
+    size_t critical_stage = 0;  ///< finishes last (its all-reduce included)
+    bool allreduce_bound = false;  ///< the critical stage's all-reduce ends after every backward
+};
+
+/// The stage costs of a placement.
+std::vector<StageCosts> stage_costs(const Problem& p, const Placement& pl);
+
+/// The full estimate, with the schedule's events in `timeline` when given.
+Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEvent>* timeline = nullptr);
+
+/// Just the iteration time, for search loops: reuses `costs` and `schedule` between calls.
+double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs, Schedule& schedule);
+
+}  // namespace hetsched::place

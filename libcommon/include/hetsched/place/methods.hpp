@@ -1,0 +1,54 @@
+#pragma once
+/// The stage placers: which GPU type runs each pipeline stage, and how many layers each stage holds.
+///   cmr      Espresso Alg. 2: stage 0's layer count enumerated, each next stage on the type of least
+///            compute-memory ratio (Eq. 10), layers balanced by compute, then AdjustToCoverAllLayers.
+///   whale    stages by decreasing GPU memory, layers in proportion to compute, capped by memory.
+///   hph      stages by increasing compute, the layer split that minimises the estimate (exact).
+///   optimal  every distinct stage order and layer split, by branch and bound on the estimate.
+/// All of them judge a placement by the shared estimator.
+#include <string>
+#include <vector>
+
+#include <hetsched/place/problem.hpp>
+
+namespace hetsched::place {
+
+enum class Method { cmr, whale, hph, optimal };
+Method parse_method(const std::string& s);  ///< UsageError on an unknown name
+std::string method_name(Method m);
+
+struct PlaceOptions {
+    bool keep_order = false;        ///< place stages in `order` instead of choosing an order
+    std::vector<size_t> order;      ///< the allocation's own stage order (type indices)
+    long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit
+};
+
+struct PlaceResult {
+    Placement placement;            ///< empty: nothing feasible
+    double iteration_s = 0;
+    long evaluated = 0;             ///< placements run through the estimator
+    long nodes = 0;                 ///< branch-and-bound nodes visited (hph, optimal)
+};
+
+/// The chosen method's placement; Infeasible (exit 1) with what is missing where when none fits,
+/// UsageError when an exact search passes `search_limit`.
+PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o);
+
+/// Espresso Alg. 2; `order` fixes the stage types (nullptr: chosen by CMR).
+PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order);
+/// Alg. 2's candidate for `stage0_layers` layers on stage 0 (lines 6-14); empty when it does not fit.
+Placement cmr_candidate(const Problem& p, long stage0_layers, const std::vector<size_t>* order);
+/// Whale: layers in proportion to each stage's speed, capped by memory, in `order`.
+PlaceResult place_whale(const Problem& p, const std::vector<size_t>& order);
+/// Branch and bound over stage types (all distinct orders, or `order` when given) and layer splits,
+/// starting from `incumbent` (may be empty). Exact for the estimator.
+PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit);
+
+/// Stage orders the baselines use: decreasing memory (Whale), increasing compute (HPH).
+std::vector<size_t> order_by_memory(const Problem& p);
+std::vector<size_t> order_by_compute(const Problem& p);
+
+/// Why nothing fits: how many layers the allocation holds at most and the memory that is missing.
+std::string shortfall(const Problem& p, const std::vector<size_t>* order);
+
+}  // namespace hetsched::place

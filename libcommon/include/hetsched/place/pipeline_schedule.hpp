@@ -1,0 +1,43 @@
+#pragma once
+/// The 1F1B pipeline schedule, simulated operation by operation: each stage runs its warm-up forwards,
+/// then alternates one forward and one backward, then drains; a forward waits for the previous stage's
+/// activation, a backward for the next stage's gradient; transfers are delays on their own link.
+/// After its last backward a stage all-reduces its gradients with its data-parallel peers while earlier
+/// stages are still back-propagating (Espresso Eq. 8-9, without its approximation of when each
+/// stage finishes).
+#include <vector>
+
+namespace hetsched::place {
+
+/// One stage's costs per micro-batch, in seconds.
+struct StageCosts {
+    double forward = 0;
+    double backward = 0;
+    double to_next = 0;    ///< activation to the next stage, and its gradient back (0 on the last stage)
+    double allreduce = 0;  ///< data-parallel gradient sync after the stage's last backward
+};
+
+enum class EventKind { forward, backward, send_activation, send_gradient, allreduce };
+const char* event_kind_name(EventKind k);
+
+/// One interval of the simulated schedule, for plotting.
+struct TimelineEvent {
+    int stage = 0;
+    long micro_batch = 0;  ///< -1 for the all-reduce
+    EventKind kind = EventKind::forward;
+    double start_s = 0, end_s = 0;
+};
+
+struct Schedule {
+    double iteration_s = 0;             ///< every stage done, its all-reduce included
+    double pipeline_s = 0;              ///< the last backward anywhere
+    std::vector<double> backward_end;   ///< per stage: end of its last backward
+};
+
+/// Simulates one iteration of `micro_batches` micro-batches through `stages` into `out` (reused by
+/// callers in a loop, so that nothing is allocated after the first call); events go to `timeline`
+/// when given.
+void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
+                   std::vector<TimelineEvent>* timeline = nullptr);
+
+}  // namespace hetsched::place

@@ -1,0 +1,62 @@
+#pragma once
+/// A stage-placement problem reduced to numbers: the GPU types an allocation offers, how many layers
+/// each holds at each pipeline position, and what a micro-batch costs on each. The placers and the
+/// estimator see only this, so they can be tested on hand-made problems as well as built ones.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <hetsched/model/stage_memory.hpp>
+
+namespace hetsched::place {
+
+/// One GPU type of the allocation and everything the placers need to know about it.
+struct StageType {
+    std::string name;
+    int stages = 0;                    ///< stages of the allocation that run on this type
+    double tflops = 0;                 ///< F(t), the computing capability CMR and load balancing use
+    double memory_gib = 0;             ///< M(t), memory per GPU
+    std::vector<long> max_layers;      ///< by stage position: the most layers memory allows (0: none)
+    std::vector<double> forward;       ///< prefix sums over the model's layers, seconds per micro-batch
+    std::vector<double> backward;      ///< (size layers + 1; entry i = time of layers [0, i))
+    double head_forward = 0, head_backward = 0;  ///< embedding, on the first stage
+    double tail_forward = 0, tail_backward = 0;  ///< output layer and loss, on the last stage
+    double allreduce_s_per_param = 0;  ///< gradient sync among the stage's dp GPUs, per parameter
+    double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type
+    double usable_gib = 0;             ///< memory a stage may fill (for reports)
+    double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
+    double per_layer_gib = 0;          ///< what each further layer adds there
+};
+
+struct Problem {
+    std::string model;
+    long layers = 0;
+    int dp = 1;
+    long micro_batches = 1;
+    std::vector<StageType> types;
+    double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync
+    double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
+    std::shared_ptr<const model::StageMemoryModel> memory;  ///< for reports; absent in hand-made problems
+
+    int stages() const;
+    double forward_s(size_t type, int pos, long first, long count) const;
+    double backward_s(size_t type, int pos, long first, long count) const;
+    double allreduce_s(size_t type, int pos, long count) const;
+    double transfer_s(size_t from, size_t to) const { return from == to ? types[from].link_s : cross_type_link_s; }
+    /// Fastest forward + backward of any single layer on `type` (for lower bounds).
+    double min_layer_s(size_t type) const;
+};
+
+/// A placement: the GPU type of each stage in pipeline order and how many consecutive layers it holds.
+struct Placement {
+    std::vector<size_t> order;  ///< index into Problem::types, one per stage
+    std::vector<long> layers;   ///< per stage; they sum to Problem::layers
+
+    bool empty() const { return order.empty(); }
+};
+
+/// Whether every stage holds at least one layer and no more than its memory allows, and the layers
+/// add up.
+bool feasible(const Problem& p, const Placement& pl);
+
+}  // namespace hetsched::place

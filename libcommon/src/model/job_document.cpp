@@ -1,0 +1,51 @@
+#include <hetsched/model/job_document.hpp>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::model {
+namespace {
+
+void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved) {
+    if (!root[key] || !root[key].IsMap()) root[key] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node sec = root[key];
+    for (const auto& kv : resolved) sec[kv.first.Scalar()] = kv.second;
+}
+
+}  // namespace
+
+io::YamlDocument load_job_document(const std::string& input, const JobOptions& o, JobSpec& job) {
+    const bool from_flags = !o.model.empty() || (o.layers && o.hidden);
+    if (from_flags && input == "-") {
+        job = job_from_options(o);
+        io::YamlDocument doc{"<options>", YAML::Node(YAML::NodeType::Map)};
+        doc.root["kind"] = "job";
+        doc.root["version"] = 1;
+        return doc;
+    }
+    io::YamlDocument doc = io::parse_yaml(io::read_input(input));
+    io::require_kind(doc, "job");
+    job = read_job_spec(doc);
+    apply_job_options(o, job);
+    return doc;
+}
+
+void write_job_spec(YAML::Node root, const JobSpec& job) {
+    merge_section(root, "model", model_to_yaml(job.model));
+    merge_section(root, "training", training_to_yaml(job.training, job.micro_batch, job.iterations));
+}
+
+Network read_network(const io::YamlDocument& doc, Network net) {
+    const YAML::Node sec = io::optional_child(doc, doc.root, "network");
+    if (!sec.IsDefined()) return net;
+    auto speed = [&](const char* key, double& dst) {
+        const YAML::Node n = io::optional_child(doc, sec, key);
+        if (!n.IsDefined()) return;
+        dst = io::yaml_number(doc, n, key);
+        if (!(dst > 0)) throw DataError(std::string("expected a positive ") + key, doc.where(n));
+    };
+    speed("inter_node_gb_s", net.inter_node_gb_s);
+    speed("intra_node_gb_s", net.intra_node_gb_s);
+    return net;
+}
+
+}  // namespace hetsched::model

@@ -1,0 +1,74 @@
+#include <hetsched/model/layer_profile.hpp>
+
+#include <cctype>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::model {
+namespace {
+
+bool all_digits(const std::string& s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+}  // namespace
+
+const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
+    auto it = by_gpu.find(gpu);
+    if (it == by_gpu.end()) throw DataError("profile " + source + " has no rows for " + gpu);
+    for (size_t i = 0; i < it->second.forward.size(); ++i)
+        if (it->second.forward[i] < 0)
+            throw DataError("profile " + source + " has no row for layer " + std::to_string(i) + " on " + gpu +
+                            " (give every layer, or one row with layer '*')");
+    return it->second;
+}
+
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
+                                const catalog::GpuCatalog& catalog) {
+    const int gpu = table.require("gpu"), layer = table.require("layer");
+    const int fwd = table.require("forward_s"), bwd = table.require("backward_s");
+    const int mb = table.find("micro_batch");
+    LayerProfile out;
+    out.source = table.name();
+    for (size_t r = 0; r < table.rows(); ++r) {
+        std::string name;
+        try {
+            name = catalog.find(table.cell(r, gpu).text).name;
+        } catch (const UsageError& e) {
+            throw DataError(e.what(), table.where(r, gpu));
+        }
+        if (mb >= 0 && table.integer(r, mb) != micro_batch)
+            throw DataError("row measured with micro-batch " + table.cell(r, mb).text + ", the job uses " +
+                                std::to_string(micro_batch) + " (profiles are not rescaled)",
+                            table.where(r, mb));
+        const double f = table.number(r, fwd), b = table.number(r, bwd);
+        if (!(f > 0)) throw DataError("expected a positive forward_s", table.where(r, fwd));
+        if (!(b > 0)) throw DataError("expected a positive backward_s", table.where(r, bwd));
+        ProfiledTimes& times = out.by_gpu[name];
+        if (times.forward.empty()) {
+            times.forward.assign(static_cast<size_t>(layers), -1);
+            times.backward.assign(static_cast<size_t>(layers), -1);
+        }
+        const std::string& which = table.cell(r, layer).text;
+        auto set = [&](double& fs, double& bs) {
+            if (fs >= 0) throw DataError("a second row for layer '" + which + "' on " + name, table.where(r, layer));
+            fs = f, bs = b;
+        };
+        if (which == "embedding") set(times.head_forward, times.head_backward);
+        else if (which == "output") set(times.tail_forward, times.tail_backward);
+        else if (which == "*")
+            for (long i = 0; i < layers; ++i) set(times.forward[static_cast<size_t>(i)], times.backward[static_cast<size_t>(i)]);
+        else if (all_digits(which) && which.size() < 10 && std::stol(which) < layers)
+            set(times.forward[static_cast<size_t>(std::stol(which))], times.backward[static_cast<size_t>(std::stol(which))]);
+        else
+            throw DataError("expected a layer index 0-" + std::to_string(layers - 1) + ", '*', 'embedding' or 'output', got '" +
+                                which + "'",
+                            table.where(r, layer));
+    }
+    return out;
+}
+
+}  // namespace hetsched::model

@@ -1,0 +1,78 @@
+#include <hetsched/place/allocation.hpp>
+
+#include <map>
+#include <sstream>
+
+namespace hetsched::place {
+namespace {
+
+std::string resolve(const io::YamlDocument& doc, const YAML::Node& n, const catalog::GpuCatalog& c) {
+    const std::string name = io::yaml_string(doc, n, "gpu");
+    try {
+        return c.find(name).name;
+    } catch (const UsageError& e) {
+        throw DataError(e.what(), doc.where(n));
+    }
+}
+
+}  // namespace
+
+Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
+    const YAML::Node sec = io::optional_child(doc, doc.root, "allocation");
+    if (!sec.IsDefined())
+        throw DataError("missing key 'allocation' (the dp degree and stage GPU types; or give --dp and --stages)",
+                        doc.where(doc.root));
+    if (!sec.IsMap()) throw DataError("expected a map under 'allocation'", doc.where(sec));
+    Allocation a;
+    a.where = doc.where(sec);
+    const YAML::Node dp = io::required_child(doc, sec, "dp");
+    const long d = io::yaml_integer(doc, dp, "dp");
+    if (d < 1 || d > 65536) throw DataError("expected dp between 1 and 65536, got " + dp.Scalar(), doc.where(dp));
+    a.dp = static_cast<int>(d);
+
+    const YAML::Node stages = io::optional_child(doc, sec, "stages");
+    const YAML::Node gpus = io::optional_child(doc, sec, "gpus");
+    if (!stages.IsDefined() && !gpus.IsDefined())
+        throw DataError("allocation needs 'stages' (a GPU type per stage) or 'gpus' (GPUs per type)", a.where);
+    std::map<std::string, long> counted;
+    if (gpus.IsDefined()) {
+        if (!gpus.IsMap()) throw DataError("expected a map of GPU type to count under 'gpus'", doc.where(gpus));
+        for (const auto& kv : gpus) {
+            const std::string name = resolve(doc, kv.first, c);
+            const long n = io::yaml_integer(doc, kv.second, "gpus");
+            if (n < 1 || n % a.dp != 0)
+                throw DataError("expected a positive multiple of dp (" + std::to_string(a.dp) + ") GPUs of " + name +
+                                    ", got " + kv.second.Scalar(),
+                                doc.where(kv.second));
+            counted[name] += n;
+            if (!stages.IsDefined()) a.stages.insert(a.stages.end(), static_cast<size_t>(n / a.dp), name);
+        }
+    }
+    if (stages.IsDefined()) {
+        if (!stages.IsSequence() || stages.size() == 0)
+            throw DataError("expected a list of stage GPU types under 'stages'", doc.where(stages));
+        std::map<std::string, long> listed;
+        for (const auto& st : stages) {
+            const YAML::Node name = st.IsMap() ? io::required_child(doc, st, "gpu") : YAML::Node(st);
+            a.stages.push_back(resolve(doc, name, c));
+            listed[a.stages.back()] += a.dp;
+        }
+        if (gpus.IsDefined() && listed != counted)
+            throw DataError("'stages' (times dp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
+    }
+    return a;
+}
+
+Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& c) {
+    Allocation a;
+    a.dp = dp;
+    a.where.file = "--stages";
+    std::stringstream in(stages);
+    std::string name;
+    while (std::getline(in, name, ','))
+        if (!name.empty()) a.stages.push_back(c.find(name).name);
+    if (a.stages.empty()) throw UsageError("--stages needs at least one GPU type");
+    return a;
+}
+
+}  // namespace hetsched::place

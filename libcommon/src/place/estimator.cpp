@@ -1,0 +1,52 @@
+#include <hetsched/place/estimator.hpp>
+
+namespace hetsched::place {
+namespace {
+
+void fill_costs(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs) {
+    const size_t k = pl.order.size();
+    costs.resize(k);
+    long first = 0;
+    for (size_t s = 0; s < k; ++s) {
+        const size_t t = pl.order[s];
+        const long c = pl.layers[s];
+        const int pos = static_cast<int>(s);
+        costs[s].forward = p.forward_s(t, pos, first, c);
+        costs[s].backward = p.backward_s(t, pos, first, c);
+        costs[s].to_next = s + 1 < k ? p.transfer_s(t, pl.order[s + 1]) : 0;
+        costs[s].allreduce = p.allreduce_s(t, pos, c);
+        first += c;
+    }
+}
+
+}  // namespace
+
+std::vector<StageCosts> stage_costs(const Problem& p, const Placement& pl) {
+    std::vector<StageCosts> costs;
+    fill_costs(p, pl, costs);
+    return costs;
+}
+
+Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEvent>* timeline) {
+    const std::vector<StageCosts> costs = stage_costs(p, pl);
+    Estimate e;
+    simulate_1f1b(costs, p.micro_batches, e.schedule, timeline);
+    for (size_t s = 0; s < costs.size(); ++s) {
+        const StageCosts& c = costs[s];
+        e.stages.push_back({c.forward, c.backward, c.to_next, s > 0 ? costs[s - 1].to_next : 0, c.allreduce});
+        const StageCosts& slow = costs[e.slowest_stage];
+        if (c.forward + c.backward > slow.forward + slow.backward) e.slowest_stage = s;
+        const double end = e.schedule.backward_end[s] + c.allreduce;
+        if (end > e.schedule.backward_end[e.critical_stage] + costs[e.critical_stage].allreduce) e.critical_stage = s;
+    }
+    e.allreduce_bound = e.schedule.iteration_s > e.schedule.pipeline_s;
+    return e;
+}
+
+double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs, Schedule& schedule) {
+    fill_costs(p, pl, costs);
+    simulate_1f1b(costs, p.micro_batches, schedule);
+    return schedule.iteration_s;
+}
+
+}  // namespace hetsched::place

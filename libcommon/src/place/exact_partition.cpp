@@ -1,0 +1,126 @@
+/// Branch and bound over stage types and layer splits, exact for the estimator. A partial placement
+/// (stages 0..s-1 fixed) is cut when a lower bound on every completion is no better than the best
+/// complete placement so far. The bounds follow from the 1F1B dependencies:
+///   - stage j cannot start before the first micro-batch crossed stages 0..j-1, works m (f_j + b_j),
+///     and the last backward must travel back through 0..j-1:
+///       T >= sum_{i<j} (f_i + b_i + 2 c_i) + m (f_j + b_j);
+///   - its all-reduce starts after its own last backward: T >= sum_{i<j} (f_i + c_i) + m (f_j + b_j) + ar_j;
+///   - the R layers still to place need, on the stages left, at least m R / sum_u (1 / tau_u), tau_u the
+///     fastest layer on type u (the continuous relaxation of balancing them).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/place/estimator.hpp>
+#include <hetsched/place/methods.hpp>
+
+namespace hetsched::place {
+namespace {
+
+class ExactSearch {
+public:
+    ExactSearch(const Problem& p, const std::vector<size_t>* order, long limit)
+        : p_(p), order_(order), limit_(limit), k_(p.stages()), m_(static_cast<double>(p.micro_batches)) {
+        for (size_t t = 0; t < p.types.size(); ++t) {
+            left_.push_back(p.types[t].stages);
+            inv_tau_.push_back(1.0 / p.min_layer_s(t));
+            cap_.push_back(*std::max_element(p.types[t].max_layers.begin(), p.types[t].max_layers.end()));
+        }
+        cur_.order.resize(static_cast<size_t>(k_));
+        cur_.layers.resize(static_cast<size_t>(k_));
+    }
+
+    PlaceResult run(const PlaceResult& incumbent) {
+        result_ = incumbent;
+        dfs(0, 0, 0, 0);
+        result_.nodes = nodes_;
+        return result_;
+    }
+
+private:
+    /// Stages [0, s) are placed and hold `first` layers; `fb` = sum (f + b + 2c) and `f` = sum (f + c)
+    /// over them, the link after stage s-1 not yet included.
+    void dfs(int s, long first, double fb, double f) {
+        if (++nodes_ > limit_)
+            throw UsageError("the exact search passed its limit of " + std::to_string(limit_) +
+                             " nodes; raise --search-limit, or use --method cmr");
+        const long rest = p_.layers - first;
+        const int stages_after = k_ - s - 1;
+        for (size_t t = 0; t < p_.types.size(); ++t) {
+            if (order_ ? (*order_)[static_cast<size_t>(s)] != t : left_[t] == 0) continue;
+            const double link = s > 0 ? p_.transfer_s(cur_.order[static_cast<size_t>(s - 1)], t) : 0;
+            --left_[t];
+            double speed_after = 0;
+            long cap_after = 0;
+            if (order_) {
+                for (int j = s + 1; j < k_; ++j) {
+                    const size_t u = (*order_)[static_cast<size_t>(j)];
+                    speed_after += inv_tau_[u];
+                    cap_after += p_.types[u].max_layers[static_cast<size_t>(j)];
+                }
+            } else {
+                for (size_t u = 0; u < p_.types.size(); ++u) {
+                    speed_after += left_[u] * inv_tau_[u];
+                    cap_after += left_[u] * cap_[u];
+                }
+            }
+            const long hi = std::min(p_.types[t].max_layers[static_cast<size_t>(s)], rest - stages_after);
+            const long lo = stages_after == 0 ? rest : std::max(1L, rest - cap_after);
+            cur_.order[static_cast<size_t>(s)] = t;
+            if (lo <= hi) {
+                // Try the share that balances speed first, then further and further from it.
+                const double share = stages_after == 0 ? static_cast<double>(rest)
+                                                        : static_cast<double>(rest) * inv_tau_[t] / (inv_tau_[t] + speed_after);
+                const long mid = std::clamp(static_cast<long>(std::lround(share)), lo, hi);
+                for (long d = 0; mid - d >= lo || mid + d <= hi; ++d) {
+                    if (mid + d <= hi) branch(s, t, mid + d, first, fb + 2 * link, f + link, speed_after);
+                    if (d > 0 && mid - d >= lo) branch(s, t, mid - d, first, fb + 2 * link, f + link, speed_after);
+                }
+            }
+            ++left_[t];
+        }
+    }
+
+    void branch(int s, size_t t, long c, long first, double fb, double f, double speed_after) {
+        const double fs = p_.forward_s(t, s, first, c), bs = p_.backward_s(t, s, first, c);
+        const double busy = m_ * (fs + bs);
+        double bound = std::max(fb + busy, f + busy + p_.allreduce_s(t, s, c));
+        const long rest = p_.layers - first - c;
+        if (rest > 0) bound = std::max(bound, fb + fs + bs + m_ * static_cast<double>(rest) / speed_after);
+        if (!result_.placement.empty() && bound >= result_.iteration_s) return;
+        cur_.layers[static_cast<size_t>(s)] = c;
+        if (s + 1 < k_) {
+            dfs(s + 1, first + c, fb + fs + bs, f + fs);
+            return;
+        }
+        const double time = iteration_time(p_, cur_, costs_, schedule_);
+        ++result_.evaluated;
+        if (result_.placement.empty() || time < result_.iteration_s) {
+            result_.placement = cur_;
+            result_.iteration_s = time;
+        }
+    }
+
+    const Problem& p_;
+    const std::vector<size_t>* order_;
+    long limit_;
+    int k_;
+    double m_;
+    std::vector<int> left_;
+    std::vector<double> inv_tau_;
+    std::vector<long> cap_;
+    Placement cur_;
+    PlaceResult result_;
+    long nodes_ = 0;
+    std::vector<StageCosts> costs_;
+    Schedule schedule_;
+};
+
+}  // namespace
+
+PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit) {
+    return ExactSearch(p, order, limit).run(incumbent);
+}
+
+}  // namespace hetsched::place

@@ -1,0 +1,99 @@
+#include <hetsched/place/methods.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
+
+namespace hetsched::place {
+namespace {
+
+std::vector<size_t> stage_list(const Problem& p) {
+    std::vector<size_t> out;
+    for (size_t t = 0; t < p.types.size(); ++t) out.insert(out.end(), static_cast<size_t>(p.types[t].stages), t);
+    return out;
+}
+
+}  // namespace
+
+Method parse_method(const std::string& s) {
+    if (s == "cmr") return Method::cmr;
+    if (s == "whale") return Method::whale;
+    if (s == "hph") return Method::hph;
+    if (s == "optimal") return Method::optimal;
+    throw UsageError("unknown method '" + s + "' (expected cmr, whale, hph or optimal)");
+}
+
+std::string method_name(Method m) {
+    switch (m) {
+    case Method::cmr: return "cmr";
+    case Method::whale: return "whale";
+    case Method::hph: return "hph";
+    case Method::optimal: return "optimal";
+    }
+    return "?";
+}
+
+std::vector<size_t> order_by_memory(const Problem& p) {
+    auto out = stage_list(p);
+    std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+        const auto &x = p.types[a], &y = p.types[b];
+        return std::make_tuple(-x.memory_gib, -x.tflops, x.name) < std::make_tuple(-y.memory_gib, -y.tflops, y.name);
+    });
+    return out;
+}
+
+std::vector<size_t> order_by_compute(const Problem& p) {
+    auto out = stage_list(p);
+    std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+        const auto &x = p.types[a], &y = p.types[b];
+        return std::make_tuple(x.tflops, x.memory_gib, x.name) < std::make_tuple(y.tflops, y.memory_gib, y.name);
+    });
+    return out;
+}
+
+std::string shortfall(const Problem& p, const std::vector<size_t>* order) {
+    // The most layers the stages hold: each at its best position, or at its own in a fixed order.
+    long most = 0;
+    std::string none;
+    for (size_t t = 0; t < p.types.size(); ++t) {
+        const auto& g = p.types[t];
+        const long best = *std::max_element(g.max_layers.begin(), g.max_layers.end());
+        if (!order) most += best * g.stages;
+        if (best == 0 && none.empty())
+            none = "; one layer on " + g.name + " needs " + io::format_fixed(g.first_layer_gib, 2) + " GiB of " +
+                   io::format_fixed(g.usable_gib, 2) + " GiB usable";
+    }
+    if (order)
+        for (size_t s = 0; s < order->size(); ++s) most += p.types[(*order)[s]].max_layers[s];
+    const std::string where = order ? "in this stage order " : "";
+    if (most >= p.layers)
+        return "no placement found that fits memory, though the stages " + where + "hold up to " +
+               std::to_string(most) + " of " + std::to_string(p.layers) + " layers; try --method optimal";
+    double per_layer = 0;
+    for (const auto& g : p.types) per_layer = std::max(per_layer, g.per_layer_gib);
+    return "the allocation cannot hold " + p.model + ": its " + std::to_string(p.stages()) + " stages " + where +
+           "hold at most " + std::to_string(most) + " of " + std::to_string(p.layers) + " layers, about " +
+           io::format_fixed(static_cast<double>(p.layers - most) * per_layer, 1) + " GiB short (" +
+           io::format_fixed(per_layer, 2) + " GiB per layer)" + none;
+}
+
+PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o) {
+    const std::vector<size_t>* fixed = o.keep_order ? &o.order : nullptr;
+    PlaceResult r;
+    switch (m) {
+    case Method::cmr: r = place_cmr(p, fixed); break;
+    case Method::whale: r = place_whale(p, fixed ? *fixed : order_by_memory(p)); break;
+    case Method::hph: {
+        const std::vector<size_t> order = fixed ? *fixed : order_by_compute(p);
+        r = place_exact(p, &order, place_cmr(p, &order), o.search_limit);
+        break;
+    }
+    case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit); break;
+    }
+    if (r.placement.empty()) throw Infeasible(shortfall(p, fixed));
+    return r;
+}
+
+}  // namespace hetsched::place

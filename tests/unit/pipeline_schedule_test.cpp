@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/place/pipeline_schedule.hpp>
+
+using namespace hetsched::place;
+
+namespace {
+
+double run(const std::vector<StageCosts>& stages, long m, std::vector<TimelineEvent>* timeline = nullptr) {
+    Schedule s;
+    simulate_1f1b(stages, m, s, timeline);
+    return s.iteration_s;
+}
+
+}  // namespace
+
+TEST_CASE("a homogeneous pipeline takes the textbook 1F1B time (m + p - 1)(f + b)", "[place]") {
+    for (int p : {1, 2, 4, 7}) {
+        for (long m : {1L, 2L, 3L, 8L, 33L}) {
+            const std::vector<StageCosts> stages(static_cast<size_t>(p), StageCosts{1.0, 2.0, 0, 0});
+            CAPTURE(p, m);
+            CHECK(run(stages, m) == Approx(static_cast<double>(m + p - 1) * 3.0));
+        }
+    }
+}
+
+TEST_CASE("transfers delay the pipeline as worked out by hand", "[place]") {
+    // Two stages, f = 1, b = 2, 0.5 s each way. Stage 0: F0 [0,1] F1 [1,2] B0 [5,7] B1 [8,10];
+    // stage 1: F0 [1.5,2.5] B0 [2.5,4.5] F1 [4.5,5.5] B1 [5.5,7.5].
+    std::vector<StageCosts> stages{{1, 2, 0.5, 1}, {1, 2, 0, 3}};
+    Schedule s;
+    simulate_1f1b(stages, 2, s);
+    CHECK(s.backward_end[0] == Approx(10));
+    CHECK(s.backward_end[1] == Approx(7.5));
+    CHECK(s.pipeline_s == Approx(10));
+    CHECK(s.iteration_s == Approx(11));  // stage 0's all-reduce: 10 + 1 (stage 1's ends at 10.5)
+}
+
+TEST_CASE("all-reduces overlap earlier stages' backward as Espresso Eq. 9 says", "[place]") {
+    // Equal stages drain back to front one backward apart, so T = T_0^comp + max_i (ar_i - i b).
+    std::vector<StageCosts> stages{{1, 2, 0, 0.5}, {1, 2, 0, 3}, {1, 2, 0, 5.5}, {1, 2, 0, 9}};
+    const double comp = (8 + 4 - 1) * 3.0;
+    CHECK(run(stages, 8) == Approx(comp + std::max({0.5, 3 - 2.0, 5.5 - 4.0, 9 - 6.0})));
+}
+
+TEST_CASE("the timeline holds every operation once and never overlaps a stage's compute", "[place]") {
+    std::vector<StageCosts> stages{{1, 2, 0.3, 1}, {0.5, 1.5, 0.2, 0}, {2, 3, 0, 2}};
+    std::vector<TimelineEvent> timeline;
+    const double t = run(stages, 5, &timeline);
+    int compute = 0, sends = 0, reduces = 0;
+    std::vector<double> busy_until(3, 0);
+    for (const auto& e : timeline) {
+        CHECK(e.end_s >= e.start_s);
+        CHECK(e.end_s <= t + 1e-12);
+        if (e.kind == EventKind::forward || e.kind == EventKind::backward) {
+            ++compute;
+            CHECK(e.start_s >= busy_until[static_cast<size_t>(e.stage)] - 1e-12);
+            busy_until[static_cast<size_t>(e.stage)] = e.end_s;
+        } else if (e.kind == EventKind::allreduce) {
+            ++reduces;
+        } else {
+            ++sends;
+        }
+    }
+    CHECK(compute == 2 * 5 * 3);
+    CHECK(sends == 2 * 5 * 2);
+    CHECK(reduces == 2);
+}
+
+TEST_CASE("the slowest stage sets the pace of a long pipeline", "[place]") {
+    std::vector<StageCosts> stages{{1, 2, 0, 0}, {2, 4, 0, 0}, {1, 2, 0, 0}};
+    const double m = 64;
+    const double t = run(stages, 64);
+    CHECK(t >= m * 6);
+    CHECK(t <= m * 6 + 2 * 3 + 6);  // plus filling and draining around the slow stage
+}

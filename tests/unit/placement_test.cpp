@@ -1,0 +1,218 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/place/estimator.hpp>
+#include <hetsched/place/methods.hpp>
+
+using namespace hetsched;
+using namespace hetsched::place;
+
+namespace {
+
+/// A hand-made type: uniform layers of `fwd` and 2 `fwd` seconds, `cap` layers at every position.
+StageType uniform_type(const std::string& name, int stages, double tflops, double memory, long layers, double fwd,
+                       std::vector<long> caps) {
+    StageType t;
+    t.name = name;
+    t.stages = stages;
+    t.tflops = tflops;
+    t.memory_gib = memory;
+    t.max_layers = std::move(caps);
+    for (long i = 0; i <= layers; ++i) {
+        t.forward.push_back(static_cast<double>(i) * fwd);
+        t.backward.push_back(static_cast<double>(i) * 2 * fwd);
+    }
+    return t;
+}
+
+/// The best estimate over every order (or the given one) and every split, by enumeration.
+double brute_force(const Problem& p, const std::vector<size_t>* fixed) {
+    const int k = p.stages();
+    std::vector<size_t> order;
+    if (fixed) order = *fixed;
+    else
+        for (size_t t = 0; t < p.types.size(); ++t) order.insert(order.end(), static_cast<size_t>(p.types[t].stages), t);
+    double best = 1e300;
+    do {
+        std::vector<long> split(static_cast<size_t>(k), 1);
+        std::function<void(int, long)> go = [&](int s, long left) {
+            if (s == k - 1) {
+                split[static_cast<size_t>(s)] = left;
+                Placement pl{order, split};
+                if (feasible(p, pl)) best = std::min(best, estimate(p, pl).schedule.iteration_s);
+                return;
+            }
+            for (long c = 1; c <= left - (k - s - 1); ++c) {
+                split[static_cast<size_t>(s)] = c;
+                go(s + 1, left - c);
+            }
+        };
+        go(0, p.layers);
+    } while (!fixed && std::next_permutation(order.begin(), order.end()));
+    return best;
+}
+
+/// Small random problems: 2-3 types, up to 4 stages, up to 11 layers, uneven layers and tight memory.
+Problem random_problem(std::mt19937& rng) {
+    std::uniform_int_distribution<int> ntypes(2, 3), nstages(1, 2);
+    std::uniform_real_distribution<double> unit(0.2, 1.0);
+    Problem p;
+    p.model = "random";
+    p.dp = 2;
+    p.micro_batches = std::uniform_int_distribution<long>(1, 9)(rng);
+    p.layers = std::uniform_int_distribution<long>(4, 11)(rng);
+    p.layer_params = 1;
+    p.head_params = 2;
+    p.tail_params = 2;
+    p.cross_type_link_s = 0.1 * unit(rng);
+    const int n = ntypes(rng);
+    int k = 0;
+    std::vector<int> stages;
+    for (int t = 0; t < n; ++t) stages.push_back(nstages(rng)), k += stages.back();
+    if (k > 4) stages.back() -= k - 4, k = 4;
+    for (int t = 0; t < n; ++t) {
+        if (stages[static_cast<size_t>(t)] == 0) continue;
+        std::vector<long> caps;
+        for (int s = 0; s < k; ++s) caps.push_back(std::uniform_int_distribution<long>(1, p.layers)(rng) + s / 2);
+        StageType st = uniform_type("T" + std::to_string(t), stages[static_cast<size_t>(t)], 10 + 100 * unit(rng),
+                                    8 + 40 * unit(rng), p.layers, 0.0, caps);
+        for (long i = 0; i < p.layers; ++i) {  // layers of different cost
+            const double f = unit(rng);
+            st.forward[static_cast<size_t>(i) + 1] = st.forward[static_cast<size_t>(i)] + f;
+            st.backward[static_cast<size_t>(i) + 1] = st.backward[static_cast<size_t>(i)] + 2 * f;
+        }
+        st.tail_forward = 0.3 * unit(rng);
+        st.tail_backward = 2 * st.tail_forward;
+        st.allreduce_s_per_param = 0.5 * unit(rng);
+        st.link_s = 0.05 * unit(rng);
+        p.types.push_back(st);
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("optimal and hph match brute force on small problems", "[place]") {
+    std::mt19937 rng(20261122);
+    int feasible_cases = 0;
+    for (int i = 0; i < 150; ++i) {
+        const Problem p = random_problem(rng);
+        CAPTURE(i, p.layers, p.stages(), p.micro_batches);
+        const double truth = brute_force(p, nullptr);
+        if (truth >= 1e300) {
+            CHECK_THROWS_AS(place_stages(p, Method::optimal, {}), Infeasible);
+            continue;
+        }
+        ++feasible_cases;
+        const PlaceResult opt = place_stages(p, Method::optimal, {});
+        CHECK(feasible(p, opt.placement));
+        CHECK(opt.iteration_s == Approx(truth).epsilon(1e-12));
+        const auto order = order_by_compute(p);
+        const double hph_truth = brute_force(p, &order);
+        if (hph_truth < 1e300) {
+            const PlaceResult hph = place_stages(p, Method::hph, {});
+            CHECK(hph.placement.order == order);
+            CHECK(hph.iteration_s == Approx(hph_truth).epsilon(1e-12));
+        }
+        // The heuristics never beat the optimum, and what they return fits.
+        for (Method m : {Method::cmr, Method::whale}) {
+            try {
+                const PlaceResult r = place_stages(p, m, {});
+                CHECK(feasible(p, r.placement));
+                CHECK(r.iteration_s >= truth * (1 - 1e-12));
+            } catch (const Infeasible&) {
+            }
+        }
+    }
+    CHECK(feasible_cases > 60);
+}
+
+TEST_CASE("cmr builds Espresso's ViT example: [RTX3090, A4000, A6000] with [22, 16, 30] layers", "[place]") {
+    // Espresso §V-B, Fig. 9: 68 layers on one RTX3090, one A4000 and one A6000 stage. Memory limits and
+    // sync costs are set so that the paper's CMR values come out: stage 0 (22 layers) 142/24 x 26/22 =
+    // 6.99 for the 3090 and 154.8/48 x 54/22 = 7.91 for the A6000 (the A4000 cannot hold 22); stage 1
+    // 76/16 x 1 = 4.75 for the A4000 and 154.8/48 x 58/27 = 6.92 for the A6000 (budget 22 + 5 s).
+    Problem p;
+    p.model = "vit";
+    p.layers = 68;
+    p.dp = 2;
+    p.micro_batches = 4;
+    p.layer_params = 1;
+    const double b3090 = 5.0 / 22 / 2;  // forward per layer, so that 22 layers back-propagate in 5 s
+    p.types.push_back(uniform_type("RTX-3090", 1, 142, 24, 68, b3090, {26, 27, 27}));
+    p.types.push_back(uniform_type("RTX-A4000", 1, 76, 16, 68, 0.2, {15, 20, 20}));
+    p.types.push_back(uniform_type("RTX-A6000", 1, 154.8, 48, 68, 0.1, {54, 58, 60}));
+    for (auto& t : p.types) t.allreduce_s_per_param = 1;  // one second of sync per layer
+    const Placement pl = cmr_candidate(p, 22, nullptr);
+    REQUIRE_FALSE(pl.empty());
+    std::vector<std::string> names;
+    for (size_t t : pl.order) names.push_back(p.types[t].name);
+    CHECK(names == std::vector<std::string>{"RTX-3090", "RTX-A4000", "RTX-A6000"});
+    // L_f: floor(68 x 76 / 372.8) = 13 and floor(68 x 154.8 / 372.8) = 28; AdjustToCoverAllLayers adds
+    // the missing 5 round robin to stages 1 and 2.
+    CHECK(pl.layers == std::vector<long>{22, 16, 30});
+}
+
+TEST_CASE("whale orders by memory and balances by speed within memory", "[place]") {
+    Problem p;
+    p.model = "m";
+    p.layers = 30;
+    p.micro_batches = 8;
+    p.types.push_back(uniform_type("small-fast", 1, 100, 16, 30, 0.1, {8, 8, 8}));
+    p.types.push_back(uniform_type("big-slow", 2, 50, 48, 30, 0.2, {30, 30, 30}));
+    const PlaceResult r = place_stages(p, Method::whale, {});
+    CHECK(r.placement.order == std::vector<size_t>{1, 1, 0});
+    // Speeds 1:1:2 would give 7.5, 7.5, 15 layers; the fast type holds only 8, so the rest go back.
+    CHECK(r.placement.layers[2] == 8);
+    CHECK(r.placement.layers[0] + r.placement.layers[1] == 22);
+    CHECK(std::abs(r.placement.layers[0] - r.placement.layers[1]) <= 1);
+}
+
+TEST_CASE("keep-order places stages in the allocation's order", "[place]") {
+    Problem p;
+    p.model = "m";
+    p.layers = 12;
+    p.micro_batches = 4;
+    p.types.push_back(uniform_type("a", 2, 100, 40, 12, 0.1, {12, 12, 12}));
+    p.types.push_back(uniform_type("b", 1, 30, 40, 12, 0.3, {12, 12, 12}));
+    PlaceOptions o;
+    o.keep_order = true;
+    o.order = {1, 0, 0};
+    for (Method m : {Method::cmr, Method::whale, Method::hph, Method::optimal}) {
+        const PlaceResult r = place_stages(p, m, o);
+        CHECK(r.placement.order == o.order);
+        CHECK(feasible(p, r.placement));
+    }
+}
+
+TEST_CASE("an allocation too small for the model is infeasible, saying by how much", "[place]") {
+    Problem p;
+    p.model = "big";
+    p.layers = 40;
+    p.micro_batches = 4;
+    p.types.push_back(uniform_type("a", 2, 100, 16, 40, 0.1, {10, 12}));
+    p.types[0].per_layer_gib = 1.5;
+    for (Method m : {Method::cmr, Method::whale, Method::hph, Method::optimal}) {
+        try {
+            place_stages(p, m, {});
+            FAIL("expected Infeasible");
+        } catch (const Infeasible& e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find("at most 24 of 40 layers") != std::string::npos);
+            CHECK(std::string(e.what()).find("24 GiB short") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("the exact search stops at its node limit with advice", "[place]") {
+    std::mt19937 rng(7);
+    Problem p = random_problem(rng);
+    while (brute_force(p, nullptr) >= 1e300 || p.stages() < 3) p = random_problem(rng);
+    PlaceOptions o;
+    o.search_limit = 2;
+    CHECK_THROWS_AS(place_stages(p, Method::optimal, o), UsageError);
+}
