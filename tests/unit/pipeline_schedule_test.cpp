@@ -36,6 +36,13 @@ TEST_CASE("transfers delay the pipeline as worked out by hand", "[place]") {
     CHECK(s.iteration_s == Approx(11));  // stage 0's all-reduce: 10 + 1 (stage 1's ends at 10.5)
 }
 
+TEST_CASE("a slow link carries one micro-batch at a time", "[place]") {
+    // f = 0.1, b = 0.2, 1 s per transfer. Activations cross [0.1,1.1] [1.1,2.1] [2.7,3.7]; gradients
+    // [1.4,2.4] [2.4,3.4] [4.0,5.0]; stage 0's last backward [5.0,5.2].
+    std::vector<StageCosts> stages{{0.1, 0.2, 1, 0}, {0.1, 0.2, 0, 0}};
+    CHECK(run(stages, 3) == Approx(5.2));
+}
+
 TEST_CASE("all-reduces overlap earlier stages' backward as Espresso Eq. 9 says", "[place]") {
     // Equal stages drain back to front one backward apart, so T = T_0^comp + max_i (ar_i - i b).
     std::vector<StageCosts> stages{{1, 2, 0, 0.5}, {1, 2, 0, 3}, {1, 2, 0, 5.5}, {1, 2, 0, 9}};

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <hetsched/place/estimator.hpp>
 #include <hetsched/place/methods.hpp>
@@ -17,6 +18,33 @@ double layers_within(const Problem& p, size_t type, int pos, double budget) {
     if (per_layer <= 0) return std::numeric_limits<double>::infinity();
     return std::max(1.0, std::floor((budget - p.allreduce_s(type, pos, 0)) / per_layer));
 }
+
+/// The most layers stages pos..k-1 can hold when the types left (`left`, counts per type) take them
+/// in the best order; memoised on (position, counts), so each candidate only looks it up.
+class CapacityAhead {
+public:
+    explicit CapacityAhead(const Problem& p) : p_(p), k_(p.stages()) {}
+    long operator()(int pos, std::vector<int>& left) {
+        if (pos == k_) return 0;
+        std::vector<int> key = left;
+        key.push_back(pos);
+        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        long best = -1;
+        for (size_t t = 0; t < left.size(); ++t) {
+            if (left[t] == 0) continue;
+            --left[t];
+            const long rest = (*this)(pos + 1, left);
+            ++left[t];
+            if (rest >= 0) best = std::max(best, p_.types[t].max_layers[static_cast<size_t>(pos)] + rest);
+        }
+        return memo_[std::move(key)] = best;
+    }
+
+private:
+    const Problem& p_;
+    int k_;
+    std::map<std::vector<int>, long> memo_;
+};
 
 /// AdjustToCoverAllLayers: hand the missing layers to stages 1..k-1 one at a time, round robin, while
 /// memory allows (the paper's rule); surplus layers are taken back from the last stage forwards.
@@ -39,9 +67,9 @@ bool cover_all_layers(const Problem& p, Placement& pl) {
     return true;
 }
 
-}  // namespace
-
-Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* order) {
+/// Alg. 2 lines 6-14 for one l0. Beyond the paper, a type is only picked when the types left can still
+/// hold the remaining layers (`ahead`), so tight allocations do not end in a dead end.
+Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* order, CapacityAhead& ahead) {
     const int k = p.stages();
     const size_t n = p.types.size();
     std::vector<int> left(n);
@@ -57,6 +85,7 @@ Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* or
 
     // The type for stage `s`: the least CMR(t, s) = F/M x max(l_m, l_c)/l_c among the types left that
     // hold `need` layers there; l_c is what fits the sync budget (stage 0: its own l0 layers).
+    long held = 0;  // the most layers stages 0..s-1 can hold (stage 0 keeps l0)
     auto pick = [&](int s, long need, double budget) {
         if (order) {
             const size_t t = (*order)[static_cast<size_t>(s)];
@@ -68,8 +97,13 @@ Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* or
             const StageType& g = p.types[t];
             const double lm = static_cast<double>(g.max_layers[static_cast<size_t>(s)]);
             if (left[t] == 0 || lm < static_cast<double>(need)) continue;
+            --left[t];
+            const long later = ahead(s + 1, left);
+            ++left[t];
+            if (later < 0 || held + (s == 0 ? l0 : static_cast<long>(lm)) + later < p.layers) continue;
             const double lc = s == 0 ? static_cast<double>(l0) : layers_within(p, t, s, budget);
-            const double cmr = g.tflops / g.memory_gib * (std::max(lm, lc) / lc);
+            const double alpha = std::isinf(lc) ? 1.0 : std::max(lm, lc) / lc;  // no sync: nothing to overlap
+            const double cmr = g.tflops / g.memory_gib * alpha;
             if (cmr < best_cmr) best = t, best_cmr = cmr;
         }
         return best;
@@ -81,6 +115,7 @@ Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* or
     pl.order.push_back(t0);
     pl.layers.push_back(l0);
     --left[t0];
+    held = l0;
     double overlap = p.allreduce_s(t0, 0, l0);  // T_0^ol: stage 0's own sync
     long first = l0;
     for (int s = 1; s < k; ++s) {
@@ -93,10 +128,66 @@ Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* or
         pl.order.push_back(t);
         pl.layers.push_back(l);
         --left[t];
+        held += p.types[t].max_layers[static_cast<size_t>(s)];
         first += l;
     }
     if (!cover_all_layers(p, pl)) return {};
     return pl;
+}
+
+/// Beyond the paper: moves layers across stage boundaries of the chosen plan while the estimate
+/// improves (steps of several layers first, then single layers), the split refinement the paper
+/// leaves to HPH's integer program.
+double refine_split(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
+                    Schedule& schedule, bool swap_order) {
+    const size_t k = pl.order.size();
+    for (long step = std::max<long>(1, p.layers / static_cast<long>(4 * k)); step >= 1; step /= 2) {
+        for (bool improved = true; improved;) {
+            improved = false;
+            for (size_t b = 0; b + 1 < k; ++b) {
+                for (int dir : {1, -1}) {
+                    const size_t from = dir > 0 ? b : b + 1, to = dir > 0 ? b + 1 : b;
+                    if (pl.layers[from] - step < 1 || pl.layers[to] + step > p.types[pl.order[to]].max_layers[to]) continue;
+                    pl.layers[from] -= step;
+                    pl.layers[to] += step;
+                    const double t = iteration_time(p, pl, costs, schedule);
+                    ++evaluated;
+                    if (t < time * (1 - 1e-12)) {
+                        time = t;
+                        improved = true;
+                    } else {
+                        pl.layers[from] += step;
+                        pl.layers[to] -= step;
+                    }
+                }
+                // Two neighbouring stages of different types trade places, with or without their layers.
+                if (!swap_order || pl.order[b] == pl.order[b + 1]) continue;
+                for (bool with_layers : {false, true}) {
+                    std::swap(pl.order[b], pl.order[b + 1]);
+                    if (with_layers) std::swap(pl.layers[b], pl.layers[b + 1]);
+                    if (feasible(p, pl)) {
+                        const double t = iteration_time(p, pl, costs, schedule);
+                        ++evaluated;
+                        if (t < time * (1 - 1e-12)) {
+                            time = t;
+                            improved = true;
+                            break;
+                        }
+                    }
+                    std::swap(pl.order[b], pl.order[b + 1]);
+                    if (with_layers) std::swap(pl.layers[b], pl.layers[b + 1]);
+                }
+            }
+        }
+    }
+    return time;
+}
+
+}  // namespace
+
+Placement cmr_candidate(const Problem& p, long l0, const std::vector<size_t>* order) {
+    CapacityAhead ahead(p);
+    return build_candidate(p, l0, order, ahead);
 }
 
 PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
@@ -107,18 +198,29 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
         for (const auto& t : p.types) l_max = std::max(l_max, t.max_layers[0]);
     l_max = std::min(l_max, p.layers - (k - 1));
 
+    // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
+    // kStarts best distinct stage orders is refined, and the best refined plan wins.
+    constexpr size_t kStarts = 3;
+    std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
     std::vector<StageCosts> costs;
     Schedule schedule;
+    CapacityAhead ahead(p);
     for (long l0 = 1; l0 <= l_max; ++l0) {
-        Placement pl = cmr_candidate(p, l0, order);
+        Placement pl = build_candidate(p, l0, order, ahead);
         if (pl.empty()) continue;
         const double time = iteration_time(p, pl, costs, schedule);
         ++best.evaluated;
-        if (best.placement.empty() || time < best.iteration_s) {
-            best.placement = std::move(pl);
-            best.iteration_s = time;
-        }
+        auto [it, fresh] = by_order.try_emplace(pl.order, time, pl);
+        if (!fresh && time < it->second.first) it->second = {time, std::move(pl)};
+    }
+    std::vector<std::pair<double, Placement>> starts;
+    for (auto& kv : by_order) starts.push_back(std::move(kv.second));
+    std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (starts.size() > kStarts) starts.resize(kStarts);
+    for (auto& [time, pl] : starts) {
+        const double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
+        if (best.placement.empty() || refined < best.iteration_s) best.placement = pl, best.iteration_s = refined;
     }
     return best;
 }

@@ -32,50 +32,64 @@ inline bool op_at(long q, long warm, long m, long& mb) {
 
 void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out, std::vector<TimelineEvent>* timeline) {
     const int k = static_cast<int>(stages.size());
-    thread_local std::vector<double> fwd_end, bwd_end, free_at;
+    const size_t um = static_cast<size_t>(m);
+    // act_at[i][j]: micro-batch j's activation has reached stage i + 1; grad_at[i][j]: its gradient has
+    // reached stage i - 1. Negative: not yet simulated. Each link direction carries one transfer at a
+    // time, in the order the sender produces them.
+    thread_local std::vector<double> act_at, grad_at, fwd_end, free_at, fwd_link, bwd_link;
     thread_local std::vector<long> next;
-    const size_t cells = static_cast<size_t>(k) * static_cast<size_t>(m);
-    fwd_end.assign(cells, -1.0);
-    bwd_end.assign(cells, -1.0);
+    const size_t cells = static_cast<size_t>(k) * um;
+    act_at.assign(cells, -1.0);
+    fwd_end.assign(cells, 0.0);
+    grad_at.assign(cells, -1.0);
     free_at.assign(static_cast<size_t>(k), 0.0);
+    fwd_link.assign(static_cast<size_t>(k), 0.0);
+    bwd_link.assign(static_cast<size_t>(k), 0.0);
     next.assign(static_cast<size_t>(k), 0);
     out.backward_end.assign(static_cast<size_t>(k), 0.0);
 
     auto run_stage = [&](int i) {
-        const StageCosts& c = stages[static_cast<size_t>(i)];
+        const size_t si = static_cast<size_t>(i);
+        const StageCosts& c = stages[si];
         const long warm = std::min<long>(k - 1 - i, m);
-        const size_t row = static_cast<size_t>(i) * static_cast<size_t>(m);
+        const size_t row = si * um;
         bool progressed = false;
-        while (next[static_cast<size_t>(i)] < 2 * m) {
+        while (next[si] < 2 * m) {
             long mb = 0;
-            const bool forward = op_at(next[static_cast<size_t>(i)], warm, m, mb);
-            double ready;
+            const bool forward = op_at(next[si], warm, m, mb);
+            const size_t cell = row + static_cast<size_t>(mb);
+            double ready = 0;
             if (forward) {
-                if (i == 0) ready = 0;
-                else {
-                    const double prev = fwd_end[row - static_cast<size_t>(m) + static_cast<size_t>(mb)];
-                    if (prev < 0) break;
-                    ready = prev + stages[static_cast<size_t>(i - 1)].to_next;
+                if (i > 0) {
+                    ready = act_at[cell - um];
+                    if (ready < 0) break;
                 }
             } else if (i == k - 1) {
-                ready = fwd_end[row + static_cast<size_t>(mb)];
+                ready = fwd_end[cell];
             } else {
-                const double after = bwd_end[row + static_cast<size_t>(m) + static_cast<size_t>(mb)];
-                if (after < 0) break;
-                ready = after + c.to_next;
+                ready = grad_at[cell + um];
+                if (ready < 0) break;
             }
-            const double start = std::max(ready, free_at[static_cast<size_t>(i)]);
+            const double start = std::max(ready, free_at[si]);
             const double end = start + (forward ? c.forward : c.backward);
-            (forward ? fwd_end : bwd_end)[row + static_cast<size_t>(mb)] = end;
-            free_at[static_cast<size_t>(i)] = end;
-            ++next[static_cast<size_t>(i)];
+            free_at[si] = end;
+            ++next[si];
             progressed = true;
+            double send_start = end, send_end = end;
+            if (forward) {
+                fwd_end[cell] = end;
+                if (i < k - 1) {
+                    send_start = std::max(end, fwd_link[si]);
+                    send_end = fwd_link[si] = act_at[cell] = send_start + c.to_next;
+                }
+            } else if (i > 0) {
+                send_start = std::max(end, bwd_link[si]);
+                send_end = bwd_link[si] = grad_at[cell] = send_start + stages[si - 1].to_next;
+            }
             if (timeline) {
                 timeline->push_back({i, mb, forward ? EventKind::forward : EventKind::backward, start, end});
-                if (forward && i < k - 1) timeline->push_back({i, mb, EventKind::send_activation, end, end + c.to_next});
-                if (!forward && i > 0)
-                    timeline->push_back(
-                        {i, mb, EventKind::send_gradient, end, end + stages[static_cast<size_t>(i - 1)].to_next});
+                if (forward && i < k - 1) timeline->push_back({i, mb, EventKind::send_activation, send_start, send_end});
+                if (!forward && i > 0) timeline->push_back({i, mb, EventKind::send_gradient, send_start, send_end});
             }
         }
         return progressed;

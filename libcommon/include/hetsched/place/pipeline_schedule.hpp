@@ -1,7 +1,8 @@
 #pragma once
 /// The 1F1B pipeline schedule, simulated operation by operation: each stage runs its warm-up forwards,
 /// then alternates one forward and one backward, then drains; a forward waits for the previous stage's
-/// activation, a backward for the next stage's gradient; transfers are delays on their own link.
+/// activation, a backward for the next stage's gradient; each direction of the link between two stages
+/// carries one transfer at a time, so a slow link queues micro-batches as a slow stage does.
 /// After its last backward a stage all-reduces its gradients with its data-parallel peers while earlier
 /// stages are still back-propagating (Espresso Eq. 8-9, without its approximation of when each
 /// stage finishes).

@@ -1,0 +1,81 @@
+#include <hetsched/place/placestages.hpp>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_document.hpp>
+#include <hetsched/place/placement_report.hpp>
+#include <hetsched/place/problem_builder.hpp>
+
+namespace hetsched::place {
+namespace {
+
+/// The allocation from the document, with --stages and --dp over it.
+Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
+    const bool in_document = doc.root["allocation"].IsDefined();
+    if (!in_document && o.stages.empty()) {
+        if (doc.name == "<options>")
+            throw UsageError("no allocation: give --stages (and --dp), or a job document with an allocation");
+        return read_allocation(doc, c);  // says what is missing, where
+    }
+    Allocation a = o.stages.empty() ? read_allocation(doc, c) : allocation_from_flags(1, o.stages, c);
+    if (!o.stages.empty() && in_document) a.dp = read_allocation(doc, c).dp;
+    if (o.dp > 0) a.dp = o.dp;
+    return a;
+}
+
+/// The first stage of each type in the allocation's own order, as indices into the problem's types.
+std::vector<size_t> given_order(const Problem& p, const Allocation& a) {
+    std::vector<size_t> order;
+    for (const auto& name : a.stages)
+        for (size_t t = 0; t < p.types.size(); ++t)
+            if (p.types[t].name == name) order.push_back(t);
+    return order;
+}
+
+}  // namespace
+
+PlacestagesResult run_placestages(const PlacestagesOptions& o) {
+    model::JobSpec job;
+    io::YamlDocument doc = model::load_job_document(o.io.input, o.job, job);
+    const catalog::GpuCatalog cat = catalog::load_catalog(o.catalog);
+    const Allocation alloc = allocation_of(o, doc, cat);
+    const Method method = parse_method(o.method);
+
+    ProblemOptions po;
+    po.measure = model::parse_measure(o.measure);
+    po.usable_fraction = o.usable_fraction;
+    po.efficiency = o.efficiency;
+    po.network.inter_node_gb_s = cat.inter_node_gb_s;
+    po.network = model::read_network(doc, po.network);
+    if (o.inter_node_gb_s > 0) po.network.inter_node_gb_s = o.inter_node_gb_s;
+    model::LayerProfile profile;
+    if (!o.profile.empty()) {
+        profile = model::read_layer_profile(io::CsvTable::parse(io::read_input(o.profile)), job.model.layers,
+                                            micro_batch_of(job), cat);
+        po.profile = &profile;
+    }
+    const Problem problem = make_problem(job, alloc, cat, po);
+
+    PlaceOptions opts;
+    opts.keep_order = o.keep_order;
+    opts.order = given_order(problem, alloc);
+    opts.search_limit = o.search_limit;
+    const PlaceResult r = place_stages(problem, method, opts);
+    std::vector<TimelineEvent> events;
+    const Estimate e = estimate(problem, r.placement, o.timeline.empty() ? nullptr : &events);
+
+    PlacestagesResult out;
+    if (!o.timeline.empty()) out.timeline = timeline_to_csv(problem, r.placement, events);
+    if (o.format == "csv") {
+        out.text = placement_to_csv(problem, r, e);
+        return out;
+    }
+    ReportContext ctx{method_name(method), o.profile.empty() ? "compute-model" : "profile", o.efficiency,
+                      model::measure_name(po.measure), micro_batch_of(job)};
+    model::write_job_spec(doc.root, job);
+    doc.root["placement"] = placement_to_yaml(problem, r, e, ctx);
+    out.text = io::emit_yaml(doc.root);
+    return out;
+}
+
+}  // namespace hetsched::place
