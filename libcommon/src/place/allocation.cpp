@@ -66,7 +66,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
 Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& c) {
     Allocation a;
     a.dp = dp;
-    a.where.file = "--stages";
+    a.where.file = "allocation (--dp, --stages)";
     std::stringstream in(stages);
     std::string name;
     while (std::getline(in, name, ','))

@@ -5,6 +5,9 @@
 ///     and the last backward must travel back through 0..j-1:
 ///       T >= sum_{i<j} (f_i + b_i + 2 c_i) + m (f_j + b_j);
 ///   - its all-reduce starts after its own last backward: T >= sum_{i<j} (f_i + c_i) + m (f_j + b_j) + ar_j;
+///   - link j carries the m activations one after another, and the last micro-batch's gradient comes
+///     back through it and the stages before; in between it crosses every later layer forward and
+///     backward: T >= sum_{i<=j} (f_i + b_i) + 2 sum_{i<j} c_i + (m + 1) c_j + sum_{i>j} (f_i + b_i);
 ///   - the R layers still to place need, on the stages left, at least m R / sum_u (1 / tau_u), tau_u the
 ///     fastest layer on type u (the continuous relaxation of balancing them).
 #include <algorithm>
@@ -51,17 +54,19 @@ private:
             if (order_ ? (*order_)[static_cast<size_t>(s)] != t : left_[t] == 0) continue;
             const double link = s > 0 ? p_.transfer_s(cur_.order[static_cast<size_t>(s - 1)], t) : 0;
             --left_[t];
-            double speed_after = 0;
+            double speed_after = 0, fastest_after = 0;
             long cap_after = 0;
             if (order_) {
                 for (int j = s + 1; j < k_; ++j) {
                     const size_t u = (*order_)[static_cast<size_t>(j)];
                     speed_after += inv_tau_[u];
+                    fastest_after = std::max(fastest_after, inv_tau_[u]);
                     cap_after += p_.types[u].max_layers[static_cast<size_t>(j)];
                 }
             } else {
                 for (size_t u = 0; u < p_.types.size(); ++u) {
                     speed_after += left_[u] * inv_tau_[u];
+                    if (left_[u] > 0) fastest_after = std::max(fastest_after, inv_tau_[u]);
                     cap_after += left_[u] * cap_[u];
                 }
             }
@@ -74,19 +79,25 @@ private:
                                                         : static_cast<double>(rest) * inv_tau_[t] / (inv_tau_[t] + speed_after);
                 const long mid = std::clamp(static_cast<long>(std::lround(share)), lo, hi);
                 for (long d = 0; mid - d >= lo || mid + d <= hi; ++d) {
-                    if (mid + d <= hi) branch(s, t, mid + d, first, fb + 2 * link, f + link, speed_after);
-                    if (d > 0 && mid - d >= lo) branch(s, t, mid - d, first, fb + 2 * link, f + link, speed_after);
+                    if (mid + d <= hi) branch(s, t, mid + d, first, fb, f, link, speed_after, fastest_after);
+                    if (d > 0 && mid - d >= lo) branch(s, t, mid - d, first, fb, f, link, speed_after, fastest_after);
                 }
             }
             ++left_[t];
         }
     }
 
-    void branch(int s, size_t t, long c, long first, double fb, double f, double speed_after) {
+    /// Stage s on type t with c layers; `link` is the one from stage s-1, not yet in `fb` and `f`.
+    void branch(int s, size_t t, long c, long first, double fb, double f, double link, double speed_after,
+                double fastest_after) {
         const double fs = p_.forward_s(t, s, first, c), bs = p_.backward_s(t, s, first, c);
         const double busy = m_ * (fs + bs);
-        double bound = std::max(fb + busy, f + busy + p_.allreduce_s(t, s, c));
         const long rest = p_.layers - first - c;
+        const double later = rest > 0 ? static_cast<double>(rest) / fastest_after : 0;
+        const double link_bound = fb + (m_ + 1) * link + fs + bs + later;
+        fb += 2 * link;
+        f += link;
+        double bound = std::max({fb + busy, f + busy + p_.allreduce_s(t, s, c), link_bound});
         if (rest > 0) bound = std::max(bound, fb + fs + bs + m_ * static_cast<double>(rest) / speed_after);
         if (!result_.placement.empty() && bound >= result_.iteration_s) return;
         cur_.layers[static_cast<size_t>(s)] = c;
