@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/model/stage_memory.hpp>
+#include <hetsched/model/transformer.hpp>
+#include <hetsched/place/problem_builder.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+model::JobSpec llama13b() {
+    model::JobSpec job;
+    job.model = catalog::find_model("espresso-llama-1.3b");
+    job.training.seq_len = 2048;
+    job.training.global_batch = 64;
+    return job;
+}
+
+place::Allocation alloc(int dp, std::vector<std::string> stages) {
+    place::Allocation a;
+    a.dp = dp;
+    a.stages = std::move(stages);
+    return a;
+}
+
+io::YamlDocument doc(const std::string& text) { return io::parse_yaml({"job.yaml", text}); }
+
+}  // namespace
+
+TEST_CASE("the problem's memory limits are the memory model's, stage by stage", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto job = llama13b();
+    const auto p = place::make_problem(job, alloc(2, {"RTX-A6000", "A30", "A30", "RTX-A4000"}), cat, {});
+    REQUIRE(p.types.size() == 3);
+    CHECK(p.types[1].name == "A30");
+    CHECK(p.types[1].stages == 2);
+    CHECK(p.micro_batches == 32);
+    const model::StageMemoryModel mem(job.model, job.training, {1, 4, 2, 1, 1, 1}, model::Measure::device);
+    for (const auto& t : p.types) {
+        for (int pos = 0; pos < 4; ++pos) {
+            const long most = t.max_layers[static_cast<size_t>(pos)];
+            CAPTURE(t.name, pos, most);
+            CHECK(mem.stage(pos, 0, most).total() <= t.usable_gib * model::kGiB);
+            if (most < job.model.layers - 3) CHECK(mem.stage(pos, 0, most + 1).total() > t.usable_gib * model::kGiB);
+        }
+    }
+}
+
+TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the network", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto job = llama13b();
+    place::ProblemOptions o;
+    o.efficiency = 0.5;
+    o.network.inter_node_gb_s = 2;
+    const auto p = place::make_problem(job, alloc(2, {"A30", "A30", "RTX-A4000"}), cat, o);
+    const double flops = model::layer_forward_flops(job.model, 2048, 2048);
+    CHECK(p.types[0].forward[1] == Approx(flops / (165e12 * 0.5)));
+    CHECK(p.types[0].backward[1] == Approx(2 * flops / (165e12 * 0.5)));
+    // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
+    CHECK(p.cross_type_link_s == Approx(2048.0 * 2048 * 2 / 1e9));
+    CHECK(p.allreduce_s(0, 0, 1) > p.allreduce_s(0, 1, 1));  // stage 0 also syncs the embedding
+    CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 16e9));  // two A30 stages share a node (PCIe Gen3)
+}
+
+TEST_CASE("allocations that do not suit the job are refused at the allocation", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    auto a = alloc(3, {"A30", "A30"});
+    a.where.file = "job.yaml";
+    a.where.line = 7;
+    try {
+        place::make_problem(llama13b(), a, cat, {});
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 7);
+        CHECK(std::string(e.what()).find("not divisible") != std::string::npos);
+    }
+    CHECK_THROWS_AS(place::make_problem(llama13b(), alloc(1, std::vector<std::string>(27, "A30")), cat, {}), DataError);
+}
+
+TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU counts", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    auto a = place::read_allocation(doc("allocation: {dp: 2, stages: [rtx-a6000, {gpu: A30}]}\n"), cat);
+    CHECK(a.dp == 2);
+    CHECK(a.stages == std::vector<std::string>{"RTX-A6000", "A30"});
+    a = place::read_allocation(doc("allocation: {dp: 2, gpus: {A30: 4, RTX-A4000: 2}}\n"), cat);
+    CHECK(a.stages == std::vector<std::string>{"A30", "A30", "RTX-A4000"});
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 2, gpus: {A30: 3}}\n"), cat), DataError);
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 0, stages: [A30]}\n"), cat), DataError);
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 1}\n"), cat), DataError);
+    CHECK_THROWS_AS(place::read_allocation(doc("model: {}\n"), cat), DataError);
+    try {
+        place::read_allocation(doc("allocation:\n  dp: 1\n  stages: [A30, V100]\n"), cat);
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 3);
+        CHECK(e.pos().col == 17);
+    }
+}
+
+TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto table = io::CsvTable::parse(io::read_input(std::string(HETSCHED_TEST_DATA) + "/layer_profile.csv"));
+    const auto prof = model::read_layer_profile(table, 26, 1, cat);
+    const auto& a30 = prof.complete("A30");
+    CHECK(a30.forward[0] == Approx(0.00356));
+    CHECK(a30.forward[1] == Approx(0.0031));
+    CHECK(a30.head_forward == Approx(0.0004));
+    CHECK_THROWS_AS(prof.complete("RTX-3090"), DataError);
+    CHECK_THROWS_AS(model::read_layer_profile(table, 26, 2, cat), DataError);  // micro-batch differs
+    CHECK_THROWS_AS(model::read_layer_profile(table, 20, 1, cat), DataError);  // layer 20 out of range
+
+    auto job = llama13b();
+    place::ProblemOptions o;
+    o.profile = &prof;
+    const auto p = place::make_problem(job, alloc(1, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(p.forward_s(0, 0, 0, 2) == Approx(0.0004 + 0.00356 + 0.0031));
+    CHECK(p.types[1].tail_forward == Approx(0.0072 * 1.6));
+}
