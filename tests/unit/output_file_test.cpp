@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 #include <hetsched/cli/error.hpp>
@@ -25,4 +27,26 @@ TEST_CASE("write_output replaces the file whole", "[io]") {
 TEST_CASE("write_output and read_input report missing places", "[io]") {
     CHECK_THROWS_AS(io::write_output("/nonexistent-dir/x.txt", "x"), OutputError);
     CHECK_THROWS_AS(io::read_input("/nonexistent-dir/x.txt"), InputMissing);
+}
+
+TEST_CASE("write_output writes into a FIFO or device instead of replacing it", "[io]") {
+    char dir[] = "/tmp/hetsched-test-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string fifo = std::string(dir) + "/pipe";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    std::string got;
+    std::thread reader([&] {
+        std::ifstream in(fifo);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        got = ss.str();
+    });
+    io::write_output(fifo, "through the pipe\n");
+    reader.join();
+    CHECK(got == "through the pipe\n");
+    struct stat st {};
+    REQUIRE(stat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+    std::remove(fifo.c_str());
+    rmdir(dir);
 }
