@@ -11,20 +11,27 @@ int Problem::stages() const {
     return k;
 }
 
+namespace {
+
+/// Seconds of layers [first, first + count) from `prefix` sums, plus the ends the stage carries.
+double span_s(const std::vector<double>& prefix, long first, long count, double head, double tail, bool is_first,
+              bool is_last) {
+    double s = prefix[static_cast<size_t>(first + count)] - prefix[static_cast<size_t>(first)];
+    if (is_first) s += head;
+    if (is_last) s += tail;
+    return s;
+}
+
+}  // namespace
+
 double Problem::forward_s(size_t type, int pos, long first, long count) const {
     const StageType& t = types[type];
-    double s = t.forward[static_cast<size_t>(first + count)] - t.forward[static_cast<size_t>(first)];
-    if (pos == 0) s += t.head_forward;
-    if (pos == stages() - 1) s += t.tail_forward;
-    return s;
+    return span_s(t.forward, first, count, t.head_forward, t.tail_forward, pos == 0, pos == stages() - 1);
 }
 
 double Problem::backward_s(size_t type, int pos, long first, long count) const {
     const StageType& t = types[type];
-    double s = t.backward[static_cast<size_t>(first + count)] - t.backward[static_cast<size_t>(first)];
-    if (pos == 0) s += t.head_backward;
-    if (pos == stages() - 1) s += t.tail_backward;
-    return s;
+    return span_s(t.backward, first, count, t.head_backward, t.tail_backward, pos == 0, pos == stages() - 1);
 }
 
 double Problem::allreduce_s(size_t type, int pos, long count) const {
