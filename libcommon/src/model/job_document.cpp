@@ -17,7 +17,7 @@ io::YamlDocument load_job_document(const std::string& input, const JobOptions& o
     const bool from_flags = !o.model.empty() || (o.layers && o.hidden);
     if (from_flags && input == "-") {
         job = job_from_options(o);
-        io::YamlDocument doc{"<options>", YAML::Node(YAML::NodeType::Map)};
+        io::YamlDocument doc{kFlagsDocument, YAML::Node(YAML::NodeType::Map)};
         doc.root["kind"] = "job";
         doc.root["version"] = 1;
         return doc;

@@ -13,7 +13,7 @@ namespace {
 Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
     const bool in_document = doc.root["allocation"].IsDefined();
     if (!in_document && o.stages.empty()) {
-        if (doc.name == "<options>")
+        if (doc.name == model::kFlagsDocument)
             throw UsageError("no allocation: give --stages (and --dp), or a job document with an allocation");
         return read_allocation(doc, c);  // says what is missing, where
     }

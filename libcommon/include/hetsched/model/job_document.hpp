@@ -10,8 +10,11 @@
 
 namespace hetsched::model {
 
+/// The name of the fresh document load_job_document() starts when the flags describe the job alone.
+inline constexpr const char* kFlagsDocument = "<options>";
+
 /// The job document to extend, and in `job` what it says after the flags: read from `input`, or a
-/// fresh document when the flags name a model and `input` is stdin.
+/// fresh document (named kFlagsDocument) when the flags name a model and `input` is stdin.
 io::YamlDocument load_job_document(const std::string& input, const JobOptions& o, JobSpec& job);
 
 /// Writes the resolved `model` and `training` sections over the document's own keys, keeping others.
