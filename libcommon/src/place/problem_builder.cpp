@@ -37,74 +37,98 @@ void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatc
 
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
-Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
-                     const ProblemOptions& o) {
+ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
+                               const ProblemOptions& o, const SourcePos& where)
+    : job_(job), catalog_(c), options_(o), dp_(dp), stages_(stages) {
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
-    const int k = static_cast<int>(a.stages.size());
-    if (k > L)
-        throw DataError("the allocation has " + std::to_string(k) + " stages but " + m.name + " has only " +
+    if (stages > L)
+        throw DataError("the allocation has " + std::to_string(stages) + " stages but " + m.name + " has only " +
                             std::to_string(L) + " layers",
-                        a.where);
-    const model::Layout layout{1, k, a.dp, 1, 1, mb};
-    std::shared_ptr<model::StageMemoryModel> memory;
+                        where);
+    const model::Layout layout{1, stages, dp, 1, 1, mb};
     try {
-        memory = std::make_shared<model::StageMemoryModel>(m, job.training, layout, o.measure);
+        base_.memory = std::make_shared<model::StageMemoryModel>(m, job.training, layout, o.measure);
     } catch (const DataError& e) {
-        throw DataError(e.what(), a.where);
+        throw DataError(e.what(), where);
     }
-
-    Problem p;
-    p.model = m.name;
-    p.layers = L;
-    p.dp = a.dp;
-    p.micro_batches = layout.micro_batches(job.training.global_batch);
+    base_.model = m.name;
+    base_.layers = L;
+    base_.dp = dp;
+    base_.micro_batches = layout.micro_batches(job.training.global_batch);
     const bool pad = job.training.framework == model::Framework::megatron;
-    p.layer_params = model::layer_params(m, 1);
-    p.head_params = model::embedding_params(m, 1, pad);
-    p.tail_params = model::output_params(m, 1, k, pad);
-    const model::MicroBatchFlops flops = model::micro_batch_flops(m, job.training, mb);
+    base_.layer_params = model::layer_params(m, 1);
+    base_.head_params = model::embedding_params(m, 1, pad);
+    base_.tail_params = model::output_params(m, 1, stages, pad);
+    flops_ = model::micro_batch_flops(m, job.training, mb);
     const model::GradientSync sync = model::gradient_sync(job.training);
-    const double boundary = model::boundary_bytes(m, job.training, mb);
-    const double inter = model::inter_node_bytes_s(o.network);
+    per_param_ = sync.bytes_per_param * sync.allreduce_equivalents;
+    boundary_ = model::boundary_bytes(m, job.training, mb);
+    inter_ = model::inter_node_bytes_s(o.network);
+}
 
-    int widest_node = 1;
-    for (const auto& name : a.stages) {
-        auto it = std::find_if(p.types.begin(), p.types.end(), [&](const StageType& t) { return t.name == name; });
-        if (it != p.types.end()) {
-            ++it->stages;
-            continue;
+const StageType& ProblemFactory::type(const std::string& name) {
+    const catalog::GpuType& g = catalog_.find(name);
+    for (const auto& [t, per_node] : types_)
+        if (t.name == g.name) return t;
+    const long L = base_.layers;
+    const auto& memory = *base_.memory;
+    StageType st;
+    st.name = g.name;
+    st.memory_gib = g.memory_gib;
+    st.usable_gib = g.memory_gib * options_.usable_fraction;
+    const double capacity = st.usable_gib * kGiB;
+    st.first_layer_gib = 1e300;
+    for (int pos = 0; pos < stages_; ++pos) {
+        st.max_layers.push_back(memory.max_layers(pos, capacity, L - stages_ + 1));
+        const double one = memory.stage(pos, 0, 1).total();
+        if (one / kGiB < st.first_layer_gib) {
+            st.first_layer_gib = one / kGiB;
+            st.per_layer_gib = (memory.stage(pos, 0, 2).total() - one) / kGiB;
         }
-        const catalog::GpuType& g = c.find(name);
-        widest_node = std::max(widest_node, g.gpus_per_node);
-        StageType st;
-        st.name = g.name;
-        st.stages = 1;
-        st.memory_gib = g.memory_gib;
-        st.usable_gib = g.memory_gib * o.usable_fraction;
-        const double capacity = st.usable_gib * kGiB;
-        st.first_layer_gib = 1e300;
-        for (int pos = 0; pos < k; ++pos) {
-            st.max_layers.push_back(memory->max_layers(pos, capacity, L - k + 1));
-            const double one = memory->stage(pos, 0, 1).total();
-            if (one / kGiB < st.first_layer_gib) {
-                st.first_layer_gib = one / kGiB;
-                st.per_layer_gib = (memory->stage(pos, 0, 2).total() - one) / kGiB;
-            }
-        }
-        fill_times(st, g, flops, L, o);
-        // The stage's dp GPUs all-reduce within a node when they fit in one, else across nodes;
-        // two stages of one type share a node when 2 dp GPUs fit in it.
-        const double intra = model::intra_node_bytes_s(g, o.network);
-        const double per_param = sync.bytes_per_param * sync.allreduce_equivalents;
-        st.allreduce_s_per_param = model::ring_allreduce_s(per_param, a.dp, a.dp <= g.gpus_per_node ? intra : inter);
-        const double nic_share = std::min(a.dp, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
-        st.link_s = 2 * a.dp <= g.gpus_per_node ? boundary / intra : boundary / (inter / nic_share);
-        p.types.push_back(std::move(st));
     }
-    p.cross_type_link_s = boundary / (inter / std::min(a.dp, widest_node));
-    p.memory = memory;
+    fill_times(st, g, flops_, L, options_);
+    // The stage's dp GPUs all-reduce within a node when they fit in one, else across nodes;
+    // two stages of one type share a node when 2 dp GPUs fit in it.
+    const double intra = model::intra_node_bytes_s(g, options_.network);
+    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, dp_ <= g.gpus_per_node ? intra : inter_);
+    const double nic_share = std::min(dp_, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
+    st.link_s = 2 * dp_ <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
+    types_.emplace_back(std::move(st), g.gpus_per_node);
+    return types_.back().first;
+}
+
+Problem ProblemFactory::problem(const std::vector<std::string>& names, const std::vector<int>& counts) {
+    Problem p = base_;
+    int widest_node = 1, total = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (counts[i] <= 0) continue;
+        const StageType& t = type(names[i]);
+        auto it = std::find_if(p.types.begin(), p.types.end(), [&](const StageType& x) { return x.name == t.name; });
+        if (it != p.types.end()) {
+            it->stages += counts[i];
+        } else {
+            p.types.push_back(t);
+            p.types.back().stages = counts[i];
+        }
+        for (const auto& [built, per_node] : types_)
+            if (built.name == t.name) widest_node = std::max(widest_node, per_node);
+        total += counts[i];
+    }
+    if (total != stages_)
+        throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
+    p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_, widest_node));
     return p;
+}
+
+Problem ProblemFactory::problem(const std::vector<std::string>& stages) {
+    return problem(stages, std::vector<int>(stages.size(), 1));
+}
+
+Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
+                     const ProblemOptions& o) {
+    ProblemFactory f(job, a.dp, static_cast<int>(a.stages.size()), c, o, a.where);
+    return f.problem(a.stages);
 }
 
 }  // namespace hetsched::place

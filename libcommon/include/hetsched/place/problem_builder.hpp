@@ -2,6 +2,10 @@
 /// Builds a placement Problem from a job, an allocation and a catalog: the memory model says how many
 /// layers each type holds at each stage position, the compute model (or a measured profile) what a
 /// micro-batch costs, and the network what transfers and gradient syncs take.
+#include <deque>
+#include <string>
+#include <vector>
+
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/model/job_spec.hpp>
 #include <hetsched/model/layer_profile.hpp>
@@ -18,6 +22,37 @@ struct ProblemOptions {
     double efficiency = model::kDefaultEfficiency;   ///< achieved share of peak TFLOPS
     model::Network network;
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
+};
+
+/// Builds the problems of many allocations with one data-parallel degree and stage count: the memory
+/// model and each GPU type's numbers are worked out once and reused (planalloc builds thousands).
+class ProblemFactory {
+public:
+    /// DataError at `where` when the layout does not suit the job (more stages than layers, a batch
+    /// dp does not divide, ...).
+    ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
+                   const ProblemOptions& o, const SourcePos& where = {});
+
+    /// The numbers of one catalog type (its `stages` left 0), built on first use.
+    const StageType& type(const std::string& name);
+    /// The problem for these stage types (repeated names: several stages of one type).
+    Problem problem(const std::vector<std::string>& stages);
+    /// The problem with `counts[i]` stages of `names[i]` (counts sum to the stage count).
+    Problem problem(const std::vector<std::string>& names, const std::vector<int>& counts);
+
+    int dp() const { return dp_; }
+    int stages() const { return stages_; }
+    long micro_batches() const { return base_.micro_batches; }
+
+private:
+    const model::JobSpec& job_;
+    const catalog::GpuCatalog& catalog_;
+    ProblemOptions options_;
+    int dp_, stages_;
+    Problem base_;  ///< everything but the types
+    model::MicroBatchFlops flops_;
+    double per_param_ = 0, boundary_ = 0, inter_ = 0;
+    std::deque<std::pair<StageType, int>> types_;  ///< built types and their GPUs per node (stable references)
 };
 
 /// The problem; DataError at the allocation when it does not suit the job (more stages than layers,
