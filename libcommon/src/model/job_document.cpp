@@ -48,4 +48,41 @@ Network read_network(const io::YamlDocument& doc, Network net) {
     return net;
 }
 
+YAML::Node job_key(const JobSpec& job) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["model"] = job.model.name;
+    n["seq_len"] = job.training.seq_len;
+    n["global_batch"] = job.training.global_batch;
+    return n;
+}
+
+YAML::Node with_job_key(const JobSpec& job, const YAML::Node& section) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["job"] = job_key(job);
+    for (const auto& kv : section) n[kv.first.Scalar()] = kv.second;
+    return n;
+}
+
+void check_job_key(const io::YamlDocument& doc, const char* section_name, const JobSpec& job, const char* producer) {
+    const YAML::Node sec = io::optional_child(doc, doc.root, section_name);
+    if (!sec.IsDefined()) return;
+    const std::string rerun = std::string("; rerun ") + producer + " on this job";
+    const YAML::Node key = io::optional_child(doc, sec, "job");
+    if (!key.IsDefined() || !key.IsMap())
+        throw DataError(std::string("'") + section_name + "' does not say which job it was computed for" + rerun,
+                        doc.where(sec));
+    const YAML::Node want = job_key(job);
+    for (const auto& kv : want) {
+        const std::string k = kv.first.Scalar();
+        const YAML::Node got = io::optional_child(doc, key, k.c_str());
+        const std::string expected = kv.second.Scalar();
+        if (!got.IsDefined() || !got.IsScalar() || got.Scalar() != expected)
+            throw DataError(std::string("'") + section_name + "' was computed for " + k + " " +
+                                (got.IsDefined() && got.IsScalar() ? "'" + got.Scalar() + "'" : "(none)") +
+                                " but the job has " + k + " '" + expected + "'" + rerun,
+                            doc.where(got.IsDefined() ? got : key));
+    }
+}
+
 }  // namespace hetsched::model

@@ -32,7 +32,7 @@ MemestResult run_memest(const MemestOptions& o) {
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
                               io::format_fixed(usable, 2) + " GiB usable";
         }
-        doc.root["memory"] = breakdown_to_yaml(est, l, measure, o.method, gpu, o.usable_fraction);
+        doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, o.method, gpu, o.usable_fraction));
         out.text = o.format == "csv" ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
         return out;
     }
@@ -47,7 +47,7 @@ MemestResult run_memest(const MemestOptions& o) {
         out.message = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
                       chosen.name + "'";
     }
-    doc.root["memory"] = plans_to_yaml(plans, o.top, po.measure, o.method);
+    doc.root["memory"] = with_job_key(job, plans_to_yaml(plans, o.top, po.measure, o.method));
     out.text = o.format == "csv" ? plans_to_csv(plans, o.top) : io::emit_yaml(doc.root);
     return out;
 }

@@ -1,6 +1,7 @@
 #include <hetsched/place/problem_builder.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include <hetsched/model/stage_memory.hpp>
@@ -119,6 +120,19 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
     p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_, widest_node));
     return p;
+}
+
+double ProblemFactory::fastest_link_s() const {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& [t, per_node] : types_) fastest = std::min(fastest, t.link_s);
+    return fastest;
+}
+
+double ProblemFactory::fastest_cross_link_s() const {
+    // problem() shares the NIC among min(dp, widest node of the mix) GPUs; the narrowest node is the least.
+    int narrowest = std::numeric_limits<int>::max();
+    for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
+    return boundary_ / (inter_ / std::min(dp_, narrowest));
 }
 
 Problem ProblemFactory::problem(const std::vector<std::string>& stages) {

@@ -24,4 +24,14 @@ void write_job_spec(YAML::Node root, const JobSpec& job);
 /// DataError at a non-positive speed.
 Network read_network(const io::YamlDocument& doc, Network defaults);
 
+/// `{model, seq_len, global_batch}`: the job a computed section (memest's `memory`) belongs to.
+YAML::Node job_key(const JobSpec& job);
+
+/// Puts `key` first in `section` (a map), so a reader sees what the section was computed for.
+YAML::Node with_job_key(const JobSpec& job, const YAML::Node& section);
+
+/// DataError at the section's `job` key when `section_name` was computed for another job than `job`
+/// (a document edited, or sections from two pipelines mixed), naming `producer` to rerun.
+void check_job_key(const io::YamlDocument& doc, const char* section_name, const JobSpec& job, const char* producer);
+
 }  // namespace hetsched::model

@@ -40,6 +40,13 @@ public:
     /// The problem with `counts[i]` stages of `names[i]` (counts sum to the stage count).
     Problem problem(const std::vector<std::string>& names, const std::vector<int>& counts);
 
+    /// The fastest activation transfer between two stages of one type, of any type built so far.
+    double fastest_link_s() const;
+    /// The fastest activation transfer between stages of two different types built so far.
+    double fastest_cross_link_s() const;
+
+    /// What every problem shares (no types).
+    const Problem& base() const { return base_; }
     int dp() const { return dp_; }
     int stages() const { return stages_; }
     long micro_batches() const { return base_.micro_batches; }

@@ -1,0 +1,122 @@
+// Evaluation: does the espresso search return the exhaustive optimum, and how much faster is it?
+// Espresso's four Table II models on the JuChi cloud with its quotas (56 GPUs), SLOs from barely
+// feasible to loose, then generated cases (random models, 2-4 types, small quotas). For each case the
+// exhaustive search runs once without an SLO and keeps every placed plan, so the optimum under each
+// SLO is the cheapest plan within it.
+// Run: cmake --build build --target eval_planalloc && build/bench/eval_planalloc [generated-cases]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <hetsched/alloc/cost_search.hpp>
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/catalog/model_preset.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+struct Totals {
+    int cases = 0, equal = 0, worse = 0, both_none = 0;
+    double espresso_s = 0, exhaustive_s = 0;
+};
+
+/// Runs every SLO for one job and space; prints one line per SLO when `verbose`.
+void run_case(const char* label, alloc::SearchSpace space, Totals& tot, bool verbose) {
+    alloc::SearchOptions ex;
+    ex.method = alloc::SearchMethod::exhaustive;
+    ex.top = 100000000;
+    space.slo_s = 0;
+    const auto all = alloc::search_plans(space, ex);
+    if (all.plans.empty()) return;
+    double fastest = all.plans.front().total_s;
+    for (const auto& p : all.plans) fastest = std::min(fastest, p.total_s);
+    for (double f : {1.0, 1.02, 1.1, 1.25, 1.5, 2.0, 3.0, 1e9}) {
+        space.slo_s = fastest * f;
+        const alloc::PlanRecord* best = nullptr;
+        for (const auto& p : all.plans)
+            if (p.total_s <= space.slo_s && (!best || p.cost < best->cost)) best = &p;
+        alloc::SearchOptions es;
+        const auto r = alloc::search_plans(space, es);
+        ++tot.cases;
+        tot.espresso_s += r.stats.seconds;
+        tot.exhaustive_s += all.stats.seconds;
+        const bool none = r.plans.empty();
+        if (none && !best) {
+            ++tot.both_none;
+        } else if (!none && best && std::abs(r.plans.front().cost - best->cost) <= 1e-9 * best->cost) {
+            ++tot.equal;
+        } else {
+            ++tot.worse;
+            std::printf("MISMATCH %s slo %.1f: espresso %s exhaustive %.6g\n", label, space.slo_s,
+                        none ? "none" : std::to_string(r.plans.front().cost).c_str(), best ? best->cost : -1.0);
+        }
+        if (verbose)
+            std::printf("%-22s slo %9.1f s  cost %10.4f  gpus %3d  espresso %8.4f s (%6ld nodes, %5ld plans)  "
+                        "exhaustive %8.3f s (%6ld plans)  ratio %.4f  gap %.1f%%\n",
+                        label, space.slo_s, none ? 0 : r.plans.front().cost, none ? 0 : r.plans.front().gpus(),
+                        r.stats.seconds, r.stats.nodes_expanded, r.stats.plans_evaluated, all.stats.seconds,
+                        all.stats.plans_evaluated, r.stats.seconds / all.stats.seconds,
+                        none ? 0 : (r.plans.front().cost / r.stats.lower_bound - 1) * 100);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    const int generated = argc > 1 ? std::atoi(argv[1]) : 40;
+    const auto juchi = catalog::named_catalog("juchi");
+    Totals paper, gen;
+    for (const char* name : {"espresso-llama-1.3b", "espresso-llama-3b", "espresso-llama-7b", "espresso-vit-3.4b"}) {
+        model::JobSpec job;
+        job.model = catalog::find_model(name);
+        job.training.seq_len = job.model.name == "espresso-vit-3.4b" ? 257 : 2048;
+        job.training.global_batch = 64;
+        alloc::SearchSpace space;
+        space.job = &job;
+        space.catalog = &juchi;
+        space.problem.network.inter_node_gb_s = juchi.inter_node_gb_s;
+        space.iterations = 100;
+        for (const auto& g : juchi.gpus) space.types.push_back({g.name, g.price_per_hour, g.quota});
+        run_case(name, space, paper, true);
+    }
+    std::printf("Table II x juchi: %d SLOs, espresso = exhaustive on %d, worse on %d, both infeasible %d; "
+                "time espresso/exhaustive = %.5f\n",
+                paper.cases, paper.equal, paper.worse, paper.both_none, paper.espresso_s / paper.exhaustive_s);
+
+    std::mt19937 rng(7);
+    const std::vector<std::string> models{"espresso-llama-1.3b", "espresso-llama-3b", "gpt3-1.3b", "gpt3-2.7b",
+                                          "gpt2-xl", "espresso-vit-3.4b", "llama-2-7b"};
+    const auto dc = catalog::named_catalog("default");
+    for (int n = 0; n < generated; ++n) {
+        model::JobSpec job;
+        job.model = catalog::find_model(models[rng() % models.size()]);
+        job.training.seq_len = job.model.name == "espresso-vit-3.4b" ? 257 : 1024 << (rng() % 2);
+        job.training.global_batch = 16 << (rng() % 3);
+        job.training.distributed_optimizer = rng() % 2;
+        const bool use_juchi = rng() % 2;
+        const auto& cat = use_juchi ? juchi : dc;
+        alloc::SearchSpace space;
+        space.job = &job;
+        space.catalog = &cat;
+        space.problem.network.inter_node_gb_s = cat.inter_node_gb_s;
+        space.iterations = 1000;
+        std::vector<const catalog::GpuType*> priced;
+        for (const auto& g : cat.gpus)
+            if (g.price_per_hour > 0) priced.push_back(&g);
+        std::shuffle(priced.begin(), priced.end(), rng);
+        const size_t kinds = 2 + rng() % 3;
+        for (size_t i = 0; i < kinds && i < priced.size(); ++i)
+            space.types.push_back({priced[i]->name, priced[i]->price_per_hour, 2 + static_cast<int>(rng() % 7)});
+        run_case(job.model.name.c_str(), space, gen, false);
+    }
+    std::printf("generated: %d SLOs, espresso = exhaustive on %d, worse on %d, both infeasible %d; "
+                "time espresso/exhaustive = %.5f\n",
+                gen.cases, gen.equal, gen.worse, gen.both_none, gen.espresso_s / gen.exhaustive_s);
+    return paper.worse + gen.worse > 0;
+}

@@ -1,0 +1,36 @@
+#pragma once
+/// planalloc's output: the chosen plan as an `allocation:` section placestages can read, the search's
+/// statistics as `search:`, or the best plans as a CSV table.
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include <hetsched/alloc/cost_search.hpp>
+
+namespace hetsched::alloc {
+
+/// What the report says besides the plans.
+struct ReportContext {
+    std::string method, placer, currency;
+    double slo_s = 0;  ///< 0: none
+    long iterations = 0;
+};
+
+/// `{TYPE: GPUs}` of a plan, in the space's type order.
+YAML::Node gpu_counts(const SearchSpace& space, const PlanRecord& p);
+
+/// The `allocation:` section: the best plan, then the others as `alternatives`.
+YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c);
+
+/// The `search:` section; `skipped` lists the catalog types left out and why.
+YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& plans, const ReportContext& c,
+                          const std::vector<std::string>& skipped);
+
+/// One row per plan: rank, GPUs, mix, dp, pp, stages, times, price, cost.
+std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>& plans);
+
+/// "dp 2, pp 3, 6 GPUs (A30: 4, RTX-3090: 2), stages A30/12 A30/10 RTX-3090/4": for messages.
+std::string describe_plan(const SearchSpace& space, const PlanRecord& p);
+
+}  // namespace hetsched::alloc

@@ -1,0 +1,53 @@
+#pragma once
+/// Lower bounds on what any placement of a job onto a multiset of pipeline stages can achieve, for
+/// the allocator's pruning. They hold for every placer, because they only use facts the 1F1B
+/// estimator cannot beat: a stage is busy for all its micro-batches, the first micro-batch crosses
+/// every stage and back, and transfers and gradient syncs only add time.
+#include <vector>
+
+namespace hetsched::alloc {
+
+/// One GPU type as the bounds see it, at one (dp, stages) layout.
+struct BoundType {
+    double layer_s = 0;          ///< fastest forward + backward of one layer, per micro-batch
+    double sync_s = 0;           ///< gradient all-reduce time one layer adds to its stage
+    double backward_share = 1;   ///< smallest backward / (forward + backward) of a layer
+    long max_layers = 0;         ///< most layers a stage of this type holds at any position
+    int stages = 0;              ///< stages of this type
+};
+
+/// What the bound knows about the job beyond the stage types.
+struct BoundJob {
+    long layers = 0;
+    long micro_batches = 1;
+    double ends_s = 0;   ///< fastest embedding + fastest output layer, forward and backward
+    double link_s = 0;        ///< fastest activation transfer between two stages of one type
+    double cross_link_s = 0;  ///< fastest activation transfer between stages of different types
+};
+
+/// Lower bound on the iteration time of any placement of the job's layers onto the stages `types`
+/// (infinity when the stages cannot hold the layers). With x_s ≥ 1 the whole layers of stage s,
+/// τ_s = x_s·a_s its per-micro-batch time, c_s = m·a_s + r_s (busy time plus gradient sync per layer),
+/// k stages of d distinct types, ρ the smallest backward share:
+///   T ≥ x_s·c_s for every s                  (m micro-batches, then its all-reduce)
+///   T ≥ Σ τ_s·(1 + (m−1)·ρ/k) + ends + links (micro-batch 0 crosses every stage and link forward and
+///                                             back, d−1 of the links between types; the stage with
+///                                             the longest backward, at least the mean, owes m−1 more)
+///   T ≥ m·link                               (a link carries every micro-batch; a cross-type link
+///                                             when d > 1)
+/// minimised over every split of whole layers, fast stages filled first.
+double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types);
+
+/// One type a completion may draw stages from.
+struct RatioItem {
+    double price = 0;   ///< per stage (its dp GPUs), any unit
+    double speed = 0;   ///< layers per second of one stage (1 / (m·layer_s + sync_s))
+    int available = 0;  ///< stages still allowed by the quota
+};
+
+/// min (price0 + Σ price) / (speed0 + Σ speed) over choices of exactly `stages` more stages from
+/// `items` (Dinkelbach's method; exact, since each step is a sort). Infinity when too few are left.
+/// Times L·iterations it bounds the cost of every completion: T ≥ L / Σ speed.
+double min_price_per_speed(double price0, double speed0, int stages, const std::vector<RatioItem>& items);
+
+}  // namespace hetsched::alloc

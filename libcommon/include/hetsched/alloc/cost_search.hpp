@@ -1,0 +1,99 @@
+#pragma once
+/// The GPU-mix search (Espresso §III-A/B): the cheapest multiset of pipeline stages, each on dp GPUs
+/// of one type, whose placed iteration time meets a time SLO within per-type quotas (Eq. 1-3).
+///   espresso     a cost tree per (dp, pp), explored best-first by Eq. 4's upper-bound cost, with
+///                boundary, cost and time/capacity pruning (Alg. 1); bounds are admissible, so it
+///                returns exhaustive's answer
+///   exhaustive   every multiset of every (dp, pp), placed; the optimum for the placer
+///   homogeneous  one type, 2^n GPUs (the paper's Sia+ baseline)
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/model/job_spec.hpp>
+#include <hetsched/place/methods.hpp>
+#include <hetsched/place/problem_builder.hpp>
+
+namespace hetsched::alloc {
+
+enum class SearchMethod { espresso, exhaustive, homogeneous };
+SearchMethod parse_search_method(const std::string& s);  ///< UsageError on an unknown name
+std::string search_method_name(SearchMethod m);
+
+/// What is minimised: the cost under the SLO, or (when nothing meets it) the training time.
+enum class Objective { cost, time };
+
+/// A GPU type the search may use.
+struct Candidate {
+    std::string name;           ///< catalog name
+    double price_per_hour = 0;  ///< per GPU
+    int quota = 0;              ///< GPUs
+};
+
+/// The job and what it may use.
+struct SearchSpace {
+    const model::JobSpec* job = nullptr;
+    const catalog::GpuCatalog* catalog = nullptr;
+    place::ProblemOptions problem;
+    std::vector<Candidate> types;
+    long iterations = 0;          ///< z in Eq. 1
+    double slo_s = 0;             ///< T_SLO; 0 = none
+};
+
+struct SearchOptions {
+    SearchMethod method = SearchMethod::espresso;
+    place::Method placer = place::Method::cmr;
+    Objective objective = Objective::cost;
+    size_t top = 1;               ///< plans to keep
+    double beta = 0;              ///< the paper's fragmentation coefficient for its layer estimate in
+                                  ///< cost pruning; 0 = only the admissible bounds
+    long node_limit = 50000000;   ///< tree nodes (espresso) or plans (exhaustive) before giving up
+    long placer_limit = 20000000; ///< branch-and-bound nodes for the hph and optimal placers
+    bool progress = false;        ///< a progress line on stderr
+};
+
+/// One complete plan: a multiset of stages, placed.
+struct PlanRecord {
+    int dp = 0, pp = 0;
+    std::vector<int> stages;              ///< per SearchSpace::types: stages of that type
+    std::vector<std::string> order;       ///< the placement: GPU type of each stage
+    std::vector<long> layers;             ///< and its layers
+    double iteration_s = 0, total_s = 0;  ///< T_iter and z·T_iter
+    double price_per_hour = 0;            ///< Σ price·n
+    double cost = 0;                      ///< z·T_iter·Σ price·n (hours priced per hour)
+    double lower_bound_cost = 0;          ///< what any placement of this multiset costs at least
+
+    int gpus() const;
+};
+
+/// How the search went.
+struct SearchStats {
+    long trees = 0;                ///< (dp, pp) pairs inside the boundary
+    long trees_pruned_bp = 0;      ///< pairs boundary pruning left out (too few stages, batch, quota)
+    long trees_pruned = 0;         ///< trees whose root was pruned by cost or time/capacity
+    long nodes_expanded = 0;
+    long pruned_cost = 0;          ///< partial and complete plans cut by the cost bound
+    long pruned_cost_beta = 0;     ///< cut by the paper's β estimate (only when beta > 0)
+    long pruned_time = 0;          ///< cut because even the fastest completion misses the SLO
+    long pruned_capacity = 0;      ///< cut because even the largest completion cannot hold the model
+    long plans_evaluated = 0;      ///< complete plans the placer ran on
+    long plans_unplaceable = 0;    ///< of those, the placer found no placement that fits memory
+    long plans_too_slow = 0;       ///< of those, placed but missing the SLO
+    double lower_bound = 0;        ///< no placement of any plan in the space does better than this
+    double seconds = 0;
+};
+
+struct SearchResult {
+    std::vector<PlanRecord> plans;  ///< best first (at most `top`); empty: nothing meets the SLO
+    SearchStats stats;
+};
+
+/// Runs the chosen search. Objective::cost needs slo_s > 0 or no SLO; plans missing the SLO never
+/// count. UsageError when the node limit is passed.
+SearchResult search_plans(const SearchSpace& space, const SearchOptions& o);
+
+/// The data-parallel degrees the job allows: powers of two that divide its micro-batch count, up to
+/// the GPUs the quotas allow.
+std::vector<int> dp_range(const SearchSpace& space);
+
+}  // namespace hetsched::alloc

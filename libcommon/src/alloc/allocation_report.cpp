@@ -1,0 +1,126 @@
+#include <hetsched/alloc/allocation_report.hpp>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+
+namespace hetsched::alloc {
+namespace {
+
+std::string num(double v) { return io::format_number(v, 6); }
+
+std::string mix(const SearchSpace& space, const PlanRecord& p, const char* sep) {
+    std::string out;
+    for (size_t t = 0; t < p.stages.size(); ++t)
+        if (p.stages[t] > 0)
+            out += (out.empty() ? "" : sep) + space.types[t].name + ": " + std::to_string(p.stages[t] * p.dp);
+    return out;
+}
+
+std::string stage_list(const PlanRecord& p) {
+    std::string out;
+    for (size_t s = 0; s < p.order.size(); ++s)
+        out += (s ? " " : "") + p.order[s] + "/" + std::to_string(p.layers[s]);
+    return out;
+}
+
+YAML::Node plan_to_yaml(const SearchSpace& space, const PlanRecord& p, bool detailed) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["gpus"] = gpu_counts(space, p);
+    n["dp"] = p.dp;
+    n["pp"] = p.pp;
+    YAML::Node stages(YAML::NodeType::Sequence);
+    for (size_t s = 0; s < p.order.size(); ++s) {
+        YAML::Node st(YAML::NodeType::Map);
+        st.SetStyle(YAML::EmitterStyle::Flow);
+        st["gpu"] = p.order[s];
+        st["layers"] = p.layers[s];
+        stages.push_back(st);
+    }
+    n["stages"] = stages;
+    n["iteration_time_s"] = num(p.iteration_s);
+    n["total_time_s"] = num(p.total_s);
+    n["price_per_hour"] = num(p.price_per_hour);
+    n["cost"] = num(p.cost);
+    if (detailed && p.lower_bound_cost > 0) n["cost_lower_bound"] = num(p.lower_bound_cost);
+    return n;
+}
+
+}  // namespace
+
+YAML::Node gpu_counts(const SearchSpace& space, const PlanRecord& p) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    for (size_t t = 0; t < p.stages.size(); ++t)
+        if (p.stages[t] > 0) n[space.types[t].name] = p.stages[t] * p.dp;
+    return n;
+}
+
+YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["method"] = c.method;
+    n["placer"] = c.placer;
+    const YAML::Node best = plan_to_yaml(space, plans.front(), true);
+    for (const auto& kv : best) n[kv.first.Scalar()] = kv.second;
+    n["iterations"] = c.iterations;
+    if (c.slo_s > 0) n["slo_s"] = num(c.slo_s);
+    n["currency"] = c.currency;
+    if (plans.size() > 1) {
+        YAML::Node alts(YAML::NodeType::Sequence);
+        for (size_t i = 1; i < plans.size(); ++i) {
+            YAML::Node a(YAML::NodeType::Map);
+            a["rank"] = i + 1;
+            for (const auto& kv : plan_to_yaml(space, plans[i], false)) a[kv.first.Scalar()] = kv.second;
+            alts.push_back(a);
+        }
+        n["alternatives"] = alts;
+    }
+    return n;
+}
+
+YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& plans, const ReportContext& c,
+                          const std::vector<std::string>& skipped) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["method"] = c.method;
+    n["trees"] = s.trees;
+    n["trees_pruned_boundary"] = s.trees_pruned_bp;
+    n["trees_pruned"] = s.trees_pruned;
+    n["nodes_expanded"] = s.nodes_expanded;
+    YAML::Node pruned(YAML::NodeType::Map);
+    pruned.SetStyle(YAML::EmitterStyle::Flow);
+    pruned["cost"] = s.pruned_cost;
+    pruned["cost_beta"] = s.pruned_cost_beta;
+    pruned["time"] = s.pruned_time;
+    pruned["capacity"] = s.pruned_capacity;
+    n["pruned"] = pruned;
+    n["plans_evaluated"] = s.plans_evaluated;
+    n["plans_unplaceable"] = s.plans_unplaceable;
+    n["plans_too_slow"] = s.plans_too_slow;
+    n["lower_bound_cost"] = num(s.lower_bound);
+    if (!plans.empty() && s.lower_bound > 0)
+        n["gap"] = io::format_fixed(plans.front().cost / s.lower_bound - 1, 4);
+    if (!skipped.empty()) {
+        YAML::Node list(YAML::NodeType::Sequence);
+        for (const auto& t : skipped) list.push_back(t);
+        n["skipped"] = list;
+    }
+    return n;
+}
+
+std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>& plans) {
+    io::CsvWriter w({"rank", "gpus", "mix", "dp", "pp", "stages", "iteration_time_s", "total_time_s",
+                     "price_per_hour", "cost"});
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const PlanRecord& p = plans[i];
+        w.add_row({std::to_string(i + 1), std::to_string(p.gpus()), mix(space, p, "; "), std::to_string(p.dp),
+                   std::to_string(p.pp), stage_list(p), num(p.iteration_s), num(p.total_s), num(p.price_per_hour),
+                   num(p.cost)});
+    }
+    return w.text();
+}
+
+std::string describe_plan(const SearchSpace& space, const PlanRecord& p) {
+    return "dp " + std::to_string(p.dp) + ", pp " + std::to_string(p.pp) + ", " + std::to_string(p.gpus()) +
+           " GPUs (" + mix(space, p, ", ") + "), stages " + stage_list(p);
+}
+
+}  // namespace hetsched::alloc

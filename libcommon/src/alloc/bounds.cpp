@@ -1,0 +1,125 @@
+#include <hetsched/alloc/bounds.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hetsched::alloc {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// What one layer of `t` adds to a stage's busy time over the iteration.
+double per_layer(const BoundType& t, double m) { return m * t.layer_s + t.sync_s; }
+
+/// Whole layers one stage of `t` holds when it may be busy at most `busy`.
+double room(const BoundType& t, double m, double busy) {
+    return std::min(static_cast<double>(t.max_layers), std::floor(busy / per_layer(t, m)));
+}
+
+/// Layers all stages hold under `busy`; 0 when a stage cannot take even one.
+double held(const std::vector<BoundType>& types, double m, double busy) {
+    double total = 0;
+    for (const auto& t : types) {
+        const double r = room(t, m, busy);
+        if (r < 1) return 0;
+        total += t.stages * r;
+    }
+    return total;
+}
+
+/// The least Σ τ_s of a split under `busy`: one layer per stage, the rest to the fastest stages
+/// first. `sorted` by layer_s.
+double least_total(const std::vector<BoundType>& sorted, double m, double layers, double busy) {
+    double left = layers, total = 0;
+    for (const auto& t : sorted) total += t.stages * t.layer_s, left -= t.stages;
+    for (const auto& t : sorted) {
+        const double take = std::min(left, t.stages * (room(t, m, busy) - 1));
+        total += take * t.layer_s;
+        left -= take;
+        if (left <= 0) return total;
+    }
+    return kInf;
+}
+
+}  // namespace
+
+double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types) {
+    std::vector<BoundType> sorted;
+    double capacity = 0, rho = 1, busy_hi = 0, k = 0, kinds = 0;
+    const double L = static_cast<double>(job.layers), m = static_cast<double>(job.micro_batches);
+    for (const auto& t : types) {
+        if (t.stages <= 0) continue;
+        sorted.push_back(t);
+        capacity += static_cast<double>(t.stages) * static_cast<double>(t.max_layers);
+        rho = std::min(rho, t.backward_share);
+        busy_hi = std::max(busy_hi, static_cast<double>(t.max_layers) * per_layer(t, m));
+        k += t.stages;
+        kinds += 1;
+    }
+    if (sorted.empty() || capacity < L || k > L) return kInf;
+    std::sort(sorted.begin(), sorted.end(), [](const BoundType& a, const BoundType& b) { return a.layer_s < b.layer_s; });
+
+    // The least busy time at which the stages hold every layer.
+    double lo = 0, hi = busy_hi * (1 + 1e-12);
+    for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (held(sorted, m, mid) >= L ? hi : lo) = mid;
+    }
+    // T(busy) = max(busy, latency(busy)) with latency non-increasing in busy: bisect for the crossing.
+    const double same = std::min(job.link_s, job.cross_link_s);
+    const double fixed = job.ends_s + 2 * (kinds - 1) * job.cross_link_s + 2 * (k - kinds) * same;
+    auto latency = [&](double busy) { return least_total(sorted, m, L, busy) * (1 + (m - 1) * rho / k) + fixed; };
+    double a = hi, b = std::max(hi, busy_hi * (1 + 1e-12));
+    if (latency(a) <= a) {
+        b = a;
+    } else if (latency(b) >= b) {
+        a = b;
+    } else {
+        for (int i = 0; i < 200 && b - a > 1e-13 * b; ++i) {
+            const double mid = (a + b) / 2;
+            (latency(mid) > mid ? a : b) = mid;
+        }
+    }
+    // a is at or before the crossing and b after it; the minimum of max(busy, latency) lies between.
+    const double bound = std::min(std::max(b, latency(b)), std::max(a, latency(a)));
+    const double link = kinds > 1 ? job.cross_link_s : k > 1 ? same : 0.0;
+    return std::max(bound, m * link) * (1 - 1e-9);
+}
+
+double min_price_per_speed(double price0, double speed0, int stages, const std::vector<RatioItem>& items) {
+    long available = 0;
+    for (const auto& it : items) available += it.available;
+    if (available < stages) return kInf;
+    if (stages == 0) return speed0 > 0 ? price0 / speed0 : kInf;
+    std::vector<size_t> idx(items.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    double lambda = kInf;
+    // Start from the best single type; each step picks the stages minimising Σ(price − λ·speed).
+    for (int iter = 0; iter < 50; ++iter) {
+        if (std::isinf(lambda)) {
+            std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+                return items[a].price / items[a].speed < items[b].price / items[b].speed;
+            });
+        } else {
+            std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+                return items[a].price - lambda * items[a].speed < items[b].price - lambda * items[b].speed;
+            });
+        }
+        double price = price0, speed = speed0;
+        int left = stages;
+        for (size_t i : idx) {
+            const int take = std::min(left, items[i].available);
+            price += take * items[i].price;
+            speed += take * items[i].speed;
+            left -= take;
+            if (left == 0) break;
+        }
+        const double next = price / speed;
+        if (!(next < lambda * (1 - 1e-12))) return std::min(lambda, next);
+        lambda = next;
+    }
+    return lambda;
+}
+
+}  // namespace hetsched::alloc

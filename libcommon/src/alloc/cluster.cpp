@@ -1,0 +1,103 @@
+#include <hetsched/alloc/cluster.hpp>
+
+#include <set>
+
+#include <hetsched/io/csv_table.hpp>
+
+namespace hetsched::alloc {
+namespace {
+
+/// Checks one node's numbers and fills its memory from the catalog unless given.
+void complete(ClusterNode& n, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos) {
+    if (n.gpus < 1) throw DataError("expected a positive GPU count for node '" + n.name + "'", n.where);
+    if (n.free < 0 || n.free > n.gpus)
+        throw DataError("node '" + n.name + "' has " + std::to_string(n.free) + " free of " + std::to_string(n.gpus) +
+                            " GPUs (expected 0 to " + std::to_string(n.gpus) + ")",
+                        n.where);
+    if (n.memory_gib > 0 && n.gpu.empty()) return;
+    try {
+        const catalog::GpuType& g = catalog.find(n.gpu);
+        n.gpu = g.name;
+        if (n.memory_gib <= 0) n.memory_gib = g.memory_gib;
+    } catch (const UsageError& e) {
+        throw DataError(e.what(), gpu_pos);
+    }
+}
+
+void check_unique(const std::vector<ClusterNode>& nodes) {
+    std::set<std::string> seen;
+    for (const auto& n : nodes)
+        if (!seen.insert(n.name).second) throw DataError("node '" + n.name + "' is listed twice", n.where);
+    if (nodes.empty()) throw DataError("the cluster has no nodes");
+}
+
+std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
+    const io::CsvTable t = io::CsvTable::parse(in);
+    const int name = t.require("name"), gpus = t.require("gpus");
+    const int gpu = t.find("gpu"), free = t.find("free"), memory = t.find("memory_gib");
+    if (gpu < 0 && memory < 0) t.require("gpu");  // says which columns are there
+    std::vector<ClusterNode> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        ClusterNode n;
+        n.name = t.cell(r, name).text;
+        n.where = t.where(r, 0);
+        n.gpus = static_cast<int>(t.integer(r, gpus));
+        n.free = free >= 0 ? static_cast<int>(t.integer(r, free)) : n.gpus;
+        if (memory >= 0 && !t.cell(r, memory).text.empty()) {
+            n.memory_gib = t.number(r, memory);
+            if (!(n.memory_gib > 0)) throw DataError("expected a positive memory_gib", t.where(r, memory));
+        }
+        if (gpu >= 0) n.gpu = t.cell(r, gpu).text;
+        if (n.name.empty()) throw DataError("expected a node name", t.where(r, name));
+        complete(n, catalog, gpu >= 0 ? t.where(r, gpu) : n.where);
+        out.push_back(n);
+    }
+    check_unique(out);
+    return out;
+}
+
+}  // namespace
+
+std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::Node& section,
+                                      const catalog::GpuCatalog& catalog) {
+    const YAML::Node nodes = io::required_child(doc, section, "nodes");
+    if (!nodes.IsSequence() || nodes.size() == 0)
+        throw DataError("expected a list of nodes under 'nodes'", doc.where(nodes));
+    std::vector<ClusterNode> out;
+    for (const auto& item : nodes) {
+        if (!item.IsMap()) throw DataError("expected a node as a map {name, gpu, gpus, free}", doc.where(item));
+        ClusterNode n;
+        n.where = doc.where(item);
+        n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
+        n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus"));
+        const YAML::Node free = io::optional_child(doc, item, "free");
+        n.free = free.IsDefined() ? static_cast<int>(io::yaml_integer(doc, free, "free")) : n.gpus;
+        const YAML::Node memory = io::optional_child(doc, item, "memory_gib");
+        if (memory.IsDefined()) {
+            n.memory_gib = io::yaml_number(doc, memory, "memory_gib");
+            if (!(n.memory_gib > 0)) throw DataError("expected a positive memory_gib", doc.where(memory));
+        }
+        const YAML::Node gpu = memory.IsDefined() ? io::optional_child(doc, item, "gpu") : io::required_child(doc, item, "gpu");
+        if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
+        complete(n, catalog, doc.where(gpu.IsDefined() ? gpu : item));
+        out.push_back(n);
+    }
+    check_unique(out);
+    return out;
+}
+
+std::vector<ClusterNode> read_cluster_file(const std::string& path, const catalog::GpuCatalog& catalog) {
+    const io::TextInput in = io::read_input(path);
+    const bool csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+    try {
+        if (csv) return from_csv(in, catalog);
+        const io::YamlDocument doc = io::parse_yaml(in);
+        io::require_kind(doc, "cluster");
+        return read_cluster(doc, doc.root, catalog);
+    } catch (const DataError& e) {
+        if (e.pos().file.empty()) throw DataError(e.what(), SourcePos{in.name, 0, 0});
+        throw;
+    }
+}
+
+}  // namespace hetsched::alloc

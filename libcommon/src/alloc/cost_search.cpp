@@ -1,0 +1,524 @@
+#include <hetsched/alloc/cost_search.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <tuple>
+
+#include <hetsched/alloc/bounds.hpp>
+#include <hetsched/cli/error.hpp>
+#include <hetsched/cli/progress.hpp>
+
+namespace hetsched::alloc {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// One (dp, pp) pair: the problems it builds and what the bounds know about each candidate type.
+struct Layout {
+    int dp = 0, pp = 0;
+    long micro_batches = 0;
+    std::unique_ptr<place::ProblemFactory> factory;
+    std::vector<BoundType> bound;  ///< per candidate, stages 0
+    BoundJob job;
+    double root_bound = 0;         ///< cost (or time) no plan of this pair beats
+};
+
+/// The best `top` plans so far: a heap with the worst on top, sorted best first at the end.
+class Incumbents {
+public:
+    Incumbents(size_t top, Objective obj) : top_(top), objective_(obj) {}
+    double value(const PlanRecord& r) const { return objective_ == Objective::cost ? r.cost : r.total_s; }
+    /// Better first; ties broken by fewer GPUs, smaller dp, then the stage counts, for determinism.
+    bool less(const PlanRecord& a, const PlanRecord& b) const {
+        return std::make_tuple(value(a), a.gpus(), a.dp, a.stages) < std::make_tuple(value(b), b.gpus(), b.dp, b.stages);
+    }
+    /// What a plan must beat to enter the list.
+    double threshold() const { return heap_.size() < top_ ? kInf : value(heap_.front()); }
+    void offer(PlanRecord r) {
+        if (heap_.size() >= top_ && !less(r, heap_.front())) return;
+        heap_.push_back(std::move(r));
+        std::push_heap(heap_.begin(), heap_.end(), cmp());
+        if (heap_.size() > top_) {
+            std::pop_heap(heap_.begin(), heap_.end(), cmp());
+            heap_.pop_back();
+        }
+    }
+    std::vector<PlanRecord> take() {
+        std::sort_heap(heap_.begin(), heap_.end(), cmp());
+        return std::move(heap_);
+    }
+
+private:
+    size_t top_;
+    Objective objective_;
+    std::vector<PlanRecord> heap_;
+
+    struct Cmp {
+        const Incumbents* self;
+        bool operator()(const PlanRecord& a, const PlanRecord& b) const { return self->less(a, b); }
+    };
+    Cmp cmp() const { return Cmp{this}; }
+};
+
+class Search {
+public:
+    Search(const SearchSpace& s, const SearchOptions& o)
+        : space_(s), opt_(o), best_(o.top, o.objective), progress_("planalloc: searching", 0, o.progress) {
+        for (const auto& c : s.types) names_.push_back(c.name);
+        started_ = std::chrono::steady_clock::now();
+    }
+
+    SearchResult run() {
+        build_layouts();
+        switch (opt_.method) {
+        case SearchMethod::espresso: espresso(); break;
+        case SearchMethod::exhaustive: exhaustive(); break;
+        case SearchMethod::homogeneous: homogeneous(); break;
+        }
+        progress_.finish();
+        SearchResult r;
+        r.plans = best_.take();
+        stats_.lower_bound = r.plans.empty() ? lower_bound_ : std::min(lower_bound_, best_.value(r.plans.front()));
+        if (std::isinf(stats_.lower_bound)) stats_.lower_bound = 0;
+        stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        r.stats = stats_;
+        return r;
+    }
+
+private:
+    const SearchSpace& space_;
+    SearchOptions opt_;
+    Incumbents best_;
+    cli::Progress progress_;
+    std::vector<std::string> names_;
+    std::vector<Layout> layouts_;
+    SearchStats stats_;
+    double lower_bound_ = kInf;
+    std::chrono::steady_clock::time_point started_;
+
+    long layers() const { return space_.job->model.layers; }
+    double z() const { return static_cast<double>(space_.iterations); }
+    bool cost_objective() const { return opt_.objective == Objective::cost; }
+    /// Price of one stage of candidate `t` per second.
+    double stage_price_s(const Layout& l, size_t t) const { return l.dp * space_.types[t].price_per_hour / 3600; }
+    int max_stages(const Layout& l, size_t t) const { return space_.types[t].quota / l.dp; }
+    /// Busy time one layer on a stage of candidate `t` costs over the iteration (m passes and its sync).
+    double busy_per_layer(const Layout& l, size_t t) const {
+        return static_cast<double>(l.micro_batches) * l.bound[t].layer_s + l.bound[t].sync_s;
+    }
+
+    /// The objective's value for an iteration time and a price per second of the whole plan.
+    double value_of(double iteration_s, double price_s) const {
+        return cost_objective() ? z() * iteration_s * price_s : z() * iteration_s;
+    }
+
+    void count_node() {
+        if (stats_.nodes_expanded + stats_.plans_evaluated >= opt_.node_limit)
+            throw UsageError("the search passed --search-limit (" + std::to_string(opt_.node_limit) +
+                             " nodes and plans); raise it, lower the quotas or use --method espresso");
+        progress_.update(stats_.nodes_expanded + stats_.plans_evaluated);
+    }
+
+    void build_layouts() {
+        int quota_gpus = 0;
+        for (const auto& c : space_.types) quota_gpus += c.quota;
+        for (int dp : dp_range(space_)) {
+            int max_k = 0;
+            for (const auto& c : space_.types) max_k += c.quota / dp;
+            max_k = static_cast<int>(std::min<long>(max_k, layers()));
+            for (int k = 1; k <= max_k; ++k) {
+                Layout l;
+                l.dp = dp;
+                l.pp = k;
+                l.factory = std::make_unique<place::ProblemFactory>(*space_.job, dp, k, *space_.catalog, space_.problem);
+                l.micro_batches = l.factory->micro_batches();
+                const place::Problem& base = l.factory->base();
+                double head = kInf, tail = kInf;
+                long most = 0;  // layers k stages of the roomiest types hold, ignoring quotas
+                std::vector<long> best_at(static_cast<size_t>(k), 0);
+                for (const auto& name : names_) {
+                    const place::StageType& st = l.factory->type(name);
+                    BoundType b;
+                    b.layer_s = kInf;
+                    for (size_t i = 0; i + 1 < st.forward.size(); ++i) {
+                        const double f = st.forward[i + 1] - st.forward[i], bw = st.backward[i + 1] - st.backward[i];
+                        b.layer_s = std::min(b.layer_s, f + bw);
+                        b.backward_share = std::min(b.backward_share, bw / (f + bw));
+                    }
+                    for (size_t pos = 0; pos < st.max_layers.size(); ++pos) {
+                        b.max_layers = std::max(b.max_layers, st.max_layers[pos]);
+                        best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
+                    }
+                    b.sync_s = st.allreduce_s_per_param * base.layer_params;
+                    head = std::min(head, st.head_forward + st.head_backward);
+                    tail = std::min(tail, st.tail_forward + st.tail_backward);
+                    l.bound.push_back(b);
+                }
+                for (long n : best_at) most += n;
+                l.job = {layers(), l.micro_batches, head + tail, l.factory->fastest_link_s(),
+                         l.factory->fastest_cross_link_s()};
+                ++stats_.trees;
+                if (most < layers()) {  // BP: fewer stages than the largest GPUs need
+                    ++stats_.trees_pruned_bp;
+                    continue;
+                }
+                layouts_.push_back(std::move(l));
+            }
+            // BP's pipeline depths past the quota, and past the layer count.
+            stats_.trees_pruned_bp += std::max<long>(0, layers() - max_k);
+        }
+    }
+
+    // ---- bounds over a partial plan: `counts` fixed for types before `next`, `left` stages to add ----
+
+    std::vector<BoundType> bound_types(const Layout& l, const std::vector<int>& counts) const {
+        std::vector<BoundType> out = l.bound;
+        for (size_t t = 0; t < out.size(); ++t) out[t].stages = counts[t];
+        return out;
+    }
+
+    /// Lower bound of the iteration time of any completion: the `left` stages as the fastest,
+    /// roomiest type still allowed (infinity when none is).
+    double completion_time_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+        std::vector<BoundType> types = bound_types(l, counts);
+        if (left > 0) {
+            BoundType fast;
+            fast.layer_s = kInf;
+            fast.sync_s = kInf;
+            fast.stages = left;
+            int available = 0;
+            for (size_t t = next; t < types.size(); ++t) {
+                if (max_stages(l, t) <= 0) continue;
+                available += max_stages(l, t);
+                fast.layer_s = std::min(fast.layer_s, l.bound[t].layer_s);
+                fast.sync_s = std::min(fast.sync_s, l.bound[t].sync_s);
+                fast.backward_share = std::min(fast.backward_share, l.bound[t].backward_share);
+                fast.max_layers = std::max(fast.max_layers, l.bound[t].max_layers);
+            }
+            if (available < left) return kInf;
+            types.push_back(fast);
+        }
+        return iteration_lower_bound(l.job, types);
+    }
+
+    /// The most layers any completion holds: the roomiest allowed types first, within quotas.
+    long completion_capacity(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+        long held = 0;
+        for (size_t t = 0; t < counts.size(); ++t) held += counts[t] * l.bound[t].max_layers;
+        std::vector<std::pair<long, int>> room;
+        for (size_t t = next; t < counts.size(); ++t) room.emplace_back(l.bound[t].max_layers, max_stages(l, t));
+        std::sort(room.rbegin(), room.rend());
+        for (auto [layers_per_stage, n] : room) {
+            const int take = std::min(left, n);
+            held += take * layers_per_stage;
+            left -= take;
+        }
+        return left > 0 ? -1 : held;
+    }
+
+    /// Lower bound of the objective over every completion.
+    double completion_value_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left,
+                                  double time_bound) const {
+        if (!cost_objective()) return z() * time_bound;
+        double price0 = 0, speed0 = 0;
+        for (size_t t = 0; t < counts.size(); ++t) {
+            price0 += counts[t] * stage_price_s(l, t);
+            speed0 += counts[t] / busy_per_layer(l, t);
+        }
+        std::vector<RatioItem> items;
+        std::vector<std::pair<double, int>> cheapest;
+        for (size_t t = next; t < counts.size(); ++t) {
+            items.push_back({stage_price_s(l, t), 1 / busy_per_layer(l, t), max_stages(l, t)});
+            cheapest.emplace_back(stage_price_s(l, t), max_stages(l, t));
+        }
+        // Busy bound: T ≥ L / Σ speed, so cost ≥ z·L·(price / speed) at its least.
+        const double ratio = min_price_per_speed(price0, speed0, left, items);
+        const double busy = z() * static_cast<double>(layers()) * ratio;
+        // Product bound: the time bound times the cheapest completion's price.
+        std::sort(cheapest.begin(), cheapest.end());
+        double price = price0;
+        for (auto [p, n] : cheapest) {
+            const int take = std::min(left, n);
+            price += take * p;
+            left -= take;
+        }
+        if (left > 0) return kInf;
+        return std::max(busy, z() * time_bound * price);
+    }
+
+    /// Eq. 4-7: the least HomoConfig cost (or time) over the types that can fill the remaining stages,
+    /// with Eq. 5's lower bound W / (p·Σ r) and p = m / (m + k − 1). Only orders the queue.
+    double priority(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+        double price0 = 0, speed0 = 0;
+        for (size_t t = 0; t < counts.size(); ++t) {
+            price0 += counts[t] * stage_price_s(l, t);
+            speed0 += counts[t] / l.bound[t].layer_s;
+        }
+        const double m = static_cast<double>(l.micro_batches);
+        const double work = static_cast<double>(layers()) * (m + l.pp - 1);  // W / p in layer-times
+        auto homo = [&](size_t t) {
+            const double speed = speed0 + left / l.bound[t].layer_s, price = price0 + left * stage_price_s(l, t);
+            return value_of(work / speed, price);
+        };
+        if (left == 0) return value_of(work / speed0, price0);
+        double best = kInf, any = kInf;
+        for (size_t t = next; t < counts.size(); ++t) {
+            any = std::min(any, homo(t));
+            if (max_stages(l, t) >= left) best = std::min(best, homo(t));
+        }
+        return std::isinf(best) ? any : best;
+    }
+
+    // ---- complete plans ----
+
+    /// The lower bound of a complete multiset's objective; infinity when it cannot hold the model.
+    double leaf_bound(const Layout& l, const std::vector<int>& counts, double* time_bound) const {
+        const double t = iteration_lower_bound(l.job, bound_types(l, counts));
+        if (time_bound) *time_bound = t;
+        double price = 0;
+        for (size_t i = 0; i < counts.size(); ++i) price += counts[i] * stage_price_s(l, i);
+        return value_of(t, price);
+    }
+
+    /// Places a complete plan and offers it to the incumbents.
+    void evaluate(Layout& l, const std::vector<int>& counts, double bound) {
+        count_node();
+        ++stats_.plans_evaluated;
+        lower_bound_ = std::min(lower_bound_, bound);
+        const place::Problem p = l.factory->problem(names_, counts);
+        place::PlaceResult r;
+        if (opt_.placer == place::Method::cmr) {
+            r = place::place_cmr(p, nullptr);
+        } else {
+            place::PlaceOptions po;
+            po.search_limit = opt_.placer_limit;
+            try {
+                r = place::place_stages(p, opt_.placer, po);
+            } catch (const Infeasible&) {
+                r = {};
+            }
+        }
+        if (r.placement.empty()) {
+            ++stats_.plans_unplaceable;
+            return;
+        }
+        PlanRecord rec;
+        rec.dp = l.dp;
+        rec.pp = l.pp;
+        rec.stages = counts;
+        for (size_t s = 0; s < r.placement.order.size(); ++s) {
+            rec.order.push_back(p.types[r.placement.order[s]].name);
+            rec.layers.push_back(r.placement.layers[s]);
+        }
+        rec.iteration_s = r.iteration_s;
+        rec.total_s = z() * r.iteration_s;
+        for (size_t t = 0; t < counts.size(); ++t)
+            rec.price_per_hour += counts[t] * l.dp * space_.types[t].price_per_hour;
+        rec.cost = z() * r.iteration_s * rec.price_per_hour / 3600;
+        rec.lower_bound_cost = cost_objective() ? bound : 0;
+        if (cost_objective() && space_.slo_s > 0 && rec.total_s > space_.slo_s) {
+            ++stats_.plans_too_slow;
+            return;
+        }
+        best_.offer(std::move(rec));
+    }
+
+    /// Prunes a complete plan by its bounds (counted), else evaluates it.
+    void visit_leaf(Layout& l, const std::vector<int>& counts) {
+        double time_bound = 0;
+        const double bound = leaf_bound(l, counts, &time_bound);
+        if (std::isinf(time_bound)) {
+            ++stats_.pruned_capacity;
+            return;
+        }
+        if (cost_objective() && space_.slo_s > 0 && z() * time_bound > space_.slo_s) {
+            ++stats_.pruned_time;
+            return;
+        }
+        if (bound > best_.threshold()) {
+            ++stats_.pruned_cost;
+            return;
+        }
+        evaluate(l, counts, bound);
+    }
+
+    // ---- espresso: Alg. 1 ----
+
+    struct Node {
+        double priority;
+        long seq;  ///< FIFO among equal priorities, for determinism
+        std::vector<int> counts;
+        int placed;
+        size_t next;
+        bool operator>(const Node& o) const { return std::tie(priority, seq) > std::tie(o.priority, o.seq); }
+    };
+
+    /// Whether a partial plan is cut (counted by rule).
+    bool prune(const Layout& l, const std::vector<int>& counts, int placed, size_t next) {
+        const int left = l.pp - placed;
+        if (completion_capacity(l, counts, next, left) < layers()) {  // TCP, capacity
+            ++stats_.pruned_capacity;
+            return true;
+        }
+        const double t = completion_time_bound(l, counts, next, left);
+        if (cost_objective() && space_.slo_s > 0 && z() * t > space_.slo_s) {  // TCP, time
+            ++stats_.pruned_time;
+            return true;
+        }
+        if (completion_value_bound(l, counts, next, left, t) > best_.threshold()) {  // CP
+            ++stats_.pruned_cost;
+            return true;
+        }
+        if (cost_objective() && opt_.beta > 0 && placed > 0 && beta_bound(l, counts) > best_.threshold()) {
+            ++stats_.pruned_cost_beta;
+            return true;
+        }
+        return false;
+    }
+
+    /// The paper's CP estimate: the partial plan's stages hold β of the layers their memory allows,
+    /// and its GPUs are paid for the time they take to run them (Eq. 5 without the bubble factor).
+    double beta_bound(const Layout& l, const std::vector<int>& counts) const {
+        double held = 0, speed = 0, price = 0;
+        for (size_t t = 0; t < counts.size(); ++t) {
+            held += counts[t] * std::floor(opt_.beta * static_cast<double>(l.bound[t].max_layers));
+            speed += counts[t] / l.bound[t].layer_s;
+            price += counts[t] * stage_price_s(l, t);
+        }
+        held = std::min(held, static_cast<double>(layers()));
+        return z() * static_cast<double>(l.micro_batches) * held / speed * price;
+    }
+
+    void espresso() {
+        // Trees in order of their root bound, so a cheap incumbent comes early.
+        for (auto& l : layouts_) {
+            const std::vector<int> none(names_.size(), 0);
+            const double t = completion_time_bound(l, none, 0, l.pp);
+            l.root_bound = completion_value_bound(l, none, 0, l.pp, t);
+        }
+        std::stable_sort(layouts_.begin(), layouts_.end(),
+                         [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
+        long seq = 0;
+        for (auto& l : layouts_) {
+            if (l.root_bound > best_.threshold()) {
+                ++stats_.trees_pruned;
+                continue;
+            }
+            std::priority_queue<Node, std::vector<Node>, std::greater<Node>> queue;
+            queue.push({0, seq++, std::vector<int>(names_.size(), 0), 0, 0});
+            bool root = true;
+            while (!queue.empty()) {
+                Node n = queue.top();
+                queue.pop();
+                if (n.placed == l.pp) {
+                    visit_leaf(l, n.counts);
+                    continue;
+                }
+                count_node();
+                ++stats_.nodes_expanded;
+                if (prune(l, n.counts, n.placed, n.next)) {
+                    if (root) ++stats_.trees_pruned;
+                    root = false;
+                    continue;
+                }
+                root = false;
+                const size_t t = n.next;
+                const int most = std::min(l.pp - n.placed, max_stages(l, t));
+                for (int y = 0; y <= most; ++y) {
+                    const int placed = n.placed + y;
+                    if (placed < l.pp && t + 1 == names_.size()) continue;  // cannot be completed
+                    Node child{0, seq++, n.counts, placed, t + 1};
+                    child.counts[t] = y;
+                    child.priority = priority(l, child.counts, child.next, l.pp - placed);
+                    queue.push(std::move(child));
+                }
+            }
+        }
+    }
+
+    // ---- exhaustive: every multiset ----
+
+    void enumerate(Layout& l, std::vector<int>& counts, size_t t, int left) {
+        if (t + 1 == counts.size()) {
+            if (left > max_stages(l, t)) return;
+            counts[t] = left;
+            double time_bound = 0;
+            const double bound = leaf_bound(l, counts, &time_bound);
+            evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
+            counts[t] = 0;
+            return;
+        }
+        for (int y = 0; y <= std::min(left, max_stages(l, t)); ++y) {
+            counts[t] = y;
+            enumerate(l, counts, t + 1, left - y);
+        }
+        counts[t] = 0;
+    }
+
+    void exhaustive() {
+        for (auto& l : layouts_) {
+            std::vector<int> counts(names_.size(), 0);
+            enumerate(l, counts, 0, l.pp);
+        }
+    }
+
+    // ---- homogeneous (Sia+): one type, 2^n GPUs ----
+
+    void homogeneous() {
+        for (auto& l : layouts_) {
+            const int gpus = l.dp * l.pp;
+            if ((gpus & (gpus - 1)) != 0) continue;
+            for (size_t t = 0; t < names_.size(); ++t) {
+                if (max_stages(l, t) < l.pp) continue;
+                std::vector<int> counts(names_.size(), 0);
+                counts[t] = l.pp;
+                double time_bound = 0;
+                const double bound = leaf_bound(l, counts, &time_bound);
+                evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
+            }
+        }
+    }
+};
+
+}  // namespace
+
+SearchMethod parse_search_method(const std::string& s) {
+    if (s == "espresso") return SearchMethod::espresso;
+    if (s == "exhaustive") return SearchMethod::exhaustive;
+    if (s == "homogeneous") return SearchMethod::homogeneous;
+    throw UsageError("unknown method '" + s + "' (expected espresso, exhaustive or homogeneous)");
+}
+
+std::string search_method_name(SearchMethod m) {
+    switch (m) {
+    case SearchMethod::espresso: return "espresso";
+    case SearchMethod::exhaustive: return "exhaustive";
+    case SearchMethod::homogeneous: return "homogeneous";
+    }
+    return "?";
+}
+
+int PlanRecord::gpus() const {
+    int n = 0;
+    for (int s : stages) n += s * dp;
+    return n;
+}
+
+std::vector<int> dp_range(const SearchSpace& space) {
+    const long mb = place::micro_batch_of(*space.job);
+    const long batch = space.job->training.global_batch;
+    long gpus = 0;
+    for (const auto& c : space.types) gpus += c.quota;
+    std::vector<int> out;
+    for (long dp = 1; dp <= gpus; dp *= 2)
+        if (batch % (mb * dp) == 0) out.push_back(static_cast<int>(dp));
+    return out;
+}
+
+SearchResult search_plans(const SearchSpace& space, const SearchOptions& o) { return Search(space, o).run(); }
+
+}  // namespace hetsched::alloc

@@ -1,0 +1,310 @@
+#include <hetsched/alloc/planalloc.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include <hetsched/alloc/allocation_report.hpp>
+#include <hetsched/alloc/best_fit.hpp>
+#include <hetsched/alloc/cluster.hpp>
+#include <hetsched/alloc/cost_search.hpp>
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_document.hpp>
+#include <hetsched/model/plans.hpp>
+
+namespace hetsched::alloc {
+namespace {
+
+/// "TYPE=VALUE" split at the last '='; UsageError naming the option otherwise.
+std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
+    const size_t eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+        throw UsageError(std::string(option) + " expects TYPE=VALUE, got '" + s + "'");
+    return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+double parse_value(const std::string& text, const std::string& whole, const char* option, bool integer) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || !(v >= 0) || (integer && v != static_cast<double>(static_cast<long>(v))))
+        throw UsageError(std::string(option) + " expects a non-negative " + (integer ? "integer" : "number") +
+                         " after '=', got '" + whole + "'");
+    return v;
+}
+
+/// The catalog with --price applied, and which types the user named (they must be usable).
+struct TypeChoice {
+    std::vector<Candidate> candidates;
+    std::vector<std::string> skipped;  ///< "TYPE: why"
+};
+
+TypeChoice choose_types(const PlanallocOptions& o, catalog::GpuCatalog& cat) {
+    std::map<std::string, std::string> named;  // type -> the option that named it
+    for (const auto& p : o.prices) {
+        auto [type, value] = split_assignment(p, "--price");
+        const std::string name = cat.find(type).name;
+        for (auto& g : cat.gpus)
+            if (g.name == name) g.price_per_hour = parse_value(value, p, "--price", false);
+        named[name] = "--price";
+    }
+    int all_quota = -1;
+    std::map<std::string, int> quota;
+    for (const auto& q : o.quotas) {
+        auto [type, value] = split_assignment(q, "--quota");
+        const int n = static_cast<int>(parse_value(value, q, "--quota", true));
+        if (type == "all" || type == "*") {
+            all_quota = n;
+            continue;
+        }
+        const std::string name = cat.find(type).name;
+        quota[name] = n;
+        named[name] = "--quota";
+    }
+    std::vector<std::string> only;
+    if (!o.types.empty()) {
+        size_t start = 0;
+        while (start <= o.types.size()) {
+            const size_t comma = std::min(o.types.find(',', start), o.types.size());
+            const std::string t = o.types.substr(start, comma - start);
+            if (!t.empty()) {
+                only.push_back(cat.find(t).name);
+                named[only.back()] = "--types";
+            }
+            start = comma + 1;
+        }
+    }
+    TypeChoice out;
+    for (const auto& g : cat.gpus) {
+        if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end()) continue;
+        const auto q = quota.find(g.name);
+        const int n = q != quota.end() ? q->second : all_quota >= 0 ? all_quota : g.quota;
+        const auto why = named.find(g.name);
+        if (g.price_per_hour <= 0) {
+            if (why != named.end())
+                throw UsageError("no price for " + g.name + " (named by " + why->second + ") in catalog '" + cat.name +
+                                 "': give --price " + g.name + "=PRICE");
+            out.skipped.push_back(g.name + ": no price");
+            continue;
+        }
+        if (n < 0)
+            throw UsageError("no quota for " + g.name + ": catalog '" + cat.name + "' gives none; give --quota " +
+                             g.name + "=N, --quota all=N, or --types to leave it out");
+        if (n == 0) {
+            out.skipped.push_back(g.name + ": quota 0");
+            continue;
+        }
+        out.candidates.push_back({g.name, g.price_per_hour, n});
+    }
+    if (out.candidates.empty())
+        throw UsageError("no GPU type in catalog '" + cat.name + "' has both a price and a quota");
+    return out;
+}
+
+/// The SLO from the flag, else from `training.slo_s`; 0 when neither gives one.
+double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
+    if (o.slo_s > 0) return o.slo_s;
+    const YAML::Node training = io::optional_child(doc, doc.root, "training");
+    if (!training.IsDefined()) return 0;
+    const YAML::Node slo = io::optional_child(doc, training, "slo_s");
+    if (!slo.IsDefined()) return 0;
+    const double v = io::yaml_number(doc, slo, "slo_s");
+    if (!(v > 0)) throw DataError("expected a positive slo_s (seconds), got " + slo.Scalar(), doc.where(slo));
+    return v;
+}
+
+place::ProblemOptions problem_options(const PlanallocOptions& o, const io::YamlDocument& doc,
+                                      const catalog::GpuCatalog& cat) {
+    place::ProblemOptions po;
+    po.measure = model::parse_measure(o.measure);
+    po.usable_fraction = o.usable_fraction;
+    po.efficiency = o.efficiency;
+    po.network.inter_node_gb_s = cat.inter_node_gb_s;
+    po.network = model::read_network(doc, po.network);
+    if (o.inter_node_gb_s > 0) po.network.inter_node_gb_s = o.inter_node_gb_s;
+    return po;
+}
+
+PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
+                         catalog::GpuCatalog& cat) {
+    if (job.iterations <= 0)
+        throw UsageError("the cost needs an iteration count: give --iterations N or training.iterations");
+    const double slo = slo_of(o, doc);
+    const TypeChoice types = choose_types(o, cat);
+
+    SearchSpace space;
+    space.job = &job;
+    space.catalog = &cat;
+    space.problem = problem_options(o, doc, cat);
+    space.types = types.candidates;
+    space.iterations = job.iterations;
+    space.slo_s = slo;
+    SearchOptions so;
+    so.method = parse_search_method(o.method);
+    so.placer = place::parse_method(o.placer);
+    so.top = std::max<size_t>(1, o.top);
+    so.beta = o.beta;
+    so.node_limit = o.search_limit;
+    so.progress = o.progress;
+    const SearchResult r = search_plans(space, so);
+    ReportContext ctx{o.method, o.placer, cat.currency, slo, job.iterations};
+
+    if (r.plans.empty()) {
+        SearchOptions fastest = so;
+        fastest.objective = Objective::time;
+        fastest.top = 1;
+        SearchSpace open = space;
+        open.slo_s = 0;
+        const SearchResult f = search_plans(open, fastest);
+        if (f.plans.empty())
+            throw Infeasible("no plan within the quotas can hold " + job.model.name +
+                             (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : ""));
+        const PlanRecord& p = f.plans.front();
+        throw Infeasible("no plan meets the SLO of " + io::format_number(slo, 6) + " s for " +
+                         std::to_string(job.iterations) + " iterations: the fastest takes " +
+                         io::format_number(p.total_s, 6) + " s (" + io::format_number(p.iteration_s, 6) +
+                         " s per iteration) with " + describe_plan(space, p) + ", costing " +
+                         io::format_number(p.cost, 6) + " " + cat.currency);
+    }
+
+    PlanallocResult out;
+    const PlanRecord& best = r.plans.front();
+    out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
+                  io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +
+                  " plans placed, " + std::to_string(r.stats.nodes_expanded) + " nodes, " +
+                  io::format_number(r.stats.seconds, 3) + " s";
+    if (o.format == "csv") {
+        out.text = plans_to_csv(space, r.plans);
+        return out;
+    }
+    model::write_job_spec(doc.root, job);
+    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
+    doc.root["allocation"] = allocation_to_yaml(space, r.plans, ctx);
+    doc.root["search"] = search_to_yaml(r.stats, r.plans, ctx, types.skipped);
+    out.text = io::emit_yaml(doc.root);
+    return out;
+}
+
+// ---- cluster mode ----
+
+/// The ranked plans from memest's `memory:` section, else enumerated here for the cluster's types.
+std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
+                                      const model::JobSpec& job, const catalog::GpuCatalog& cat,
+                                      const std::vector<ClusterNode>& nodes) {
+    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
+    const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : YAML::Node();
+    std::vector<model::Plan> plans;
+    if (list.IsDefined()) {
+        if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
+        for (const auto& e : list) {
+            model::Plan p;
+            auto integer = [&](const char* key) {
+                const long v = io::yaml_integer(doc, io::required_child(doc, e, key), key);
+                if (v < 1) throw DataError(std::string("expected a positive ") + key, doc.where(e[key]));
+                return static_cast<int>(v);
+            };
+            p.gpu = cat.find(io::yaml_string(doc, io::required_child(doc, e, "gpu"), "gpu")).name;
+            p.layout.tp = integer("tp");
+            p.layout.pp = integer("pp");
+            p.layout.dp = integer("dp");
+            p.layout.micro_batch = integer("micro_batch");
+            p.peak_gib = io::yaml_number(doc, io::required_child(doc, e, "peak_gib"), "peak_gib");
+            if (!(p.peak_gib > 0)) throw DataError("expected a positive peak_gib", doc.where(e["peak_gib"]));
+            const YAML::Node g = io::optional_child(doc, e, "gpus");
+            if (g.IsDefined() && io::yaml_integer(doc, g, "gpus") != p.layout.gpus())
+                throw DataError("gpus is not tp x pp x dp (" + std::to_string(p.layout.gpus()) + ")", doc.where(g));
+            plans.push_back(p);
+        }
+        return plans;
+    }
+    catalog::GpuCatalog present = cat;
+    present.gpus.clear();
+    for (const auto& g : cat.gpus)
+        if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
+            present.gpus.push_back(g);
+    model::PlanOptions po;
+    po.measure = model::parse_measure(o.measure);
+    po.usable_fraction = o.usable_fraction;
+    return model::enumerate_plans(job.model, job.training, present, po);
+}
+
+PlanallocResult cluster_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
+                             const catalog::GpuCatalog& cat) {
+    std::vector<ClusterNode> nodes = o.cluster.empty()
+                                         ? read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat)
+                                         : read_cluster_file(o.cluster, cat);
+    const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
+    if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster");
+    auto eligible_nodes = [&](const model::Plan& p) {
+        std::vector<ClusterNode> out;
+        for (const auto& n : nodes)
+            if (!o.exact_type || n.gpu == p.gpu) out.push_back(n);
+        return out;
+    };
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const model::Plan& p = plans[i];
+        std::vector<ClusterNode> pool = eligible_nodes(p);
+        const std::vector<NodeShare> shares = best_fit(pool, {p.layout.gpus(), p.peak_gib}, o.usable_fraction);
+        if (shares.empty()) continue;
+        YAML::Node a(YAML::NodeType::Map);
+        a["method"] = "best-fit";
+        YAML::Node plan(YAML::NodeType::Map);
+        plan.SetStyle(YAML::EmitterStyle::Flow);
+        plan["rank"] = i + 1;
+        plan["gpu"] = p.gpu;
+        plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
+        a["plan"] = plan;
+        YAML::Node gpus(YAML::NodeType::Map), where(YAML::NodeType::Map);
+        gpus.SetStyle(YAML::EmitterStyle::Flow);
+        std::map<std::string, int> per_type;
+        for (const auto& s : shares) per_type[s.gpu] += s.gpus;
+        for (const auto& [t, n] : per_type) gpus[t] = n;
+        for (const auto& s : shares) where[s.node] = s.gpus;
+        a["gpus"] = gpus;
+        a["tp"] = p.layout.tp;
+        a["pp"] = p.layout.pp;
+        a["dp"] = p.layout.dp;
+        a["micro_batch"] = p.layout.micro_batch;
+        a["nodes"] = where;
+        PlanallocResult out;
+        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (" + std::to_string(p.layout.gpus()) + " x " +
+                      p.gpu + "-class, " + io::format_fixed(p.peak_gib, 2) + " GiB) on " +
+                      std::to_string(shares.size()) + " node(s)";
+        model::write_job_spec(doc.root, job);
+        doc.root["allocation"] = a;
+        out.text = io::emit_yaml(doc.root);
+        return out;
+    }
+    const model::Plan& first = plans.front();
+    const model::Plan* smallest = &first;
+    for (const auto& p : plans)
+        if (p.layout.gpus() < smallest->layout.gpus() ||
+            (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
+            smallest = &p;
+    auto need = [&](const model::Plan& p) {
+        return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.usable_fraction, 2) +
+               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + ", and " +
+               std::to_string(free_gpus_with(eligible_nodes(p), p.peak_gib, o.usable_fraction)) + " such GPUs are free";
+    };
+    throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
+                     need(first) + "; the smallest needs " + need(*smallest) +
+                     (io::optional_child(doc, doc.root, "memory").IsDefined() ? " (memest --top 0 lists every plan)" : ""));
+}
+
+}  // namespace
+
+PlanallocResult run_planalloc(const PlanallocOptions& o) {
+    model::JobSpec job;
+    io::YamlDocument doc = model::load_job_document(o.io.input, o.job, job);
+    model::check_job_key(doc, "memory", job, "memest");
+    catalog::GpuCatalog cat = catalog::load_catalog(o.catalog);
+    const bool cluster = !o.cluster.empty() || io::optional_child(doc, doc.root, "cluster").IsDefined();
+    return cluster ? cluster_mode(o, doc, job, cat) : slo_mode(o, doc, job, cat);
+}
+
+}  // namespace hetsched::alloc
