@@ -87,6 +87,34 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     return std::max(bound, m * link) * (1 - 1e-9);
 }
 
+BoundType bound_type_of(const place::StageType& st, const place::Problem& base) {
+    BoundType b;
+    b.layer_s = kInf;
+    for (size_t i = 0; i + 1 < st.forward.size(); ++i) {
+        const double f = st.forward[i + 1] - st.forward[i], bw = st.backward[i + 1] - st.backward[i];
+        b.layer_s = std::min(b.layer_s, f + bw);
+        b.backward_share = std::min(b.backward_share, bw / (f + bw));
+    }
+    for (long n : st.max_layers) b.max_layers = std::max(b.max_layers, n);
+    b.sync_s = st.allreduce_s_per_param * base.layer_params;
+    return b;
+}
+
+BoundJob bound_job_of(const place::ProblemFactory& f) {
+    BoundJob j;
+    j.layers = f.base().layers;
+    j.micro_batches = f.micro_batches();
+    double head = kInf, tail = kInf;
+    for (const place::StageType* t : f.built()) {
+        head = std::min(head, t->head_forward + t->head_backward);
+        tail = std::min(tail, t->tail_forward + t->tail_backward);
+    }
+    j.ends_s = std::isinf(head) ? 0 : head + tail;
+    j.link_s = f.fastest_link_s();
+    j.cross_link_s = f.fastest_cross_link_s();
+    return j;
+}
+
 double min_price_per_speed(double price0, double speed0, int stages, const std::vector<RatioItem>& items) {
     long available = 0;
     for (const auto& it : items) available += it.available;

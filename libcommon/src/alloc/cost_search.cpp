@@ -136,31 +136,16 @@ private:
                 l.pp = k;
                 l.factory = std::make_unique<place::ProblemFactory>(*space_.job, dp, k, *space_.catalog, space_.problem);
                 l.micro_batches = l.factory->micro_batches();
-                const place::Problem& base = l.factory->base();
-                double head = kInf, tail = kInf;
-                long most = 0;  // layers k stages of the roomiest types hold, ignoring quotas
-                std::vector<long> best_at(static_cast<size_t>(k), 0);
+                std::vector<long> best_at(static_cast<size_t>(k), 0);  // roomiest type at each position
                 for (const auto& name : names_) {
                     const place::StageType& st = l.factory->type(name);
-                    BoundType b;
-                    b.layer_s = kInf;
-                    for (size_t i = 0; i + 1 < st.forward.size(); ++i) {
-                        const double f = st.forward[i + 1] - st.forward[i], bw = st.backward[i + 1] - st.backward[i];
-                        b.layer_s = std::min(b.layer_s, f + bw);
-                        b.backward_share = std::min(b.backward_share, bw / (f + bw));
-                    }
-                    for (size_t pos = 0; pos < st.max_layers.size(); ++pos) {
-                        b.max_layers = std::max(b.max_layers, st.max_layers[pos]);
+                    l.bound.push_back(bound_type_of(st, l.factory->base()));
+                    for (size_t pos = 0; pos < st.max_layers.size(); ++pos)
                         best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
-                    }
-                    b.sync_s = st.allreduce_s_per_param * base.layer_params;
-                    head = std::min(head, st.head_forward + st.head_backward);
-                    tail = std::min(tail, st.tail_forward + st.tail_backward);
-                    l.bound.push_back(b);
                 }
+                l.job = bound_job_of(*l.factory);
+                long most = 0;  // layers k stages of the roomiest types hold, ignoring quotas
                 for (long n : best_at) most += n;
-                l.job = {layers(), l.micro_batches, head + tail, l.factory->fastest_link_s(),
-                         l.factory->fastest_cross_link_s()};
                 ++stats_.trees;
                 if (most < layers()) {  // BP: fewer stages than the largest GPUs need
                     ++stats_.trees_pruned_bp;

@@ -122,6 +122,12 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     return p;
 }
 
+std::vector<const StageType*> ProblemFactory::built() const {
+    std::vector<const StageType*> out;
+    for (const auto& [t, per_node] : types_) out.push_back(&t);
+    return out;
+}
+
 double ProblemFactory::fastest_link_s() const {
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto& [t, per_node] : types_) fastest = std::min(fastest, t.link_s);

@@ -5,6 +5,8 @@
 /// every stage and back, and transfers and gradient syncs only add time.
 #include <vector>
 
+#include <hetsched/place/problem_builder.hpp>
+
 namespace hetsched::alloc {
 
 /// One GPU type as the bounds see it, at one (dp, stages) layout.
@@ -37,6 +39,12 @@ struct BoundJob {
 ///                                             when d > 1)
 /// minimised over every split of whole layers, fast stages filled first.
 double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types);
+
+/// The bound's view of one built stage type (its `stages` left 0).
+BoundType bound_type_of(const place::StageType& t, const place::Problem& base);
+
+/// The bound's view of the job at a factory's layout, over the types the factory has built.
+BoundJob bound_job_of(const place::ProblemFactory& f);
 
 /// One type a completion may draw stages from.
 struct RatioItem {

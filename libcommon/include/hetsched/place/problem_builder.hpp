@@ -45,6 +45,8 @@ public:
     /// The fastest activation transfer between stages of two different types built so far.
     double fastest_cross_link_s() const;
 
+    /// The types built so far.
+    std::vector<const StageType*> built() const;
     /// What every problem shares (no types).
     const Problem& base() const { return base_; }
     int dp() const { return dp_; }

@@ -1,0 +1,122 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include <hetsched/alloc/bounds.hpp>
+#include <hetsched/place/methods.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+/// Every multiset of `k` stages over `names`, as counts.
+void multisets(size_t n, int k, std::vector<int>& cur, size_t i, std::vector<std::vector<int>>& out) {
+    if (i + 1 == n) {
+        cur[i] = k;
+        out.push_back(cur);
+        return;
+    }
+    for (int y = 0; y <= k; ++y) {
+        cur[i] = y;
+        multisets(n, k - y, cur, i + 1, out);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the iteration bound never exceeds the best placement's estimate", "[alloc]") {
+    // Jobs and layouts around Espresso's: slow 2.5 Gb/s network, fast data-centre one, dp 1-4.
+    std::mt19937 rng(11);
+    const auto juchi = catalog::named_catalog("juchi");
+    const auto dc = catalog::named_catalog("default");
+    const std::vector<std::string> dc_types{"A100-40GB-SXM", "V100-SXM2-32GB", "T4", "H100-SXM"};
+    const std::vector<std::string> models{"espresso-llama-1.3b", "gpt2-xl", "espresso-vit-3.4b", "gpt3-1.3b"};
+    int checked = 0;
+    for (int n = 0; n < 40; ++n) {
+        model::JobSpec job;
+        job.model = catalog::find_model(models[rng() % models.size()]);
+        job.training.seq_len = 1024;
+        const int dp = 1 << (rng() % 3);
+        job.training.global_batch = dp * (4 << (rng() % 3));
+        const bool slow = rng() % 2;
+        const auto& cat = slow ? juchi : dc;
+        std::vector<std::string> names;
+        if (slow)
+            for (const auto& g : juchi.gpus) names.push_back(g.name);
+        else
+            names = dc_types;
+        names.resize(2 + rng() % 3);
+        place::ProblemOptions po;
+        po.network.inter_node_gb_s = cat.inter_node_gb_s;
+        const int k = 2 + static_cast<int>(rng() % 3);
+        place::ProblemFactory f(job, dp, k, cat, po);
+        std::vector<alloc::BoundType> types;
+        for (const auto& name : names) types.push_back(alloc::bound_type_of(f.type(name), f.base()));
+        const alloc::BoundJob bj = alloc::bound_job_of(f);
+        std::vector<std::vector<int>> all;
+        std::vector<int> cur(names.size(), 0);
+        multisets(names.size(), k, cur, 0, all);
+        for (const auto& counts : all) {
+            std::vector<alloc::BoundType> with = types;
+            for (size_t t = 0; t < with.size(); ++t) with[t].stages = counts[t];
+            const double bound = alloc::iteration_lower_bound(bj, with);
+            const place::Problem p = f.problem(names, counts);
+            const auto best = place::place_exact(p, nullptr, place::place_cmr(p, nullptr), 5000000);
+            if (best.placement.empty()) continue;  // the bound may be finite where memory rules out a split
+            INFO(job.model.name << " dp " << dp << " k " << k << " slow " << slow);
+            CHECK(bound <= best.iteration_s);
+            CHECK(bound > 0.3 * best.iteration_s);  // and it is not vacuous
+            ++checked;
+        }
+    }
+    CHECK(checked > 200);
+}
+
+TEST_CASE("the bound is infinite when the stages cannot hold the layers", "[alloc]") {
+    alloc::BoundJob j{10, 4, 0, 0.01, 0.02};
+    CHECK(std::isinf(alloc::iteration_lower_bound(j, {{1.0, 0, 0.66, 4, 2}})));
+    CHECK(std::isfinite(alloc::iteration_lower_bound(j, {{1.0, 0, 0.66, 5, 2}})));
+}
+
+TEST_CASE("on equal stages the bound follows the 1F1B fill and drain", "[alloc]") {
+    // 8 layers on 4 equal stages, 2 per stage at 1 s per layer, m = 8, no network: the schedule takes
+    // (m + k - 1) * 2 = 22 s; the bound is max(m·2, 8·(1 + 7·ρ/4)) with ρ = 2/3, i.e. 17.33 s.
+    alloc::BoundJob j{8, 8, 0, 0, 0};
+    const double b = alloc::iteration_lower_bound(j, {{1.0, 0, 2.0 / 3, 8, 4}});
+    CHECK(b == Approx(8 * (1 + 7 * (2.0 / 3) / 4)).epsilon(1e-6));
+    // Whole layers: 9 layers on 4 stages leave one stage with 3, so the busy bound is 8·3 = 24.
+    alloc::BoundJob j9{9, 8, 0, 0, 0};
+    CHECK(alloc::iteration_lower_bound(j9, {{1.0, 0, 2.0 / 3, 8, 4}}) == Approx(24).epsilon(1e-6));
+    // A second type adds a cross-type link that carries every micro-batch.
+    alloc::BoundJob linked{8, 8, 0, 0.0, 5.0};
+    CHECK(alloc::iteration_lower_bound(linked, {{1.0, 0, 0.66, 8, 2}, {1.0, 0, 0.66, 8, 2}}) >= 40 * (1 - 1e-6));
+}
+
+TEST_CASE("the least price per speed matches brute force", "[alloc]") {
+    std::mt19937 rng(3);
+    for (int n = 0; n < 200; ++n) {
+        std::vector<alloc::RatioItem> items;
+        const size_t kinds = 1 + rng() % 4;
+        for (size_t i = 0; i < kinds; ++i)
+            items.push_back({1 + static_cast<double>(rng() % 100), 1 + static_cast<double>(rng() % 50),
+                             static_cast<int>(rng() % 4)});
+        const double p0 = static_cast<double>(rng() % 50), s0 = static_cast<double>(rng() % 20);
+        const int k = 1 + static_cast<int>(rng() % 5);
+        double best = std::numeric_limits<double>::infinity();
+        std::vector<int> take(kinds, 0);
+        std::function<void(size_t, int, double, double)> go = [&](size_t i, int left, double p, double s) {
+            if (i == kinds) {
+                if (left == 0) best = std::min(best, p / s);
+                return;
+            }
+            for (int y = 0; y <= std::min(left, items[i].available); ++y)
+                go(i + 1, left - y, p + y * items[i].price, s + y * items[i].speed);
+        };
+        go(0, k, p0, s0);
+        const double got = alloc::min_price_per_speed(p0, s0, k, items);
+        if (std::isinf(best))
+            CHECK(std::isinf(got));
+        else
+            CHECK(got == Approx(best).epsilon(1e-9));
+    }
+}

@@ -1,0 +1,148 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include <hetsched/alloc/cost_search.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+struct Case {
+    model::JobSpec job;
+    catalog::GpuCatalog catalog;
+    alloc::SearchSpace space;
+};
+
+/// A small space exhaustive search finishes in well under a second.
+std::unique_ptr<Case> small_case(std::mt19937& rng) {
+    auto c = std::make_unique<Case>();
+    const std::vector<std::string> models{"espresso-llama-1.3b", "gpt2-xl", "gpt3-1.3b", "espresso-vit-3.4b"};
+    c->job.model = catalog::find_model(models[rng() % models.size()]);
+    c->job.training.seq_len = 1024;
+    c->job.training.global_batch = 16 << (rng() % 2);
+    c->catalog = catalog::named_catalog(rng() % 2 ? "juchi" : "default");
+    c->space.job = &c->job;
+    c->space.catalog = &c->catalog;
+    c->space.problem.network.inter_node_gb_s = c->catalog.inter_node_gb_s;
+    c->space.iterations = 1000;
+    std::vector<const catalog::GpuType*> priced;
+    for (const auto& g : c->catalog.gpus)
+        if (g.price_per_hour > 0) priced.push_back(&g);
+    std::shuffle(priced.begin(), priced.end(), rng);
+    const size_t kinds = 2 + rng() % 2;
+    for (size_t i = 0; i < kinds; ++i)
+        c->space.types.push_back({priced[i]->name, priced[i]->price_per_hour, 2 + static_cast<int>(rng() % 3)});
+    return c;
+}
+
+alloc::SearchResult run(const alloc::SearchSpace& s, alloc::SearchMethod m, size_t top = 1) {
+    alloc::SearchOptions o;
+    o.method = m;
+    o.top = top;
+    return alloc::search_plans(s, o);
+}
+
+}  // namespace
+
+TEST_CASE("espresso finds exhaustive's cost at every SLO, evaluating fewer plans", "[alloc]") {
+    std::mt19937 rng(5);
+    long espresso_plans = 0, exhaustive_plans = 0;
+    int compared = 0;
+    for (int n = 0; n < 12; ++n) {
+        auto c = small_case(rng);
+        const auto all = run(c->space, alloc::SearchMethod::exhaustive, 100000);
+        if (all.plans.empty()) continue;
+        double fastest = all.plans.front().total_s;
+        for (const auto& p : all.plans) fastest = std::min(fastest, p.total_s);
+        for (double f : {1.0, 1.1, 1.5, 3.0, 0.0}) {
+            c->space.slo_s = fastest * f;
+            double best = std::numeric_limits<double>::infinity();
+            for (const auto& p : all.plans)
+                if (f == 0 || p.total_s <= c->space.slo_s) best = std::min(best, p.cost);
+            const auto es = run(c->space, alloc::SearchMethod::espresso);
+            INFO(c->job.model.name << " slo factor " << f);
+            REQUIRE_FALSE(es.plans.empty());
+            CHECK(es.plans.front().cost == Approx(best).epsilon(1e-12));
+            CHECK(es.stats.lower_bound <= es.plans.front().cost * (1 + 1e-9));
+            if (f == 0 || es.plans.front().total_s <= c->space.slo_s) ++compared;
+            espresso_plans += es.stats.plans_evaluated;
+            exhaustive_plans += all.stats.plans_evaluated;
+        }
+    }
+    CHECK(compared >= 40);
+    CHECK(espresso_plans * 2 < exhaustive_plans);  // tiny spaces; the paper-sized ones are in bench/
+}
+
+TEST_CASE("the best plans come sorted, each within quotas and holding every layer", "[alloc]") {
+    std::mt19937 rng(9);
+    auto c = small_case(rng);
+    const auto r = run(c->space, alloc::SearchMethod::espresso, 5);
+    REQUIRE(r.plans.size() == 5);
+    for (size_t i = 0; i < r.plans.size(); ++i) {
+        const auto& p = r.plans[i];
+        if (i > 0) CHECK(r.plans[i - 1].cost <= p.cost);
+        long layers = 0;
+        for (long l : p.layers) layers += l;
+        CHECK(layers == c->job.model.layers);
+        CHECK(static_cast<int>(p.order.size()) == p.pp);
+        for (size_t t = 0; t < p.stages.size(); ++t) CHECK(p.stages[t] * p.dp <= c->space.types[t].quota);
+        CHECK(p.cost == Approx(p.total_s * p.price_per_hour / 3600));
+    }
+    // The same five as exhaustive's five best.
+    const auto all = run(c->space, alloc::SearchMethod::exhaustive, 5);
+    for (size_t i = 0; i < 5; ++i) CHECK(all.plans[i].cost == Approx(r.plans[i].cost).epsilon(1e-12));
+}
+
+TEST_CASE("homogeneous plans use one type and a power of two GPUs", "[alloc]") {
+    std::mt19937 rng(2);
+    auto c = small_case(rng);
+    const auto r = run(c->space, alloc::SearchMethod::homogeneous, 20);
+    REQUIRE_FALSE(r.plans.empty());
+    for (const auto& p : r.plans) {
+        int kinds = 0;
+        for (int s : p.stages) kinds += s > 0;
+        CHECK(kinds == 1);
+        CHECK((p.gpus() & (p.gpus() - 1)) == 0);
+    }
+    // Never cheaper than the heterogeneous optimum.
+    CHECK(run(c->space, alloc::SearchMethod::espresso).plans.front().cost <= r.plans.front().cost * (1 + 1e-12));
+}
+
+TEST_CASE("an SLO no plan meets leaves no plan; the time objective finds the fastest", "[alloc]") {
+    std::mt19937 rng(4);
+    auto c = small_case(rng);
+    c->space.slo_s = 1e-3;
+    CHECK(run(c->space, alloc::SearchMethod::espresso).plans.empty());
+    alloc::SearchOptions o;
+    o.objective = alloc::Objective::time;
+    c->space.slo_s = 0;
+    const auto fastest = alloc::search_plans(c->space, o);
+    const auto all = run(c->space, alloc::SearchMethod::exhaustive, 100000);
+    double best = 1e300;
+    for (const auto& p : all.plans) best = std::min(best, p.total_s);
+    CHECK(fastest.plans.front().total_s == Approx(best).epsilon(1e-12));
+}
+
+TEST_CASE("data-parallel degrees are powers of two that divide the batch", "[alloc]") {
+    model::JobSpec job;
+    job.model = catalog::find_model("gpt2-xl");
+    job.training.global_batch = 24;
+    alloc::SearchSpace s;
+    s.job = &job;
+    s.types = {{"A30", 1, 16}};
+    CHECK(alloc::dp_range(s) == std::vector<int>{1, 2, 4, 8});
+    job.micro_batch = 3;
+    CHECK(alloc::dp_range(s) == std::vector<int>{1, 2, 4, 8});
+    job.micro_batch = 2;
+    CHECK(alloc::dp_range(s) == std::vector<int>{1, 2, 4});
+}
+
+TEST_CASE("the search stops at its node limit with advice", "[alloc]") {
+    std::mt19937 rng(1);
+    auto c = small_case(rng);
+    alloc::SearchOptions o;
+    o.method = alloc::SearchMethod::exhaustive;
+    o.node_limit = 3;
+    CHECK_THROWS_AS(alloc::search_plans(c->space, o), UsageError);
+}
