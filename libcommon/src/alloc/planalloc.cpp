@@ -197,9 +197,9 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
                                       const model::JobSpec& job, const catalog::GpuCatalog& cat,
                                       const std::vector<ClusterNode>& nodes) {
     const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
-    const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : YAML::Node();
     std::vector<model::Plan> plans;
-    if (list.IsDefined()) {
+    const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : memory;
+    if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         for (const auto& e : list) {
             model::Plan p;
