@@ -68,8 +68,12 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     }
     // T(busy) = max(busy, latency(busy)) with latency non-increasing in busy: bisect for the crossing.
     const double same = std::min(job.link_s, job.cross_link_s);
-    const double fixed = job.ends_s + 2 * (kinds - 1) * job.cross_link_s + 2 * (k - kinds) * same;
-    auto latency = [&](double busy) { return least_total(sorted, m, L, busy) * (1 + (m - 1) * rho / k) + fixed; };
+    const double fixed = job.ends_s + 2 * (kinds - 1) * job.cross_link_s + 2 * (k - kinds) * same + job.first_sync_s;
+    // The stage with the largest τ (at least the mean) adds, beyond micro-batch 0's crossing, either
+    // its m−1 remaining backwards, or its m−1 remaining passes less the warm-up forwards (at most
+    // k−1, each at most a (1−ρ) share) that can fill its wait for the first gradient.
+    const double extra = std::max((m - 1) * rho, m - 1 - (k - 1) * (1 - rho)) / k;
+    auto latency = [&](double busy) { return least_total(sorted, m, L, busy) * (1 + extra) + fixed; };
     double a = hi, b = std::max(hi, busy_hi * (1 + 1e-12));
     if (latency(a) <= a) {
         b = a;
@@ -104,11 +108,14 @@ BoundJob bound_job_of(const place::ProblemFactory& f) {
     BoundJob j;
     j.layers = f.base().layers;
     j.micro_batches = f.micro_batches();
-    double head = kInf, tail = kInf;
+    double head = kInf, tail = kInf, sync = kInf;
+    const place::Problem& base = f.base();
     for (const place::StageType* t : f.built()) {
         head = std::min(head, t->head_forward + t->head_backward);
         tail = std::min(tail, t->tail_forward + t->tail_backward);
+        sync = std::min(sync, t->allreduce_s_per_param * (base.head_params + base.layer_params));
     }
+    j.first_sync_s = std::isinf(sync) ? 0 : sync;
     j.ends_s = std::isinf(head) ? 0 : head + tail;
     j.link_s = f.fastest_link_s();
     j.cross_link_s = f.fastest_cross_link_s();

@@ -25,6 +25,7 @@ struct BoundJob {
     double ends_s = 0;   ///< fastest embedding + fastest output layer, forward and backward
     double link_s = 0;        ///< fastest activation transfer between two stages of one type
     double cross_link_s = 0;  ///< fastest activation transfer between stages of different types
+    double first_sync_s = 0;  ///< fastest gradient sync of the first stage's embedding and one layer
 };
 
 /// Lower bound on the iteration time of any placement of the job's layers onto the stages `types`
@@ -32,9 +33,13 @@ struct BoundJob {
 /// τ_s = x_s·a_s its per-micro-batch time, c_s = m·a_s + r_s (busy time plus gradient sync per layer),
 /// k stages of d distinct types, ρ the smallest backward share:
 ///   T ≥ x_s·c_s for every s                  (m micro-batches, then its all-reduce)
-///   T ≥ Σ τ_s·(1 + (m−1)·ρ/k) + ends + links (micro-batch 0 crosses every stage and link forward and
+///   T ≥ Σ τ_s·(1 + e/k) + ends + links + sync_0, e = max((m−1)·ρ, m−1−(k−1)·(1−ρ))
+///                                            (micro-batch 0 crosses every stage and link forward and
 ///                                             back, d−1 of the links between types; the stage with
-///                                             the longest backward, at least the mean, owes m−1 more)
+///                                             the largest τ, at least the mean, owes m−1 more
+///                                             backwards, or m−1 passes less the 1F1B warm-up
+///                                             forwards that fill its wait for the first gradient;
+///                                             the first stage's all-reduce starts after all that)
 ///   T ≥ m·link                               (a link carries every micro-batch; a cross-type link
 ///                                             when d > 1)
 /// minimised over every split of whole layers, fast stages filled first.
