@@ -118,18 +118,6 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     return v;
 }
 
-place::ProblemOptions problem_options(const PlanallocOptions& o, const io::YamlDocument& doc,
-                                      const catalog::GpuCatalog& cat) {
-    place::ProblemOptions po;
-    po.measure = model::parse_measure(o.measure);
-    po.usable_fraction = o.usable_fraction;
-    po.efficiency = o.efficiency;
-    po.network.inter_node_gb_s = cat.inter_node_gb_s;
-    po.network = model::read_network(doc, po.network);
-    if (o.inter_node_gb_s > 0) po.network.inter_node_gb_s = o.inter_node_gb_s;
-    return po;
-}
-
 PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
                          catalog::GpuCatalog& cat) {
     if (job.iterations <= 0)
@@ -140,7 +128,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     SearchSpace space;
     space.job = &job;
     space.catalog = &cat;
-    space.problem = problem_options(o, doc, cat);
+    space.problem = place::problem_options(o.measure, o.usable_fraction, o.efficiency, o.inter_node_gb_s, doc, cat);
     space.types = types.candidates;
     space.iterations = job.iterations;
     space.slo_s = slo;

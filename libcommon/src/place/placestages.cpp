@@ -41,13 +41,7 @@ PlacestagesResult run_placestages(const PlacestagesOptions& o) {
     const Allocation alloc = allocation_of(o, doc, cat);
     const Method method = parse_method(o.method);
 
-    ProblemOptions po;
-    po.measure = model::parse_measure(o.measure);
-    po.usable_fraction = o.usable_fraction;
-    po.efficiency = o.efficiency;
-    po.network.inter_node_gb_s = cat.inter_node_gb_s;
-    po.network = model::read_network(doc, po.network);
-    if (o.inter_node_gb_s > 0) po.network.inter_node_gb_s = o.inter_node_gb_s;
+    ProblemOptions po = problem_options(o.measure, o.usable_fraction, o.efficiency, o.inter_node_gb_s, doc, cat);
     model::LayerProfile profile;
     if (!o.profile.empty()) {
         profile = model::read_layer_profile(io::CsvTable::parse(io::read_input(o.profile)), job.model.layers,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_spec.hpp>
 #include <hetsched/model/layer_profile.hpp>
 #include <hetsched/model/memory.hpp>
@@ -23,6 +24,11 @@ struct ProblemOptions {
     model::Network network;
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
 };
+
+/// The options a tool takes from its flags (`inter_node_gb_s` 0: not given), over the document's
+/// `network:` section, over the catalog's network.
+ProblemOptions problem_options(const std::string& measure, double usable_fraction, double efficiency,
+                               double inter_node_gb_s, const io::YamlDocument& doc, const catalog::GpuCatalog& c);
 
 /// Builds the problems of many allocations with one data-parallel degree and stage count: the memory
 /// model and each GPU type's numbers are worked out once and reused (planalloc builds thousands).
