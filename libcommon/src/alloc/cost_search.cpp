@@ -20,7 +20,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// One (dp, pp) pair: the problems it builds and what the bounds know about each candidate type.
 struct Layout {
     int dp = 0, pp = 0;
-    long micro_batches = 0;
     std::unique_ptr<place::ProblemFactory> factory;
     std::vector<BoundType> bound;  ///< per candidate, stages 0
     BoundJob job;
@@ -108,7 +107,7 @@ private:
     int max_stages(const Layout& l, size_t t) const { return space_.types[t].quota / l.dp; }
     /// Busy time one layer on a stage of candidate `t` costs over the iteration (m passes and its sync).
     double busy_per_layer(const Layout& l, size_t t) const {
-        return static_cast<double>(l.micro_batches) * l.bound[t].layer_s + l.bound[t].sync_s;
+        return static_cast<double>(l.job.micro_batches) * l.bound[t].layer_s + l.bound[t].sync_s;
     }
 
     /// The objective's value for an iteration time and a price per second of the whole plan.
@@ -135,7 +134,6 @@ private:
                 l.dp = dp;
                 l.pp = k;
                 l.factory = std::make_unique<place::ProblemFactory>(*space_.job, dp, k, *space_.catalog, space_.problem);
-                l.micro_batches = l.factory->micro_batches();
                 std::vector<long> best_at(static_cast<size_t>(k), 0);  // roomiest type at each position
                 for (const auto& name : names_) {
                     const place::StageType& st = l.factory->type(name);
@@ -243,7 +241,7 @@ private:
             price0 += counts[t] * stage_price_s(l, t);
             speed0 += counts[t] / l.bound[t].layer_s;
         }
-        const double m = static_cast<double>(l.micro_batches);
+        const double m = static_cast<double>(l.job.micro_batches);
         const double work = static_cast<double>(layers()) * (m + l.pp - 1);  // W / p in layer-times
         auto homo = [&](size_t t) {
             const double speed = speed0 + left / l.bound[t].layer_s, price = price0 + left * stage_price_s(l, t);
@@ -375,7 +373,7 @@ private:
             price += counts[t] * stage_price_s(l, t);
         }
         held = std::min(held, static_cast<double>(layers()));
-        return z() * static_cast<double>(l.micro_batches) * held / speed * price;
+        return z() * static_cast<double>(l.job.micro_batches) * held / speed * price;
     }
 
     void espresso() {
