@@ -1,0 +1,387 @@
+#include <hetsched/fit/fitter.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlopt.hpp>
+#include <set>
+
+namespace hetsched::fit {
+namespace {
+
+bool measured(double v) { return std::isfinite(v) && v > 0; }
+
+/// Everything the loss needs, prepared once per fit.
+struct Problem {
+    ModelKind kind;
+    const std::vector<Sample>* samples;
+    std::vector<double> base;      ///< full parameter vector; free entries overwritten per evaluation
+    std::vector<size_t> free;      ///< indices of the free parameters
+    std::vector<double> log_step;  ///< log of each sample's measured step time
+    std::vector<Factors> factor;   ///< each sample's factors from the fit's curves
+    bool pollux_loss = false;
+    long evaluations = 0;
+};
+
+double to_axis(const ParamInfo& p, double v) { return p.axis == Axis::log ? std::log(v) : v; }
+double from_axis(const ParamInfo& p, double x) { return p.axis == Axis::log ? std::exp(x) : x; }
+
+std::vector<double> full_params(const Problem& pr, const std::vector<double>& x) {
+    std::vector<double> p = pr.base;
+    const auto& info = param_info(pr.kind);
+    for (size_t i = 0; i < pr.free.size(); ++i) p[pr.free[i]] = from_axis(info[pr.free[i]], x[i]);
+    return p;
+}
+
+/// Pollux's loss (adaptdl's goodput.py): RMSE of log step time, plus RMSE of log compute time where the
+/// profile splits it out, plus its two small regularisers (towards gamma = 1, against retrogression).
+/// The ICEFROG models' loss: RMSE of log step time, plus the same for forward and backward times where
+/// measured, plus the gamma regulariser.
+constexpr double kRobustScale = 0.05;  ///< soft-L1 turns from squared to linear at a 5% miss
+
+double soft_l1(double e) {
+    const double z = e / kRobustScale;
+    return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + z * z) - 1);
+}
+
+double loss(const std::vector<double>& x, std::vector<double>&, void* data) {
+    auto& pr = *static_cast<Problem*>(data);
+    ++pr.evaluations;
+    const std::vector<double> p = full_params(pr, x);
+    double step2 = 0, aux2 = 0;
+    size_t aux_n = 0;
+    const auto& ss = *pr.samples;
+    for (size_t i = 0; i < ss.size(); ++i) {
+        const Sample& s = ss[i];
+        const StepParts t = predict(pr.kind, p, s, pr.factor[i]);
+        const double e = std::log(t.step) - pr.log_step[i];
+        step2 += pr.pollux_loss ? e * e : soft_l1(e);
+        if (pr.pollux_loss) {
+            const double compute = s.step_time_s - s.sync_time_s;
+            if (measured(compute)) {
+                const double c = std::log(t.compute) - std::log(compute);
+                aux2 += c * c;
+                ++aux_n;
+            }
+        } else if (measured(s.fwd_time_s) || measured(s.bwd_time_s)) {
+            const int fs = param_index(pr.kind, "fwd_share");
+            const double c0 = (p[0] + p[1] * s.per_gpu_batch) * pr.factor[i].compute;
+            if (measured(s.fwd_time_s)) {
+                aux2 += soft_l1(std::log(p[fs] * c0) - std::log(s.fwd_time_s));
+                ++aux_n;
+            }
+            if (measured(s.bwd_time_s)) {
+                aux2 += soft_l1(std::log(t.compute - p[fs] * c0) - std::log(s.bwd_time_s));
+                ++aux_n;
+            }
+        }
+    }
+    const auto mean = [&](double sum, size_t n) {
+        return pr.pollux_loss ? std::sqrt(sum / static_cast<double>(n)) : sum / static_cast<double>(n);
+    };
+    double f = mean(step2, ss.size());
+    if (aux_n > 0) f += mean(aux2, aux_n);
+    const int g = param_index(pr.kind, "gamma");
+    if (g >= 0) f += 1e-3 * (p[g] - 1) * (p[g] - 1);
+    if (pr.pollux_loss) {
+        const auto ratio = [&](int a, int b) { return p[b] / p[a]; };
+        f += 1e-2 * (std::pow(ratio(4, 5), 2) + std::pow(ratio(2, 3), 2));
+    }
+    return std::isfinite(f) ? f : 1e30;
+}
+
+/// Least-squares line through (x, y); slope 0 when x does not vary.
+std::pair<double, double> line(const std::vector<double>& x, const std::vector<double>& y) {
+    const double n = static_cast<double>(x.size());
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
+    const double b = sxx > 0 ? sxy / sxx : 0;
+    return {my - b * mx, b};
+}
+
+/// A start near the data: compute from the samples with the fewest replicas, network from the rest.
+std::vector<double> initial_guess(ModelKind kind, const std::vector<Sample>& ss, const Pins& pins) {
+    const auto& info = param_info(kind);
+    std::vector<double> p(info.size());
+    for (size_t i = 0; i < info.size(); ++i) p[i] = pins.reason[i].empty() ? info[i].neutral : pins.value[i];
+    int fewest = ss.front().replicas();
+    for (const auto& s : ss) fewest = std::min(fewest, s.replicas());
+    std::vector<double> x, y;
+    for (const auto& s : ss)
+        if (s.replicas() == fewest) x.push_back(s.per_gpu_batch), y.push_back(s.step_time_s);
+    auto [a, b] = line(x, y);
+    double mean_y = 0;
+    for (double v : y) mean_y += v / static_cast<double>(y.size());
+    if (!(b > 0)) b = mean_y / 2 / std::max(1.0, x.front());
+    if (!(a > 0)) a = mean_y * 0.1;
+    std::vector<double> gaps;
+    for (const auto& s : ss)
+        if (s.replicas() > 1) gaps.push_back(std::max(s.step_time_s - (a + b * s.per_gpu_batch), 0.05 * s.step_time_s));
+    std::sort(gaps.begin(), gaps.end());
+    const double net = gaps.empty() ? mean_y * 0.1 : gaps[gaps.size() / 2];
+    auto set = [&](const char* name, double v) {
+        const int i = param_index(kind, name);
+        if (i >= 0 && pins.reason[static_cast<size_t>(i)].empty())
+            p[static_cast<size_t>(i)] = std::clamp(v, info[static_cast<size_t>(i)].lower, info[static_cast<size_t>(i)].upper);
+    };
+    set("alpha_c", a);
+    set("beta_c", b);
+    for (const char* n : {"alpha_r", "alpha_n", "alpha_pr", "alpha_pn"}) set(n, net);
+    for (const char* n : {"beta_r", "beta_n", "beta_pr", "beta_pn"}) set(n, net * 0.02);
+    for (const char* n : {"alpha_act"}) set(n, mean_y * 0.02);
+    for (const char* n : {"beta_act"}) set(n, b * 0.05);
+    for (const char* n : {"alpha_flop", "alpha_sync", "alpha_para"}) set(n, mean_y * 0.01);
+    return p;
+}
+
+double run_bobyqa(Problem& pr, std::vector<double>& x) {
+    const auto& info = param_info(pr.kind);
+    std::vector<double> lo, hi, step;
+    for (size_t i : pr.free) {
+        lo.push_back(to_axis(info[i], info[i].lower));
+        hi.push_back(to_axis(info[i], info[i].upper));
+        step.push_back(info[i].axis == Axis::log ? 1.0 : 0.1 * (info[i].upper - info[i].lower));
+    }
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::clamp(x[i], lo[i], hi[i]);
+    nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(x.size()));
+    opt.set_lower_bounds(lo);
+    opt.set_upper_bounds(hi);
+    opt.set_initial_step(step);
+    opt.set_min_objective(loss, &pr);
+    opt.set_xtol_rel(1e-7);
+    opt.set_ftol_abs(1e-10);
+    opt.set_maxeval(5000);
+    double f = 0;
+    try {
+        opt.optimize(x, f);
+    } catch (const nlopt::roundoff_limited&) {
+        f = loss(x, step, &pr);  // the point reached is as good as the arithmetic allows
+    }
+    return f;
+}
+
+/// A curve through `knots` of `key`: each knot's factor minimises the robust loss of the samples at
+/// that knot given the parameters and the other curve, by golden-section search on log factor in
+/// [-1.5, 1.5]. `network` says which term the curve scales.
+FactorCurve fit_curve(const GroupFit& g, const std::vector<Sample>& ss, const std::vector<double>& knots,
+                      double (*key)(const Sample&), bool network) {
+    FactorCurve curve{knots, std::vector<double>(knots.size(), 1.0)};
+    for (size_t k = 0; k < knots.size(); ++k) {
+        std::vector<const Sample*> at;
+        for (const auto& s : ss)
+            if (key(s) == knots[k]) at.push_back(&s);
+        const auto cost = [&](double logf) {
+            double c = 0;
+            for (const Sample* s : at) {
+                Factors f = g.curves.at(*s);
+                (network ? f.network : f.compute) = std::exp(logf);
+                c += soft_l1(std::log(predict(g.kind, g.params, *s, f).step / s->step_time_s));
+            }
+            return c;
+        };
+        double a = -1.5, b = 1.5;
+        const double r = (std::sqrt(5.0) - 1) / 2;
+        double x1 = b - r * (b - a), x2 = a + r * (b - a), f1 = cost(x1), f2 = cost(x2);
+        for (int it = 0; it < 40; ++it) {
+            if (f1 < f2) b = x2, x2 = x1, f2 = f1, x1 = b - r * (b - a), f1 = cost(x1);
+            else a = x1, x1 = x2, f1 = f2, x2 = a + r * (b - a), f2 = cost(x2);
+        }
+        curve.factor[k] = std::exp((a + b) / 2);
+    }
+    // The parameters carry the scale: the compute curve is normalised to a geometric mean of 1.
+    if (!network) {
+        double mean_log = 0;
+        for (double f : curve.factor) mean_log += std::log(f) / static_cast<double>(curve.factor.size());
+        for (double& f : curve.factor) f /= std::exp(mean_log);
+    }
+    return curve;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+}  // namespace
+
+Pins identify(ModelKind kind, const std::vector<Sample>& ss) {
+    const auto& info = param_info(kind);
+    Pins p{std::vector<std::string>(info.size()), std::vector<double>(info.size())};
+    for (size_t i = 0; i < info.size(); ++i) p.value[i] = info[i].neutral;
+    auto pin = [&](const char* name, const std::string& why, double value = std::nan("")) {
+        const int i = param_index(kind, name);
+        if (i < 0 || !p.reason[static_cast<size_t>(i)].empty()) return;
+        p.reason[static_cast<size_t>(i)] = why;
+        if (!std::isnan(value)) p.value[static_cast<size_t>(i)] = value;
+    };
+    std::set<double> batches, thetas, omegas, act_batches;
+    bool intra = false, inter = false, intra3 = false, inter3 = false, fwd = false, piped = false;
+    double mean_step = 0;
+    for (const auto& s : ss) {
+        batches.insert(s.per_gpu_batch);
+        thetas.insert(s.unfrozen_flops);
+        mean_step += s.step_time_s / static_cast<double>(ss.size());
+        const int d = s.replicas();
+        if (d > 1) {
+            omegas.insert(s.unfrozen_params);
+            (s.num_nodes > 1 ? inter : intra) = true;
+            if (d > 2) (s.num_nodes > 1 ? inter3 : intra3) = true;
+        }
+        if (s.stages > 1) piped = true, act_batches.insert(s.per_gpu_batch);
+        if (measured(s.fwd_time_s) || measured(s.bwd_time_s)) fwd = true;
+    }
+    // Pinning mirrors what the samples can tell apart (adaptdl's rules, extended to ICEFROG's terms).
+    if (batches.size() == 1) pin("alpha_c", "one batch size only: half the compute time is taken as constant", mean_step / 2);
+    if (!intra && !inter) pin("gamma", "no multi-replica samples: nothing overlaps");
+    if (!inter) {
+        pin("alpha_n", "no samples across nodes");
+        pin("beta_n", "no samples across nodes");
+        pin("alpha_pn", "no samples across nodes");
+        pin("beta_pn", "no samples across nodes");
+    }
+    if (!intra) {
+        pin("alpha_r", "no multi-replica samples within one node");
+        pin("beta_r", "no multi-replica samples within one node");
+        pin("alpha_pr", "no multi-replica samples within one node");
+        pin("beta_pr", "no multi-replica samples within one node");
+    }
+    if (!inter3) pin("beta_n", "no samples with more than 2 replicas across nodes"), pin("beta_pn", "no samples with more than 2 replicas across nodes");
+    if (!intra3) pin("beta_r", "no samples with more than 2 replicas within a node"), pin("beta_pr", "no samples with more than 2 replicas within a node");
+    if (!intra && !inter) pin("gamma_lm", "no multi-replica samples: nothing to gather");
+    if (!fwd) pin("fwd_share", "no fwd_time_s/bwd_time_s columns: backward taken as twice the forward");
+    for (const char* b : {"beta_flop", "beta_sync", "beta_para"})
+        pin(b, "its scale is that of the fitted term it multiplies");
+    if (thetas.size() < 2) pin("gamma_flop", "no frozen layers in the samples"), pin("alpha_flop", "no frozen layers in the samples");
+    if (thetas.size() == 2) pin("alpha_flop", "only one frozen-layer setting: gamma_flop alone is fitted");
+    if (omegas.size() < 2) {
+        pin("alpha_sync", "no multi-replica samples with different frozen layers");
+        pin("alpha_para", "no multi-replica samples with different frozen layers");
+    }
+    if (!piped) pin("alpha_act", "no pipelined samples"), pin("beta_act", "no pipelined samples");
+    if (act_batches.size() < 2) pin("beta_act", "pipelined samples of one batch size only", 0);
+    // beta_act pinned at its neutral value (off) unless set above.
+    const int ba = param_index(kind, "beta_act");
+    if (ba >= 0 && !p.reason[static_cast<size_t>(ba)].empty()) p.value[static_cast<size_t>(ba)] = info[static_cast<size_t>(ba)].neutral;
+    return p;
+}
+
+FitQuality score(const std::vector<double>& predicted, const std::vector<Sample>& ss) {
+    FitQuality q;
+    q.samples = ss.size();
+    if (ss.empty()) return q;
+    const double n = static_cast<double>(ss.size());
+    double mean = 0;
+    for (const auto& s : ss) mean += s.step_time_s / n;
+    double res = 0, tot = 0, log2 = 0;
+    for (size_t i = 0; i < ss.size(); ++i) {
+        const double m = ss[i].step_time_s, p = predicted[i];
+        const double ape = 100 * std::abs(p - m) / m;
+        q.mean_ape_pct += ape / n;
+        q.max_ape_pct = std::max(q.max_ape_pct, ape);
+        res += (p - m) * (p - m);
+        tot += (m - mean) * (m - mean);
+        log2 += std::pow(std::log(p / m), 2);
+    }
+    q.r2 = tot > 0 ? 1 - res / tot : (res == 0 ? 1 : 0);
+    q.rmse_log = std::sqrt(log2 / n);
+    return q;
+}
+
+Factors FitCurves::at(const Sample& s) const {
+    return {compute_by_batch.at(s.per_gpu_batch), s.num_nodes > 1 ? network_by_nodes.at(s.num_nodes) : 1.0};
+}
+
+double step_time(const GroupFit& fit, const Sample& s) {
+    return predict(fit.kind, fit.params, s, fit.curves.at(s)).step;
+}
+
+FitQuality measure_quality(const GroupFit& fit, const std::vector<Sample>& ss) {
+    std::vector<double> predicted;
+    for (const auto& s : ss) predicted.push_back(step_time(fit, s));
+    return score(predicted, ss);
+}
+
+GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss) {
+    if (ss.empty()) throw DataError("no samples to fit");
+    GroupFit g;
+    g.app = ss.front().app;
+    g.gpu = ss.front().gpu;
+    g.kind = kind;
+    const auto& info = param_info(kind);
+    const Pins pins = identify(kind, ss);
+    g.pinned = pins.reason;
+
+    std::set<std::tuple<int, int, int, double, double, double>> configs;
+    for (const auto& s : ss) {
+        configs.insert({s.num_nodes, s.num_gpus, s.stages, s.per_gpu_batch, s.unfrozen_flops, s.unfrozen_params});
+        g.range.min_batch = g.range.min_batch == 0 ? s.per_gpu_batch : std::min(g.range.min_batch, s.per_gpu_batch);
+        g.range.max_batch = std::max(g.range.max_batch, s.per_gpu_batch);
+        g.range.max_gpus = std::max(g.range.max_gpus, s.num_gpus);
+        g.range.max_nodes = std::max(g.range.max_nodes, s.num_nodes);
+        g.range.max_per_node = std::max(g.range.max_per_node, s.max_per_node);
+        g.range.max_stages = std::max(g.range.max_stages, s.stages);
+        g.range.max_frozen = std::max(g.range.max_frozen, s.frozen_layers);
+        g.range.total_layers = std::max(g.range.total_layers, s.total_layers);
+    }
+    Problem pr{kind, &ss, initial_guess(kind, ss, pins), {}, {}, {}, kind == ModelKind::pollux};
+    std::vector<std::string> free_names;
+    for (size_t i = 0; i < info.size(); ++i)
+        if (pins.reason[i].empty()) pr.free.push_back(i), free_names.push_back(info[i].name);
+    if (configs.size() < pr.free.size())
+        throw DataError(g.app + " on " + g.gpu + ": " + std::to_string(configs.size()) +
+                        " distinct configurations cannot identify the " + std::to_string(pr.free.size()) +
+                        " free parameters of " + model_name(kind) + " (" + join(free_names) +
+                        "); profile more batch sizes and GPU counts", ss.front().where);
+    for (const auto& s : ss) pr.log_step.push_back(std::log(s.step_time_s));
+    pr.factor.assign(ss.size(), Factors{});
+
+    // Two starts (little and much overlap), then a restart from the better one to polish.
+    std::vector<double> best;
+    double best_f = 1e300;
+    const int gi = param_index(kind, "gamma");
+    for (double gamma0 : {1.2, 4.0}) {
+        if (gi >= 0 && pins.reason[static_cast<size_t>(gi)].empty()) pr.base[static_cast<size_t>(gi)] = gamma0;
+        std::vector<double> x;
+        for (size_t i : pr.free) x.push_back(to_axis(info[i], pr.base[i]));
+        const double f = run_bobyqa(pr, x);
+        if (f < best_f) best_f = f, best = x;
+        if (gi < 0 || !pins.reason[static_cast<size_t>(gi)].empty()) break;
+    }
+    if (!best.empty()) run_bobyqa(pr, best);
+    g.params = full_params(pr, best);
+
+    // The factor curves, alternating with the parameters: each knot's factor is the one that best fits
+    // the samples there given the parameters, then the parameters are refitted given the factors.
+    if (kind != ModelKind::pollux) {
+        const std::vector<double> batch_knots = curve_knots(ss, batch_key, 3, 4);
+        const std::vector<double> node_knots = curve_knots(ss, nodes_key, 3, 2);
+        for (int round = 0; round < 2 && !(batch_knots.empty() && node_knots.empty()); ++round) {
+            if (!batch_knots.empty()) g.curves.compute_by_batch = fit_curve(g, ss, batch_knots, batch_key, false);
+            if (!node_knots.empty()) g.curves.network_by_nodes = fit_curve(g, ss, node_knots, nodes_key, true);
+            for (size_t i = 0; i < ss.size(); ++i) pr.factor[i] = g.curves.at(ss[i]);
+            if (!best.empty()) run_bobyqa(pr, best);
+            g.params = full_params(pr, best);
+        }
+    }
+    g.quality = measure_quality(g, ss);
+    return g;
+}
+
+std::vector<std::vector<Sample>> group_samples(const std::vector<Sample>& samples) {
+    std::map<std::pair<std::string, std::string>, std::vector<Sample>> groups;
+    for (const auto& s : samples) groups[{s.app, s.gpu}].push_back(s);
+    std::vector<std::vector<Sample>> out;
+    for (auto& [key, v] : groups) out.push_back(std::move(v));
+    return out;
+}
+
+std::vector<GroupFit> fit_all(ModelKind kind, const std::vector<Sample>& samples) {
+    std::vector<GroupFit> out;
+    for (const auto& g : group_samples(samples)) out.push_back(fit_group(kind, g));
+    return out;
+}
+
+}  // namespace hetsched::fit

@@ -1,0 +1,240 @@
+#include <hetsched/fit/profile.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace hetsched::fit {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct SiaNames {
+    std::string app, gpu;
+};
+
+/// The app (the file's folder) and the GPU type (the cluster suffix of `placements-<cluster>.csv`).
+SiaNames sia_names(const std::string& path, const ProfileOptions& opt) {
+    SiaNames n{opt.app, opt.gpu};
+    const size_t slash = path.find_last_of('/');
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (n.app.empty() && slash != std::string::npos && slash > 0) {
+        const size_t prev = path.find_last_of('/', slash - 1);
+        n.app = path.substr(prev == std::string::npos ? 0 : prev + 1, slash - (prev == std::string::npos ? 0 : prev + 1));
+        if (n.app == "." || n.app == "..") n.app.clear();
+    }
+    if (n.gpu.empty()) {
+        const size_t dash = base.find('-');
+        const size_t dot = base.rfind('.');
+        if (dash != std::string::npos && dot != std::string::npos && dot > dash)
+            n.gpu = sia_cluster_gpu(base.substr(dash + 1, dot - dash - 1));
+    }
+    if (n.app.empty())
+        throw UsageError(path + ": a Sia profile has no app column and its folder does not name the app; give --app");
+    if (n.gpu.empty())
+        throw UsageError(path + ": a Sia profile has no gpu column and its name is not <kind>-<cluster>.csv with a "
+                                "known cluster (aws, azure, dgx, dgx-ext, quad, rtx); give --gpu");
+    return n;
+}
+
+/// Where a header cell sits (column -1: the header line).
+SourcePos header_pos(const io::CsvTable& t, int column) {
+    if (t.header().empty()) return {t.name(), 1, 0};
+    const io::CsvCell& c = t.header()[static_cast<size_t>(column < 0 ? 0 : column)];
+    return {t.name(), c.line, column < 0 ? 0 : c.col};
+}
+
+double positive_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
+    const double v = t.number(r, c);
+    if (!(v > 0)) throw DataError(what + " must be positive, got " + t.cell(r, c).text, t.where(r, c));
+    return v;
+}
+
+int count_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, long min) {
+    const long v = t.integer(r, c);
+    if (v < min || v > 1000000)
+        throw DataError(what + " must be an integer of at least " + std::to_string(min) + ", got " + t.cell(r, c).text,
+                        t.where(r, c));
+    return static_cast<int>(v);
+}
+
+/// An optional measured time: NaN when the column is absent; positive otherwise. Sync time may be 0.
+double optional_time(const io::CsvTable& t, size_t r, int c, const std::string& what, bool zero_ok) {
+    if (c < 0) return kNaN;
+    const double v = t.number(r, c);
+    if (v < 0 || (!zero_ok && v == 0))
+        throw DataError(what + " must be " + (zero_ok ? "non-negative" : "positive") + ", got " + t.cell(r, c).text,
+                        t.where(r, c));
+    return v;
+}
+
+double fraction_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
+    const double v = t.number(r, c);
+    if (!(v >= 0 && v <= 1))
+        throw DataError(what + " must lie in [0, 1], got " + t.cell(r, c).text, t.where(r, c));
+    return v;
+}
+
+/// Columns every format shares once renamed: batch and the times.
+struct TimeColumns {
+    int step = -1, sync = -1, fwd = -1, bwd = -1;
+};
+
+void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const ProfileOptions& opt, Sample& s) {
+    s.step_time_s = c.step < 0 ? kNaN : positive_cell(t, r, c.step, t.header()[c.step].text);
+    s.sync_time_s = optional_time(t, r, c.sync, c.sync < 0 ? "" : t.header()[c.sync].text, true);
+    s.fwd_time_s = optional_time(t, r, c.fwd, "fwd_time_s", false);
+    s.bwd_time_s = optional_time(t, r, c.bwd, "bwd_time_s", false);
+    (void)opt;
+}
+
+void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
+    const io::CsvTable& t = p.table;
+    const SiaNames names = sia_names(in.name, opt);
+    const int bsz = t.require("local_bsz");
+    TimeColumns tc;
+    tc.step = opt.need_times ? t.require("step_time") : t.find("step_time");
+    tc.sync = t.find("sync_time");
+    int placement = -1, nodes = -1, replicas = -1;
+    if (p.format == ProfileFormat::placements) {
+        placement = t.require("placement");
+    } else {
+        nodes = t.require("num_nodes");
+        replicas = t.require("num_replicas");
+    }
+    for (size_t r = 0; r < t.rows(); ++r) {
+        Sample s;
+        s.app = names.app;
+        s.gpu = names.gpu;
+        s.where = t.where(r, 0);
+        s.where.col = 0;
+        if (placement >= 0) {
+            parse_placement(t.cell(r, placement).text, t.where(r, placement), s);
+        } else {
+            s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1);
+            s.num_gpus = count_cell(t, r, replicas, "num_replicas", 1);
+            if (s.num_gpus < s.num_nodes)
+                throw DataError("num_replicas (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
+                                    std::to_string(s.num_nodes) + "): every node holds at least one replica",
+                                t.where(r, replicas));
+            s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
+        }
+        s.per_gpu_batch = positive_cell(t, r, bsz, "local_bsz");
+        read_times(t, r, tc, opt, s);
+        p.samples.push_back(std::move(s));
+    }
+}
+
+void read_own(Profile& p, const ProfileOptions& opt) {
+    const io::CsvTable& t = p.table;
+    const int app = t.find("app"), gpu = t.find("gpu");
+    if (app < 0 && opt.app.empty())
+        throw DataError("no app column: add one, or name the app of every row with --app", header_pos(t, -1));
+    if (gpu < 0 && opt.gpu.empty())
+        throw DataError("no gpu column: add one, or name the GPU type of every row with --gpu", header_pos(t, -1));
+    const int nodes = t.require("num_nodes"), gpus = t.require("num_gpus"), batch = t.require("per_gpu_batch");
+    const int frozen = t.find("frozen_layers"), layers = t.find("total_layers");
+    const int stages = t.find("pipeline_stages");
+    const int theta = t.find("unfrozen_flops_fraction"), omega = t.find("unfrozen_params_fraction");
+    if (frozen >= 0 && layers < 0 && theta < 0)
+        throw DataError("frozen_layers needs total_layers (or unfrozen_flops_fraction) to say what share still trains",
+                        header_pos(t, frozen));
+    TimeColumns tc;
+    tc.step = opt.need_times ? t.require("step_time_s") : t.find("step_time_s");
+    tc.sync = t.find("sync_time_s");
+    tc.fwd = t.find("fwd_time_s");
+    tc.bwd = t.find("bwd_time_s");
+    for (size_t r = 0; r < t.rows(); ++r) {
+        Sample s;
+        s.where = t.where(r, 0);
+        s.where.col = 0;
+        s.app = opt.app.empty() ? t.cell(r, app).text : opt.app;
+        s.gpu = opt.gpu.empty() ? t.cell(r, gpu).text : opt.gpu;
+        if (s.app.empty()) throw DataError("empty app", t.where(r, app));
+        if (s.gpu.empty()) throw DataError("empty gpu", t.where(r, gpu));
+        s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1);
+        s.num_gpus = count_cell(t, r, gpus, "num_gpus", 1);
+        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, "pipeline_stages", 1);
+        if (s.num_gpus < s.num_nodes)
+            throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
+                                std::to_string(s.num_nodes) + ")", t.where(r, gpus));
+        if (s.num_gpus % s.stages != 0)
+            throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is not a multiple of pipeline_stages (" +
+                                std::to_string(s.stages) + ")", t.where(r, gpus));
+        s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
+        s.per_gpu_batch = positive_cell(t, r, batch, "per_gpu_batch");
+        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, "frozen_layers", 0);
+        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, "total_layers", 1);
+        if (s.total_layers > 0 && s.frozen_layers >= s.total_layers)
+            throw DataError("frozen_layers (" + std::to_string(s.frozen_layers) + ") must be below total_layers (" +
+                                std::to_string(s.total_layers) + "): a job trains at least one layer",
+                            t.where(r, frozen));
+        const double share = s.total_layers > 0
+                                 ? static_cast<double>(s.total_layers - s.frozen_layers) / s.total_layers
+                                 : 1.0;
+        s.unfrozen_flops = theta < 0 ? share : fraction_cell(t, r, theta, "unfrozen_flops_fraction");
+        s.unfrozen_params = omega < 0 ? share : fraction_cell(t, r, omega, "unfrozen_params_fraction");
+        if (!(s.unfrozen_flops > 0))
+            throw DataError("unfrozen_flops_fraction must be positive: a job trains at least one layer",
+                            t.where(r, theta));
+        if (s.stages > 1 && s.frozen_layers > 0 && s.total_layers < s.stages)
+            throw DataError("a pipeline with frozen layers needs total_layers of at least pipeline_stages",
+                            t.where(r, layers < 0 ? frozen : layers));
+        read_times(t, r, tc, opt, s);
+        p.samples.push_back(std::move(s));
+    }
+}
+
+}  // namespace
+
+std::string sia_cluster_gpu(const std::string& cluster) {
+    // The Sia artifact's clusters: aws g4dn.12xlarge, azure ND40rs_v2, DGX A100 40GB, Quadro RTX 6000,
+    // RTX 2080 Ti. Names are the catalog's.
+    static const std::pair<const char*, const char*> map[] = {
+        {"aws", "T4"},     {"azure", "V100-SXM2-32GB"},     {"dgx", "A100-40GB-SXM"}, {"dgx-ext", "A100-40GB-SXM"},
+        {"quad", "RTX-6000-Turing"}, {"rtx", "RTX-2080Ti"}};
+    for (const auto& [c, g] : map)
+        if (cluster == c) return g;
+    return "";
+}
+
+void parse_placement(const std::string& text, const SourcePos& pos, Sample& s) {
+    bool ok = !text.empty() && text.size() <= 64;
+    int gpus = 0, most = 0;
+    for (char c : text) {
+        if (c < '1' || c > '9') ok = false;
+        gpus += c - '0';
+        most = std::max(most, c - '0');
+    }
+    if (!ok)
+        throw DataError("unknown placement '" + text + "': expected one digit 1-9 per node, the replicas it holds "
+                        "(e.g. 12 = two nodes with 1 and 2)",
+                        pos);
+    s.num_nodes = static_cast<int>(text.size());
+    s.num_gpus = gpus;
+    s.max_per_node = most;
+}
+
+Profile read_profile(const io::TextInput& in, const ProfileOptions& opt) {
+    Profile p;
+    p.table = io::CsvTable::parse(in);
+    const io::CsvTable& t = p.table;
+    if (t.find("placement") >= 0 && t.find("local_bsz") >= 0) {
+        p.format = ProfileFormat::placements;
+        read_sia(p, in, opt);
+    } else if (t.find("num_replicas") >= 0 && t.find("local_bsz") >= 0) {
+        p.format = ProfileFormat::scalability;
+        read_sia(p, in, opt);
+    } else if (t.find("per_gpu_batch") >= 0) {
+        p.format = ProfileFormat::hetsched;
+        read_own(p, opt);
+    } else {
+        throw DataError("unrecognised profile header: expected placement,local_bsz,step_time,sync_time (Sia "
+                        "placements), num_nodes,num_replicas,local_bsz,step_time,sync_time (Sia scalability) or "
+                        "app,gpu,num_nodes,num_gpus,per_gpu_batch,...,step_time_s (hetsched)",
+                        header_pos(t, -1));
+    }
+    if (p.samples.empty() && opt.need_times) throw DataError("no samples: the profile has a header and no rows", {in.name, 1, 0});
+    return p;
+}
+
+}  // namespace hetsched::fit
