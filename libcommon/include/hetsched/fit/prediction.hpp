@@ -1,0 +1,26 @@
+#pragma once
+/// Using fitted models: predicted step time and throughput for each row of a profile (kept as it was,
+/// two columns appended), or for a grid of GPU counts and batch sizes (a throughput table for
+/// schedround and replay).
+#include <string>
+#include <vector>
+
+#include <hetsched/fit/fitter.hpp>
+
+namespace hetsched::fit {
+
+/// The profile's table with predicted_step_time_s and predicted_throughput (samples/s) appended.
+/// DataError at a row whose (app, gpu) has no fit.
+std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits);
+
+struct GridOptions {
+    std::vector<int> gpus;         ///< empty: 1, 2, 4, ... up to each fit's largest sample
+    std::vector<double> batches;   ///< per-GPU; empty: powers of two within each fit's batch range
+    int gpus_per_node = 0;         ///< 0: each fit's densest sample node
+};
+
+/// CSV app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput, one row
+/// per fit x GPU count x batch; GPUs fill nodes of gpus_per_node.
+std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o);
+
+}  // namespace hetsched::fit

@@ -1,0 +1,187 @@
+#include <hetsched/fit/model_document.hpp>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
+
+namespace hetsched::fit {
+namespace {
+
+std::string num(double v) { return io::format_number(v, 6); }
+
+YAML::Node flow_list(const std::vector<double>& v) {
+    YAML::Node n(YAML::NodeType::Sequence);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    for (double x : v) n.push_back(num(x));
+    return n;
+}
+
+YAML::Node quality_node(const FitQuality& q) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["samples"] = q.samples;
+    n["r2"] = io::format_fixed(q.r2, 4);
+    n["mean_ape_pct"] = io::format_fixed(q.mean_ape_pct, 2);
+    n["max_ape_pct"] = io::format_fixed(q.max_ape_pct, 2);
+    return n;
+}
+
+YAML::Node curve_node(const FactorCurve& c, const char* axis) {
+    YAML::Node n(YAML::NodeType::Map);
+    n[axis] = flow_list(c.x);
+    n["factor"] = flow_list(c.factor);
+    return n;
+}
+
+FactorCurve read_curve(const io::YamlDocument& doc, const YAML::Node& n, const char* axis) {
+    FactorCurve c;
+    if (!n) return c;
+    const YAML::Node xs = io::required_child(doc, n, axis), fs = io::required_child(doc, n, "factor");
+    if (!xs.IsSequence() || !fs.IsSequence() || xs.size() != fs.size() || xs.size() == 0)
+        throw DataError(std::string("expected lists '") + axis + "' and 'factor' of the same, non-zero length",
+                        doc.where(n));
+    for (size_t i = 0; i < xs.size(); ++i) {
+        const double x = io::yaml_number(doc, xs[i], axis), f = io::yaml_number(doc, fs[i], "factor");
+        if (!(x > 0) || !(f > 0) || (!c.x.empty() && x <= c.x.back()))
+            throw DataError("a curve needs increasing positive points and positive factors", doc.where(xs[i]));
+        c.x.push_back(x);
+        c.factor.push_back(f);
+    }
+    return c;
+}
+
+}  // namespace
+
+std::string write_model_document(ModelKind kind, const std::vector<ModelEntry>& entries) {
+    YAML::Node root(YAML::NodeType::Map);
+    root["kind"] = "throughput-model";
+    root["version"] = 1;
+    root["model"] = model_name(kind);
+    YAML::Node fits(YAML::NodeType::Sequence);
+    for (const auto& e : entries) {
+        const GroupFit& g = e.fit;
+        YAML::Node n(YAML::NodeType::Map);
+        n["app"] = g.app;
+        n["gpu"] = g.gpu;
+        YAML::Node params(YAML::NodeType::Map), pinned(YAML::NodeType::Map);
+        const auto& info = param_info(kind);
+        for (size_t i = 0; i < info.size(); ++i) {
+            params[info[i].name] = num(g.params[i]);
+            if (!g.pinned[i].empty()) pinned[info[i].name] = g.pinned[i];
+        }
+        n["params"] = params;
+        if (pinned.size() > 0) n["pinned"] = pinned;
+        if (!g.curves.compute_by_batch.empty()) n["compute_by_batch"] = curve_node(g.curves.compute_by_batch, "batch");
+        if (!g.curves.network_by_nodes.empty()) n["network_by_nodes"] = curve_node(g.curves.network_by_nodes, "nodes");
+        YAML::Node range(YAML::NodeType::Map);
+        range.SetStyle(YAML::EmitterStyle::Flow);
+        range["per_gpu_batch"] = flow_list({g.range.min_batch, g.range.max_batch});
+        range["max_gpus"] = g.range.max_gpus;
+        range["max_nodes"] = g.range.max_nodes;
+        range["max_gpus_per_node"] = g.range.max_per_node;
+        if (g.range.max_stages > 1) range["max_stages"] = g.range.max_stages;
+        if (g.range.total_layers > 0) range["total_layers"] = g.range.total_layers;
+        n["range"] = range;
+        n["fit"] = quality_node(g.quality);
+        if (e.validation) {
+            YAML::Node v = quality_node(e.validation->held_out);
+            v["folds"] = e.validation->folds;
+            if (e.validation->failed_folds > 0) v["failed_folds"] = e.validation->failed_folds;
+            n["validation"] = v;
+        }
+        fits.push_back(n);
+    }
+    root["fits"] = fits;
+    return io::emit_yaml(root);
+}
+
+std::vector<GroupFit> read_model_document(const io::TextInput& in) {
+    const io::YamlDocument doc = io::parse_yaml(in);
+    io::require_kind(doc, "throughput-model");
+    const YAML::Node model = io::required_child(doc, doc.root, "model");
+    ModelKind kind;
+    try {
+        kind = parse_model_kind(io::yaml_string(doc, model, "model"));
+    } catch (const UsageError& e) {
+        throw DataError(e.what(), doc.where(model));
+    }
+    const YAML::Node fits = io::required_child(doc, doc.root, "fits");
+    if (!fits.IsSequence() || fits.size() == 0)
+        throw DataError("expected 'fits' to be a non-empty list", doc.where(fits));
+    const auto& info = param_info(kind);
+    std::vector<GroupFit> out;
+    for (const auto& f : fits) {
+        GroupFit g;
+        g.kind = kind;
+        g.app = io::yaml_string(doc, io::required_child(doc, f, "app"), "app");
+        g.gpu = io::yaml_string(doc, io::required_child(doc, f, "gpu"), "gpu");
+        const YAML::Node params = io::required_child(doc, f, "params");
+        if (!params.IsMap()) throw DataError("expected 'params' to be a mapping", doc.where(params));
+        for (const auto& kv : params)
+            if (param_index(kind, kv.first.as<std::string>()) < 0)
+                throw DataError("unknown parameter '" + kv.first.as<std::string>() + "' for model " + model_name(kind),
+                                doc.where(kv.first));
+        for (const auto& p : info) {
+            const YAML::Node v = io::required_child(doc, params, p.name);
+            const double x = io::yaml_number(doc, v, p.name);
+            if (x < p.lower * (1 - 1e-9) || x > p.upper * (1 + 1e-9))
+                throw DataError(p.name + " = " + num(x) + " lies outside its bounds [" + num(p.lower) + ", " +
+                                    num(p.upper) + "]",
+                                doc.where(v));
+            g.params.push_back(x);
+            g.pinned.emplace_back();
+        }
+        g.curves.compute_by_batch = read_curve(doc, io::optional_child(doc, f, "compute_by_batch"), "batch");
+        g.curves.network_by_nodes = read_curve(doc, io::optional_child(doc, f, "network_by_nodes"), "nodes");
+        const YAML::Node range = io::optional_child(doc, f, "range");
+        if (range) {
+            const YAML::Node b = io::optional_child(doc, range, "per_gpu_batch");
+            if (b && b.IsSequence() && b.size() == 2) {
+                g.range.min_batch = io::yaml_number(doc, b[0], "per_gpu_batch");
+                g.range.max_batch = io::yaml_number(doc, b[1], "per_gpu_batch");
+            }
+            const auto count = [&](const char* key, int& into) {
+                const YAML::Node v = io::optional_child(doc, range, key);
+                if (v) into = static_cast<int>(io::yaml_integer(doc, v, key));
+            };
+            count("max_gpus", g.range.max_gpus);
+            count("max_nodes", g.range.max_nodes);
+            count("max_gpus_per_node", g.range.max_per_node);
+            count("max_stages", g.range.max_stages);
+            count("total_layers", g.range.total_layers);
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+const GroupFit& find_fit(const std::vector<GroupFit>& fits, const std::string& app, const std::string& gpu,
+                         const SourcePos& where) {
+    std::string have;
+    for (const auto& f : fits) {
+        if (f.app == app && f.gpu == gpu) return f;
+        have += (have.empty() ? "" : ", ") + f.app + " on " + f.gpu;
+    }
+    throw DataError("no fitted model for " + app + " on " + gpu + "; the model document has " + have, where);
+}
+
+std::string write_quality_csv(ModelKind kind, const std::vector<ModelEntry>& entries) {
+    io::CsvWriter w({"app", "gpu", "model", "samples", "r2", "mean_ape_pct", "max_ape_pct", "heldout_r2",
+                     "heldout_mean_ape_pct", "heldout_max_ape_pct"});
+    for (const auto& e : entries) {
+        const FitQuality& q = e.fit.quality;
+        std::vector<std::string> row = {e.fit.app, e.fit.gpu, model_name(kind), std::to_string(q.samples),
+                                        io::format_fixed(q.r2, 4), io::format_fixed(q.mean_ape_pct, 2),
+                                        io::format_fixed(q.max_ape_pct, 2), "", "", ""};
+        if (e.validation) {
+            const FitQuality& h = e.validation->held_out;
+            row[7] = io::format_fixed(h.r2, 4);
+            row[8] = io::format_fixed(h.mean_ape_pct, 2);
+            row[9] = io::format_fixed(h.max_ape_pct, 2);
+        }
+        w.add_row(row);
+    }
+    return w.text();
+}
+
+}  // namespace hetsched::fit

@@ -1,0 +1,58 @@
+// fitthroughput: fit step-time models (Pollux; ICEFROG's layer-aware DDP/SDP/PP/HP forms) to profiled
+// samples, check them by cross-validation, and use them: predictions, throughput grids, the layer
+// tuner and the GPU-sharing rule.
+#include <iostream>
+
+#include <hetsched/cli/app.hpp>
+#include <hetsched/fit/fitthroughput.hpp>
+#include <hetsched/io/output_file.hpp>
+
+using namespace hetsched;
+
+int main(int argc, char** argv) {
+    fit::FitthroughputOptions opt;
+    cli::Verbosity verbosity;
+    auto app = cli::make_app(
+        {"fitthroughput",
+         "Fit step-time models to profiled training steps, check them on held-out samples, and predict "
+         "throughput, tune frozen layers or judge GPU sharing with them.",
+         "Reads profiles from FILEs or stdin: Sia/Pollux placements-*.csv and scalability-*.csv as they are, or "
+         "hetsched's CSV app,gpu,num_nodes,num_gpus,per_gpu_batch[,frozen_layers,total_layers],step_time_s[,...]. "
+         "Writes a throughput-model YAML document (or a quality table with --format csv).\n"
+         "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; "
+         "73/74 output errors.\nSee fitthroughput(1) and hetsched-formats(5)."},
+        verbosity);
+    app->add_option("FILE", opt.inputs, "Profile files; - reads standard input");
+    app->add_option("-o,--output", opt.output, "Write the result to FILE atomically instead of stdout");
+    const char* f = "Fit";
+    app->add_option("--model", opt.model, "pollux, icefrog-ddp, icefrog-sdp, icefrog-pp or icefrog-hp")
+        ->group(f)->check(CLI::IsMember({"pollux", "icefrog-ddp", "icefrog-sdp", "icefrog-pp", "icefrog-hp"}))
+        ->capture_default_str();
+    app->add_option("--app", opt.app, "App of Sia profiles (default: the file's folder) or of rows without an app column")
+        ->group(f);
+    app->add_option("--gpu", opt.gpu, "GPU type of Sia profiles (default: from the cluster suffix) or of rows without a gpu column")
+        ->group(f);
+    app->add_option("--validate", opt.validate, "K-fold cross-validation: held-out error per app x GPU")
+        ->group(f)->check(CLI::Range(2, 1000));
+    app->add_option("--seed", opt.seed, "Seed of the cross-validation shuffle")->group(f)->capture_default_str();
+    app->add_option("--format", opt.format, "yaml (the model document) or csv (one quality row per fit)")
+        ->group(f)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
+    const char* u = "Use";
+    app->add_option("--params", opt.params, "A throughput-model document from an earlier fit")->group(u);
+    app->add_option("--predict", opt.predict, "Append predicted_step_time_s and predicted_throughput to this profile's rows")
+        ->group(u);
+    app->add_flag("--grid", opt.grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
+    app->add_option("--gpus", opt.gpus, "GPU counts of the grid, or the allocation to tune for (comma-separated)")
+        ->group(u)->delimiter(',')->check(CLI::PositiveNumber);
+    app->add_option("--batch", opt.batches, "Per-GPU batch sizes of the grid or the tuner (comma-separated)")
+        ->group(u)->delimiter(',')->check(cli::positive());
+    app->add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per node (default: the densest profiled node)")
+        ->group(u)->check(CLI::PositiveNumber);
+
+    return cli::run_tool(*app, argc, argv, [&] {
+        auto result = fit::run_fitthroughput(opt);
+        io::write_output(opt.output, result.text);
+        if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "fitthroughput: " << result.summary << '\n';
+        return Exit::ok;
+    });
+}
