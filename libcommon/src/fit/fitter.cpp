@@ -150,9 +150,9 @@ double run_bobyqa(Problem& pr, std::vector<double>& x) {
     opt.set_upper_bounds(hi);
     opt.set_initial_step(step);
     opt.set_min_objective(loss, &pr);
-    opt.set_xtol_rel(1e-7);
-    opt.set_ftol_abs(1e-10);
-    opt.set_maxeval(5000);
+    opt.set_ftol_rel(1e-6);
+    opt.set_xtol_abs(1e-4);  // on log axes: a 0.01% change of a scale parameter
+    opt.set_maxeval(3000);
     double f = 0;
     try {
         opt.optimize(x, f);
@@ -338,19 +338,23 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss) {
     for (const auto& s : ss) pr.log_step.push_back(std::log(s.step_time_s));
     pr.factor.assign(ss.size(), Factors{});
 
-    // Two starts (little and much overlap), then a restart from the better one to polish.
+    // One run, from the overlap (gamma) whose start scores best; polished by a restart unless the
+    // factor-curve rounds below refit anyway.
     std::vector<double> best;
     double best_f = 1e300;
     const int gi = param_index(kind, "gamma");
-    for (double gamma0 : {1.2, 4.0}) {
-        if (gi >= 0 && pins.reason[static_cast<size_t>(gi)].empty()) pr.base[static_cast<size_t>(gi)] = gamma0;
+    const bool gamma_free = gi >= 0 && pins.reason[static_cast<size_t>(gi)].empty();
+    std::vector<double> dummy;
+    for (double gamma0 : {1.0, 1.5, 2.5, 4.0, 8.0}) {
+        if (gamma_free) pr.base[static_cast<size_t>(gi)] = gamma0;
         std::vector<double> x;
         for (size_t i : pr.free) x.push_back(to_axis(info[i], pr.base[i]));
-        const double f = run_bobyqa(pr, x);
+        const double f = loss(x, dummy, &pr);
         if (f < best_f) best_f = f, best = x;
-        if (gi < 0 || !pins.reason[static_cast<size_t>(gi)].empty()) break;
+        if (!gamma_free) break;
     }
     if (!best.empty()) run_bobyqa(pr, best);
+    if (!best.empty() && kind == ModelKind::pollux) run_bobyqa(pr, best);
     g.params = full_params(pr, best);
 
     // The factor curves, alternating with the parameters: each knot's factor is the one that best fits

@@ -96,6 +96,7 @@ double norm(double a, double b, double g) {
     if (b <= 0) return a;
     if (a <= 0) return b;
     // (a^g + b^g)^(1/g), scaled by the larger term so that large gammas do not overflow.
+    if (g == 1) return a + b;
     const double hi = std::max(a, b), lo = std::min(a, b);
     return hi * std::pow(1 + std::pow(lo / hi, g), 1 / g);
 }
@@ -123,8 +124,12 @@ std::pair<int, int> stage_frozen(int frozen, int layers, int p, int j) {
 
 StepParts icefrog_step(ModelKind k, const std::vector<double>& given, const Sample& s, Factors f) {
     const KindTable& kt = table(k);
-    double v[kIceCount];
-    for (size_t i = 0; i < kIceCount; ++i) v[i] = ice_all()[i].neutral;
+    static const std::array<double, kIceCount> neutral = [] {
+        std::array<double, kIceCount> n{};
+        for (size_t i = 0; i < kIceCount; ++i) n[i] = ice_all()[i].neutral;
+        return n;
+    }();
+    std::array<double, kIceCount> v = neutral;
     for (size_t i = 0; i < kt.slot.size(); ++i) v[kt.slot[i]] = given[i];
 
     const int p = s.stages, d = s.replicas();
@@ -144,7 +149,8 @@ StepParts icefrog_step(ModelKind k, const std::vector<double>& given, const Samp
             theta = omega = size > 0 ? static_cast<double>(size - frozen) / size : 0;
             if (j + 1 < p && stage_frozen(s.frozen_layers, s.total_layers, p, j + 1).first == 0) ++grad_transfers;
         }
-        if (theta > 0) bwd += (v[alpha_flop] + v[beta_flop] * std::pow(theta, v[gamma_flop]) * bwd0) / p;
+        const double scaled = theta == 1 ? 1 : std::pow(theta, v[gamma_flop]);
+        if (theta > 0) bwd += (v[alpha_flop] + v[beta_flop] * scaled * bwd0) / p;
         if (omega > 0 && d > 1) sync += (v[alpha_sync] + v[beta_sync] * omega * sync0) / p;
     }
     if (k == ModelKind::icefrog_sdp && d > 1) {  // Eq. 10: the parameter all-gather overlaps the gradient
