@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
         ->group(f);
     app->add_option("--validate", opt.validate, "K-fold cross-validation: held-out error per app x GPU")
         ->group(f)->check(CLI::Range(2, 1000));
+    app->add_flag("--no-curves", opt.no_curves, "ICEFROG models: the paper's forms only, without factor curves")
+        ->group(f);
     app->add_option("--seed", opt.seed, "Seed of the cross-validation shuffle")->group(f)->capture_default_str();
     app->add_option("--format", opt.format, "yaml (the model document) or csv (one quality row per fit)")
         ->group(f)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();

@@ -6,7 +6,8 @@
 
 namespace hetsched::fit {
 
-Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, int folds, std::uint64_t seed) {
+Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, int folds, std::uint64_t seed,
+                          const FitOptions& options) {
     if (folds < 2 || static_cast<size_t>(folds) > samples.size())
         throw UsageError("--validate " + std::to_string(folds) + ": needs 2 to " + std::to_string(samples.size()) +
                          " folds for the " + std::to_string(samples.size()) + " samples of " +
@@ -26,7 +27,7 @@ Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, in
             (static_cast<int>(i % static_cast<size_t>(folds)) == f ? test : train).push_back(samples[order[i]]);
         GroupFit fit;
         try {
-            fit = fit_group(kind, train);
+            fit = fit_group(kind, train, options);
         } catch (const DataError&) {
             ++v.failed_folds;
             continue;

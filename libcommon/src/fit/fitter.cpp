@@ -5,6 +5,9 @@
 #include <map>
 #include <nlopt.hpp>
 #include <set>
+#include <thread>
+#include <atomic>
+#include <exception>
 
 namespace hetsched::fit {
 namespace {
@@ -150,7 +153,7 @@ double run_bobyqa(Problem& pr, std::vector<double>& x) {
     opt.set_upper_bounds(hi);
     opt.set_initial_step(step);
     opt.set_min_objective(loss, &pr);
-    opt.set_ftol_rel(1e-6);
+    opt.set_ftol_rel(1e-7);
     opt.set_xtol_abs(1e-4);  // on log axes: a 0.01% change of a scale parameter
     opt.set_maxeval(3000);
     double f = 0;
@@ -190,12 +193,10 @@ FactorCurve fit_curve(const GroupFit& g, const std::vector<Sample>& ss, const st
         }
         curve.factor[k] = std::exp((a + b) / 2);
     }
-    // The parameters carry the scale: the compute curve is normalised to a geometric mean of 1.
-    if (!network) {
-        double mean_log = 0;
-        for (double f : curve.factor) mean_log += std::log(f) / static_cast<double>(curve.factor.size());
-        for (double& f : curve.factor) f /= std::exp(mean_log);
-    }
+    // The parameters carry the scale: the curve is normalised to a geometric mean of 1.
+    double mean_log = 0;
+    for (double f : curve.factor) mean_log += std::log(f) / static_cast<double>(curve.factor.size());
+    for (double& f : curve.factor) f /= std::exp(mean_log);
     return curve;
 }
 
@@ -304,7 +305,7 @@ FitQuality measure_quality(const GroupFit& fit, const std::vector<Sample>& ss) {
     return score(predicted, ss);
 }
 
-GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss) {
+GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss, const FitOptions& options) {
     if (ss.empty()) throw DataError("no samples to fit");
     GroupFit g;
     g.app = ss.front().app;
@@ -353,13 +354,18 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss) {
         if (f < best_f) best_f = f, best = x;
         if (!gamma_free) break;
     }
-    if (!best.empty()) run_bobyqa(pr, best);
-    if (!best.empty() && kind == ModelKind::pollux) run_bobyqa(pr, best);
+    // BOBYQA's quadratic model can stall far from the optimum when parameters trade off; restarting
+    // from where it stopped rebuilds the model, until a restart no longer gains.
+    for (int run = 0; run < 4 && !best.empty(); ++run) {
+        const double before = best_f;
+        best_f = run_bobyqa(pr, best);
+        if (run > 0 && before - best_f < 1e-4 * before) break;
+    }
     g.params = full_params(pr, best);
 
     // The factor curves, alternating with the parameters: each knot's factor is the one that best fits
     // the samples there given the parameters, then the parameters are refitted given the factors.
-    if (kind != ModelKind::pollux) {
+    if (kind != ModelKind::pollux && options.curves) {
         const std::vector<double> batch_knots = curve_knots(ss, batch_key, 3, 4);
         const std::vector<double> node_knots = curve_knots(ss, nodes_key, 3, 2);
         for (int round = 0; round < 2 && !(batch_knots.empty() && node_knots.empty()); ++round) {
@@ -382,9 +388,27 @@ std::vector<std::vector<Sample>> group_samples(const std::vector<Sample>& sample
     return out;
 }
 
-std::vector<GroupFit> fit_all(ModelKind kind, const std::vector<Sample>& samples) {
-    std::vector<GroupFit> out;
-    for (const auto& g : group_samples(samples)) out.push_back(fit_group(kind, g));
+std::vector<GroupFit> fit_groups(ModelKind kind, const std::vector<std::vector<Sample>>& groups,
+                                 const FitOptions& options) {
+    std::vector<GroupFit> out(groups.size());
+    std::vector<std::exception_ptr> errors(groups.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i; (i = next++) < groups.size();) {
+            try {
+                out[i] = fit_group(kind, groups[i], options);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    const size_t n = std::min<size_t>(groups.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
     return out;
 }
 

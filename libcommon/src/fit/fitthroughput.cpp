@@ -24,10 +24,14 @@ FitthroughputResult run_fit(const FitthroughputOptions& o) {
     const ModelKind kind = parse_model_kind(o.model);
     std::vector<ModelEntry> entries;
     double worst = 0;
-    for (const auto& group : group_samples(read_samples(o))) {
-        ModelEntry e{fit_group(kind, group), std::nullopt};
+    const FitOptions fo{!o.no_curves};
+    const auto groups = group_samples(read_samples(o));
+    const auto fits = fit_groups(kind, groups, fo);
+    for (size_t i = 0; i < groups.size(); ++i) {
+        const auto& group = groups[i];
+        ModelEntry e{fits[i], std::nullopt};
         if (o.validate > 0) {
-            e.validation = cross_validate(kind, group, o.validate, o.seed);
+            e.validation = cross_validate(kind, group, o.validate, o.seed, fo);
             worst = std::max(worst, e.validation->held_out.mean_ape_pct);
         }
         entries.push_back(std::move(e));

@@ -16,6 +16,7 @@ struct Validation {
 
 /// Shuffles the samples with `seed`, splits them into `folds` (2 <= folds <= samples) parts and
 /// scores each part on a fit to the rest. UsageError when folds is out of range.
-Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, int folds, std::uint64_t seed);
+Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, int folds, std::uint64_t seed,
+                          const FitOptions& options = {});
 
 }  // namespace hetsched::fit

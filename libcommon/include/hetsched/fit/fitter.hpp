@@ -53,12 +53,18 @@ struct GroupFit {
 /// The fitted step time of configuration `s`.
 double step_time(const GroupFit& fit, const Sample& s);
 
+struct FitOptions {
+    bool curves = true;  ///< ICEFROG kinds: fit factor curves where the samples allow
+};
+
 /// Fits `kind` to samples of one app and GPU type. DataError when the samples cannot identify the
 /// free parameters (it names them and the samples that would).
-GroupFit fit_group(ModelKind kind, const std::vector<Sample>& samples);
+GroupFit fit_group(ModelKind kind, const std::vector<Sample>& samples, const FitOptions& options = {});
 
-/// Splits samples by (app, gpu) and fits each group; groups sorted by app, then GPU.
-std::vector<GroupFit> fit_all(ModelKind kind, const std::vector<Sample>& samples);
+/// fit_group on each group, the groups spread over the machine's cores; results in the groups' order.
+/// The first error any group raises is rethrown.
+std::vector<GroupFit> fit_groups(ModelKind kind, const std::vector<std::vector<Sample>>& groups,
+                                 const FitOptions& options = {});
 
 /// The samples grouped by (app, gpu), in that order.
 std::vector<std::vector<Sample>> group_samples(const std::vector<Sample>& samples);

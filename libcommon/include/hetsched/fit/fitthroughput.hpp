@@ -14,6 +14,7 @@ struct FitthroughputOptions {
     std::string gpu;
     std::string model = "icefrog-ddp";
     int validate = 0;                 ///< K folds; 0: none
+    bool no_curves = false;           ///< the paper's forms only, no factor curves
     std::uint64_t seed = 1;
     std::string format = "yaml";      ///< fit: yaml document or csv quality table
     std::string predict;              ///< profile to predict

@@ -3,6 +3,7 @@
 /// (`placement,local_bsz,step_time,sync_time` and `num_nodes,num_replicas,local_bsz,step_time,sync_time`)
 /// or from hetsched's own CSV (`app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,
 /// step_time_s[,sync_time_s,fwd_time_s,bwd_time_s,...]`). The format is recognised by the header.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,9 @@ struct Sample {
     double unfrozen_flops = 1;   ///< theta: FLOPs share of the layers that still train
     double unfrozen_params = 1;  ///< omega: parameter share of the layers that still train
     double step_time_s = 0;
-    double sync_time_s = 0;  ///< NaN when not measured
-    double fwd_time_s = 0;   ///< NaN when not measured
-    double bwd_time_s = 0;   ///< NaN when not measured
+    double sync_time_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN when not measured
+    double fwd_time_s = std::numeric_limits<double>::quiet_NaN();   ///< NaN when not measured
+    double bwd_time_s = std::numeric_limits<double>::quiet_NaN();   ///< NaN when not measured
     SourcePos where;         ///< the row, for messages
 
     int replicas() const { return num_gpus / stages; }

@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/fit/factor_curve.hpp>
+#include <hetsched/fit/profile.hpp>
+
+using namespace hetsched;
+
+TEST_CASE("Sia placements: nodes and replicas from the placement string, app and GPU from the path", "[fit]") {
+    const auto p = fit::read_profile({"traces/bert/placements-aws.csv",
+                                      "placement,local_bsz,step_time,sync_time\n1,4,0.45,0.01\n12,6,1.2,0.8\n"},
+                                     {});
+    REQUIRE(p.samples.size() == 2);
+    CHECK(p.format == fit::ProfileFormat::placements);
+    CHECK(p.samples[0].app == "bert");
+    CHECK(p.samples[0].gpu == "T4");
+    CHECK(p.samples[1].num_nodes == 2);
+    CHECK(p.samples[1].num_gpus == 3);
+    CHECK(p.samples[1].max_per_node == 2);
+    CHECK(p.samples[1].sync_time_s == Approx(0.8));
+    CHECK(p.samples[1].throughput(1.2) == Approx(3 * 6 / 1.2));
+}
+
+TEST_CASE("Sia scalability files, columns in any order; --app and --gpu override the path", "[fit]") {
+    const auto p = fit::read_profile(
+        {"x/imagenet/scalability-rtx.csv", "local_bsz,step_time,sync_time,num_nodes,num_replicas\n20,0.2,0.05,3,7\n"},
+        {"resnet", "RTX-2080Ti-custom", true});
+    REQUIRE(p.samples.size() == 1);
+    CHECK(p.format == fit::ProfileFormat::scalability);
+    CHECK(p.samples[0].app == "resnet");
+    CHECK(p.samples[0].gpu == "RTX-2080Ti-custom");
+    CHECK(p.samples[0].num_nodes == 3);
+    CHECK(p.samples[0].num_gpus == 7);
+    CHECK(p.samples[0].max_per_node == 3);
+}
+
+TEST_CASE("hetsched's CSV: frozen layers give the trained shares theta and omega", "[fit]") {
+    const auto p = fit::read_profile(
+        {"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,step_time_s,fwd_time_s\n"
+                  "resnet18,A800,1,4,128,6,24,0.21,0.05\n"},
+        {});
+    REQUIRE(p.samples.size() == 1);
+    CHECK(p.samples[0].unfrozen_flops == Approx(0.75));
+    CHECK(p.samples[0].unfrozen_params == Approx(0.75));
+    CHECK(p.samples[0].fwd_time_s == Approx(0.05));
+    CHECK(std::isnan(p.samples[0].bwd_time_s));
+}
+
+TEST_CASE("profile errors say where and what", "[fit]") {
+    auto err = [](const std::string& name, const std::string& text) {
+        try {
+            fit::read_profile({name, text}, {});
+        } catch (const Error& e) {
+            return describe(e);
+        }
+        return std::string("no error");
+    };
+    CHECK(err("a/bert/placements-aws.csv", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n1x,4,0.4,0\n") ==
+          "a/bert/placements-aws.csv:3:1: unknown placement '1x': expected one digit 1-9 per node, the replicas it "
+          "holds (e.g. 12 = two nodes with 1 and 2)");
+    CHECK(err("a/bert/placements-aws.csv", "placement,local_bsz,step_time,sync_time\n1,4,0,0\n") ==
+          "a/bert/placements-aws.csv:2:5: step_time must be positive, got 0");
+    CHECK_THROWS_AS(fit::read_profile({"<stdin>", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n"}, {}),
+                    UsageError);
+    CHECK(err("p.csv", "gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\nT4,1,1,8,0.1\n") ==
+          "p.csv:1: no app column: add one, or name the app of every row with --app");
+    CHECK(err("p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,step_time_s\n"
+                       "a,T4,1,1,8,4,4,0.1\n") ==
+          "p.csv:2:12: frozen_layers (4) must be below total_layers (4): a job trains at least one layer");
+    CHECK(err("p.csv", "a,b\n1,2\n").find("unrecognised profile header") != std::string::npos);
+}
+
+TEST_CASE("factor curves interpolate on a log axis and hold their ends", "[fit]") {
+    fit::FactorCurve c{{8, 32}, {1.0, 4.0}};
+    CHECK(c.at(4) == Approx(1.0));
+    CHECK(c.at(16) == Approx(2.0));
+    CHECK(c.at(64) == Approx(4.0));
+    CHECK(fit::FactorCurve{}.at(3) == 1.0);
+}
