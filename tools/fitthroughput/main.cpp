@@ -51,6 +51,24 @@ int main(int argc, char** argv) {
     app->add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per node (default: the densest profiled node)")
         ->group(u)->check(CLI::PositiveNumber);
 
+    const char* t = "Layer tuner";
+    app->add_flag("--tune", opt.tune, "Best per-GPU batch and frozen layers for an allocation (needs --params, "
+                                      "--layer-stats, --app, --gpu, --gpus)")->group(t);
+    app->add_option("--layer-stats", opt.layer_stats, "Per-layer gradient statistics: layer,grad_var[,grad_var_at_freeze,flops,params]")
+        ->group(t);
+    app->add_option("--nodes", opt.nodes, "Nodes of the allocation (default: as few as --gpus-per-node allows)")
+        ->group(t)->check(CLI::PositiveNumber);
+    app->add_option("--global-batch", opt.global_batch, "Fixed global batch: the per-GPU batch is it / --gpus")
+        ->group(t)->check(cli::positive());
+    app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(CLI::Range(1, 10000))->capture_default_str();
+    const char* g = "GPU sharing";
+    app->add_option("--sharing", opt.sharing, "Fit utilisation and memory models: app,gpu,per_gpu_batch[,frozen_layers,total_layers],gpu_util_pct,memory_gib")
+        ->group(g);
+    app->add_option("--pair", opt.pairs, "Jobs that would share one --gpu: APP:BATCH[:FROZEN/TOTAL], comma-separated")
+        ->group(g)->delimiter(',');
+    app->add_option("--capacity-gib", opt.capacity_gib, "GPU memory for the verdict (default: the catalog's for --gpu)")
+        ->group(g)->check(cli::positive());
+
     return cli::run_tool(*app, argc, argv, [&] {
         auto result = fit::run_fitthroughput(opt);
         io::write_output(opt.output, result.text);

@@ -1,6 +1,12 @@
 #include <hetsched/fit/fitthroughput.hpp>
 
+#include <cmath>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/cross_validation.hpp>
+#include <hetsched/fit/effective_progress.hpp>
+#include <hetsched/fit/gpu_sharing.hpp>
+#include <hetsched/io/yaml_document.hpp>
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -48,6 +54,151 @@ std::vector<GroupFit> read_params(const FitthroughputOptions& o, const char* mod
     return read_model_document(io::read_input(o.params));
 }
 
+std::string num(double v) { return io::format_number(v, 6); }
+
+YAML::Node candidate_node(const TuneCandidate& c) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["per_gpu_batch"] = num(c.per_gpu_batch);
+    n["frozen_layers"] = c.frozen_layers;
+    n["psi"] = num(c.psi);
+    n["step_time_s"] = num(c.step_time_s);
+    n["throughput"] = num(c.throughput);
+    n["effective_progress"] = num(c.effective_progress);
+    return n;
+}
+
+FitthroughputResult run_tune(const FitthroughputOptions& o) {
+    const auto fits = read_params(o, "--tune");
+    if (o.layer_stats.empty()) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
+    if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");
+    if (o.gpus.size() != 1) throw UsageError("--tune needs --gpus N: the job's allocation");
+    const GroupFit& f = find_fit(fits, o.app, o.gpu, {o.params, 0, 0});
+    const LayerStats stats = read_layer_stats(io::read_input(o.layer_stats));
+    if (f.range.total_layers > 0 && static_cast<int>(stats.grad_var.size()) != f.range.total_layers)
+        throw DataError("the layer statistics have " + std::to_string(stats.grad_var.size()) +
+                            " layers, the model of " + f.app + " on " + f.gpu + " was fitted on " +
+                            std::to_string(f.range.total_layers),
+                        {o.layer_stats, 0, 0});
+    const int gpus = o.gpus.front();
+    const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : std::max(1, f.range.max_per_node);
+    const int nodes = o.nodes > 0 ? o.nodes : (gpus + per_node - 1) / per_node;
+    if (nodes > gpus) throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --gpus " + std::to_string(gpus));
+    std::vector<double> batches = o.batches;
+    if (o.global_batch > 0) {
+        if (!batches.empty()) throw UsageError("--global-batch fixes the per-GPU batch: give it or --batch, not both");
+        batches.push_back(o.global_batch / gpus);
+    }
+    if (batches.empty())
+        for (double b = std::pow(2, std::ceil(std::log2(std::max(1.0, f.range.min_batch)))); b <= f.range.max_batch; b *= 2)
+            batches.push_back(b);
+    if (batches.empty()) throw UsageError("--tune: no batch sizes; give --batch or --global-batch");
+    const auto cands = tune_layers(f, stats, gpus, nodes, batches);
+    YAML::Node root(YAML::NodeType::Map);
+    root["kind"] = "layer-tuning";
+    root["version"] = 1;
+    root["app"] = f.app;
+    root["gpu"] = f.gpu;
+    root["gpus"] = gpus;
+    root["nodes"] = nodes;
+    root["layers"] = stats.grad_var.size();
+    root["best"] = candidate_node(cands.front());
+    YAML::Node top(YAML::NodeType::Sequence);
+    for (size_t i = 0; i < cands.size() && i < static_cast<size_t>(o.top); ++i) top.push_back(candidate_node(cands[i]));
+    root["candidates"] = top;
+    return {io::emit_yaml(root), "best: batch " + num(cands.front().per_gpu_batch) + ", " +
+                                     std::to_string(cands.front().frozen_layers) + " frozen layers"};
+}
+
+/// APP:BATCH[:FROZEN/TOTAL]
+SharingJob parse_job(const std::string& text) {
+    SharingJob j;
+    const size_t a = text.find(':');
+    const auto bad = [&] {
+        return UsageError("--pair: expected APP:BATCH[:FROZEN/TOTAL] for each job, got '" + text + "'");
+    };
+    if (a == std::string::npos || a == 0) throw bad();
+    j.app = text.substr(0, a);
+    const size_t b = text.find(':', a + 1);
+    try {
+        size_t used = 0;
+        const std::string batch = text.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+        j.per_gpu_batch = std::stod(batch, &used);
+        if (used != batch.size() || !(j.per_gpu_batch > 0)) throw bad();
+        if (b != std::string::npos) {
+            const std::string layers = text.substr(b + 1);
+            const size_t slash = layers.find('/');
+            if (slash == std::string::npos) throw bad();
+            j.frozen_layers = std::stoi(layers.substr(0, slash));
+            j.total_layers = std::stoi(layers.substr(slash + 1));
+            if (j.total_layers < 1 || j.frozen_layers < 0 || j.frozen_layers >= j.total_layers) throw bad();
+        }
+    } catch (const std::logic_error&) {
+        throw bad();
+    }
+    return j;
+}
+
+YAML::Node linear_node(const LinearUsage& u) {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["intercept"] = num(u.coef[0]);
+    n["per_gpu_batch"] = num(u.coef[1]);
+    n["theta"] = num(u.coef[2]);
+    n["r2"] = io::format_fixed(u.r2, 4);
+    return n;
+}
+
+FitthroughputResult run_sharing(const FitthroughputOptions& o) {
+    const auto models = fit_usage(read_usage(io::read_input(o.sharing)));
+    YAML::Node root(YAML::NodeType::Map);
+    root["kind"] = "gpu-sharing";
+    root["version"] = 1;
+    root["memory_margin"] = num(kMemoryMargin);
+    root["shared_slowdown"] = num(kSharedSlowdown);
+    YAML::Node ms(YAML::NodeType::Sequence);
+    for (const auto& m : models) {
+        YAML::Node n(YAML::NodeType::Map);
+        n["app"] = m.app;
+        n["gpu"] = m.gpu;
+        n["samples"] = m.samples;
+        n["util_pct"] = linear_node(m.util);
+        n["memory_gib"] = linear_node(m.memory);
+        ms.push_back(n);
+    }
+    root["models"] = ms;
+    std::string summary = "fitted " + std::to_string(models.size()) + " usage models";
+    if (!o.pairs.empty()) {
+        if (o.gpu.empty()) throw UsageError("--pair needs --gpu: the GPU type the jobs would share");
+        if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
+        std::vector<SharingJob> jobs;
+        for (const auto& p : o.pairs) jobs.push_back(parse_job(p));
+        double capacity = o.capacity_gib;
+        if (capacity <= 0) {
+            const catalog::GpuCatalog cat = catalog::load_catalog("default");
+            const catalog::GpuType* t = cat.lookup(o.gpu);
+            if (!t) throw UsageError("GPU type '" + o.gpu + "' is not in the default catalog: give --capacity-gib");
+            capacity = t->memory_gib;
+        }
+        const SharingVerdict v = judge_sharing(models, o.gpu, jobs, capacity);
+        YAML::Node n(YAML::NodeType::Map);
+        n["gpu"] = o.gpu;
+        YAML::Node js(YAML::NodeType::Sequence);
+        js.SetStyle(YAML::EmitterStyle::Flow);
+        for (const auto& p : o.pairs) js.push_back(p);
+        n["jobs"] = js;
+        n["util_pct"] = io::format_fixed(v.util_pct, 1);
+        n["memory_gib"] = io::format_fixed(v.memory_gib, 2);
+        n["capacity_gib"] = num(v.capacity_gib);
+        n["share"] = v.share;
+        n["lambda"] = num(v.share ? kSharedSlowdown : 0.0);
+        n["reason"] = v.reason;
+        root["verdict"] = n;
+        summary += v.share ? "; the jobs may share" : "; the jobs may not share";
+    }
+    return {io::emit_yaml(root), summary};
+}
+
 }  // namespace
 
 FitthroughputResult run_fitthroughput(const FitthroughputOptions& o) {
@@ -59,6 +210,9 @@ FitthroughputResult run_fitthroughput(const FitthroughputOptions& o) {
         const Profile p = read_profile(io::read_input(o.predict), {o.app, o.gpu, false});
         return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows"};
     }
+    if (o.tune) return run_tune(o);
+    if (!o.sharing.empty()) return run_sharing(o);
+    if (!o.pairs.empty()) throw UsageError("--pair needs --sharing FILE (the usage profile its models come from)");
     if (o.grid) {
         const auto fits = read_params(o, "--grid");
         return {throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}), "grid for " + std::to_string(fits.size()) + " fits"};

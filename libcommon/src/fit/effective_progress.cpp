@@ -1,0 +1,92 @@
+#include <hetsched/fit/effective_progress.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <hetsched/io/csv_table.hpp>
+
+namespace hetsched::fit {
+
+LayerStats read_layer_stats(const io::TextInput& in) {
+    const io::CsvTable t = io::CsvTable::parse(in);
+    const int layer = t.require("layer"), var = t.require("grad_var");
+    const int freeze = t.find("grad_var_at_freeze"), flops = t.find("flops"), params = t.find("params");
+    if (t.rows() < 2) throw DataError("layer statistics need at least 2 layers", {in.name, 1, 0});
+    LayerStats s;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        if (t.integer(r, layer) != static_cast<long>(r) + 1)
+            throw DataError("expected layer " + std::to_string(r + 1) + " (rows in layer order from 1)", t.where(r, layer));
+        const auto nonneg = [&](int c, const char* what) {
+            const double v = t.number(r, c);
+            if (v < 0) throw DataError(std::string(what) + " cannot be negative", t.where(r, c));
+            return v;
+        };
+        const auto positive = [&](int c, const char* what) {
+            const double v = t.number(r, c);
+            if (!(v > 0)) throw DataError(std::string(what) + " must be positive", t.where(r, c));
+            return v;
+        };
+        s.grad_var.push_back(nonneg(var, "grad_var"));
+        s.at_freeze.push_back(freeze >= 0 && !t.cell(r, freeze).text.empty() ? nonneg(freeze, "grad_var_at_freeze")
+                                                                            : std::numeric_limits<double>::quiet_NaN());
+        s.flops.push_back(flops >= 0 ? positive(flops, "flops") : 1.0);
+        s.params.push_back(params >= 0 ? positive(params, "params") : 1.0);
+    }
+    return s;
+}
+
+double frozen_penalty(const LayerStats& s, int frozen) {
+    double front = 0, back = 0;
+    for (size_t i = 0; i < s.grad_var.size(); ++i) {
+        if (static_cast<int>(i) < frozen) front += std::isnan(s.at_freeze[i]) ? s.grad_var[i] : s.at_freeze[i];
+        else back += s.grad_var[i];
+    }
+    if (front + back <= 0) return 1;
+    return back / (front + back);
+}
+
+double unfrozen_share(const std::vector<double>& w, int frozen) {
+    double all = 0, rest = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+        all += w[i];
+        if (static_cast<int>(i) >= frozen) rest += w[i];
+    }
+    return all > 0 ? rest / all : 1;
+}
+
+std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& stats, int gpus, int nodes,
+                                       const std::vector<double>& batches) {
+    const int layers = static_cast<int>(stats.grad_var.size());
+    std::vector<TuneCandidate> out;
+    for (double m : batches)
+        for (int l = 0; l < layers; ++l) {
+            Sample s;
+            s.app = fit.app;
+            s.gpu = fit.gpu;
+            s.num_gpus = gpus;
+            s.num_nodes = nodes;
+            s.max_per_node = (gpus + nodes - 1) / nodes;
+            s.per_gpu_batch = m;
+            s.frozen_layers = l;
+            s.total_layers = layers;
+            s.unfrozen_flops = unfrozen_share(stats.flops, l);
+            s.unfrozen_params = unfrozen_share(stats.params, l);
+            TuneCandidate c;
+            c.per_gpu_batch = m;
+            c.frozen_layers = l;
+            c.psi = frozen_penalty(stats, l);
+            c.step_time_s = step_time(fit, s);
+            c.throughput = s.throughput(c.step_time_s);
+            c.effective_progress = c.psi * c.throughput;
+            out.push_back(c);
+        }
+    std::stable_sort(out.begin(), out.end(), [](const TuneCandidate& a, const TuneCandidate& b) {
+        if (a.effective_progress != b.effective_progress) return a.effective_progress > b.effective_progress;
+        if (a.frozen_layers != b.frozen_layers) return a.frozen_layers < b.frozen_layers;
+        return a.per_gpu_batch < b.per_gpu_batch;
+    });
+    return out;
+}
+
+}  // namespace hetsched::fit

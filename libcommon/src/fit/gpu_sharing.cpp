@@ -1,0 +1,110 @@
+#include <hetsched/fit/gpu_sharing.hpp>
+
+#include <Eigen/Dense>
+#include <map>
+#include <set>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+
+namespace hetsched::fit {
+namespace {
+
+LinearUsage least_squares(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const std::vector<int>& cols) {
+    Eigen::MatrixXd a(x.rows(), static_cast<Eigen::Index>(cols.size()));
+    for (size_t j = 0; j < cols.size(); ++j) a.col(static_cast<Eigen::Index>(j)) = x.col(cols[j]);
+    const Eigen::VectorXd b = a.colPivHouseholderQr().solve(y);
+    LinearUsage u;
+    for (size_t j = 0; j < cols.size(); ++j) u.coef[static_cast<size_t>(cols[j])] = b(static_cast<Eigen::Index>(j));
+    const Eigen::VectorXd res = y - a * b;
+    const double tot = (y.array() - y.mean()).square().sum();
+    u.r2 = tot > 0 ? 1 - res.squaredNorm() / tot : 1;
+    return u;
+}
+
+}  // namespace
+
+std::vector<UsageSample> read_usage(const io::TextInput& in) {
+    const io::CsvTable t = io::CsvTable::parse(in);
+    const int app = t.require("app"), gpu = t.require("gpu"), batch = t.require("per_gpu_batch");
+    const int util = t.require("gpu_util_pct"), mem = t.require("memory_gib");
+    const int frozen = t.find("frozen_layers"), layers = t.find("total_layers");
+    std::vector<UsageSample> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        UsageSample s;
+        s.app = t.cell(r, app).text;
+        s.gpu = t.cell(r, gpu).text;
+        s.where = t.where(r, 0);
+        s.per_gpu_batch = t.number(r, batch);
+        if (!(s.per_gpu_batch > 0)) throw DataError("per_gpu_batch must be positive", t.where(r, batch));
+        s.util_pct = t.number(r, util);
+        if (s.util_pct < 0 || s.util_pct > 100) throw DataError("gpu_util_pct must lie in [0, 100]", t.where(r, util));
+        s.memory_gib = t.number(r, mem);
+        if (!(s.memory_gib > 0)) throw DataError("memory_gib must be positive", t.where(r, mem));
+        if (frozen >= 0 && layers >= 0) {
+            const long f = t.integer(r, frozen), l = t.integer(r, layers);
+            if (l < 1 || f < 0 || f >= l)
+                throw DataError("expected 0 <= frozen_layers < total_layers", t.where(r, frozen));
+            s.theta = s.omega = static_cast<double>(l - f) / static_cast<double>(l);
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
+    std::map<std::pair<std::string, std::string>, std::vector<const UsageSample*>> groups;
+    for (const auto& s : samples) groups[{s.app, s.gpu}].push_back(&s);
+    std::vector<UsageModel> out;
+    for (const auto& [key, g] : groups) {
+        const Eigen::Index n = static_cast<Eigen::Index>(g.size());
+        Eigen::MatrixXd x(n, 4);
+        Eigen::VectorXd util(n), mem(n);
+        std::set<double> batches, thetas;
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const UsageSample& s = *g[static_cast<size_t>(i)];
+            x.row(i) << 1, s.per_gpu_batch, s.theta, s.omega;
+            util(i) = s.util_pct;
+            mem(i) = s.memory_gib;
+            batches.insert(s.per_gpu_batch);
+            thetas.insert(s.theta);
+        }
+        // theta and omega move together when only layer counts are known: one feature for both.
+        std::vector<int> cols = {0};
+        if (batches.size() > 1) cols.push_back(1);
+        if (thetas.size() > 1) cols.push_back(2);
+        if (static_cast<size_t>(n) < cols.size() + 1)
+            throw DataError(key.first + " on " + key.second + ": " + std::to_string(n) +
+                                " usage samples cannot fit a linear model in " + std::to_string(cols.size()) +
+                                " terms; profile at least " + std::to_string(cols.size() + 1),
+                            g.front()->where);
+        out.push_back({key.first, key.second, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols)});
+    }
+    return out;
+}
+
+SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::string& gpu,
+                             const std::vector<SharingJob>& jobs, double capacity_gib) {
+    SharingVerdict v;
+    v.capacity_gib = capacity_gib;
+    for (const auto& j : jobs) {
+        const UsageModel* m = nullptr;
+        for (const auto& u : models)
+            if (u.app == j.app && u.gpu == gpu) m = &u;
+        if (!m) throw UsageError("no usage model for " + j.app + " on " + gpu + " in the sharing profile");
+        const double share = j.total_layers > 0 ? static_cast<double>(j.total_layers - j.frozen_layers) / j.total_layers : 1.0;
+        v.util_pct += std::clamp(m->util.at(j.per_gpu_batch, share, share), 0.0, 100.0);
+        v.memory_gib += kMemoryMargin * std::max(0.0, m->memory.at(j.per_gpu_batch, share, share));
+    }
+    const bool util_ok = v.util_pct <= 100, mem_ok = v.memory_gib <= capacity_gib;
+    v.share = util_ok && mem_ok;
+    v.reason = v.share ? "utilisation and memory (x1.1) fit"
+                       : std::string(!util_ok ? "utilisation " + io::format_fixed(v.util_pct, 1) + "% exceeds 100%" : "") +
+                             (!util_ok && !mem_ok ? "; " : "") +
+                             (!mem_ok ? "memory x1.1 " + io::format_fixed(v.memory_gib, 2) + " GiB exceeds " +
+                                            io::format_fixed(capacity_gib, 2) + " GiB"
+                                      : "");
+    return v;
+}
+
+}  // namespace hetsched::fit
