@@ -41,7 +41,7 @@ for bin in "$build"/tools/*/*; do
     while IFS='|' read -r opt choices takes desc; do
       [ -n "$choices" ] && echo "    $opt) COMPREPLY=(\$(compgen -W \"${choices//,/ }\" -- \"\$cur\")); return ;;"
     done <<<"$opts"
-    echo '    -o|--output|--check|--catalog|--profile|--timeline|--cluster) COMPREPLY=($(compgen -f -- "$cur")); return ;;'
+    echo '    -o|--output|--check|--catalog|--profile|--timeline|--cluster|--params|--predict|--layer-stats|--sharing) COMPREPLY=($(compgen -f -- "$cur")); return ;;'
     echo '  esac'
     echo "  COMPREPLY=(\$(compgen -W \"$(cut -f1 <<<"$opts" | tr '\n' ' ')\" -- \"\$cur\") \$(compgen -f -- \"\$cur\"))"
     echo "}"
