@@ -1,6 +1,7 @@
 // eval_fitthroughput: held-out accuracy of each step-time model on profile folders, per app x GPU
 // cluster, by K-fold cross-validation; and the time to fit every group.
-//   eval_fitthroughput [--folds K] [--seed N] PROFILE_DIR...
+//   eval_fitthroughput [--folds K] [--seed N] [--dump APP/CLUSTER] PROFILE_DIR...
+// --dump prints one group's fitted parameters (* = pinned) and every sample with both predictions.
 // PROFILE_DIR holds <app>/placements-<cluster>.csv and <app>/scalability-<cluster>.csv (Sia's layout).
 #include <chrono>
 #include <cstdio>
