@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
 
 namespace hetsched::fit {
@@ -61,13 +62,7 @@ std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& st
     std::vector<TuneCandidate> out;
     for (double m : batches)
         for (int l = 0; l < layers; ++l) {
-            Sample s;
-            s.app = fit.app;
-            s.gpu = fit.gpu;
-            s.num_gpus = gpus;
-            s.num_nodes = nodes;
-            s.max_per_node = (gpus + nodes - 1) / nodes;
-            s.per_gpu_batch = m;
+            Sample s = configuration(fit, gpus, nodes, m);
             s.frozen_layers = l;
             s.total_layers = layers;
             s.unfrozen_flops = unfrozen_share(stats.flops, l);

@@ -81,7 +81,7 @@ FitthroughputResult run_tune(const FitthroughputOptions& o) {
                             std::to_string(f.range.total_layers),
                         {o.layer_stats, 0, 0});
     const int gpus = o.gpus.front();
-    const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : std::max(1, f.range.max_per_node);
+    const int per_node = gpus_per_node(f, o.gpus_per_node);
     const int nodes = o.nodes > 0 ? o.nodes : (gpus + per_node - 1) / per_node;
     if (nodes > gpus) throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --gpus " + std::to_string(gpus));
     std::vector<double> batches = o.batches;
@@ -89,10 +89,7 @@ FitthroughputResult run_tune(const FitthroughputOptions& o) {
         if (!batches.empty()) throw UsageError("--global-batch fixes the per-GPU batch: give it or --batch, not both");
         batches.push_back(o.global_batch / gpus);
     }
-    if (batches.empty())
-        for (double b = std::pow(2, std::ceil(std::log2(std::max(1.0, f.range.min_batch)))); b <= f.range.max_batch; b *= 2)
-            batches.push_back(b);
-    if (batches.empty()) throw UsageError("--tune: no batch sizes; give --batch or --global-batch");
+    if (batches.empty()) batches = default_batches(f);
     const auto cands = tune_layers(f, stats, gpus, nodes, batches);
     YAML::Node root(YAML::NodeType::Map);
     root["kind"] = "layer-tuning";

@@ -8,6 +8,27 @@
 
 namespace hetsched::fit {
 
+std::vector<double> default_batches(const GroupFit& f) {
+    const double lo = f.range.min_batch > 0 ? f.range.min_batch : 1, hi = std::max(lo, f.range.max_batch);
+    std::vector<double> batches;
+    for (double b = std::pow(2, std::ceil(std::log2(lo))); b <= hi; b *= 2) batches.push_back(b);
+    if (batches.empty()) batches.push_back(lo);
+    return batches;
+}
+
+int gpus_per_node(const GroupFit& f, int wanted) { return wanted > 0 ? wanted : std::max(1, f.range.max_per_node); }
+
+Sample configuration(const GroupFit& f, int gpus, int nodes, double per_gpu_batch) {
+    Sample s;
+    s.app = f.app;
+    s.gpu = f.gpu;
+    s.num_gpus = gpus;
+    s.num_nodes = nodes;
+    s.max_per_node = (gpus + nodes - 1) / nodes;
+    s.per_gpu_batch = per_gpu_batch;
+    return s;
+}
+
 std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits) {
     std::vector<std::string> header;
     for (const auto& c : profile.table.header()) header.push_back(c.text);
@@ -34,22 +55,11 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
         std::vector<int> gpus = o.gpus;
         if (gpus.empty())
             for (int g = 1; g <= std::max(1, f.range.max_gpus); g *= 2) gpus.push_back(g);
-        std::vector<double> batches = o.batches;
-        if (batches.empty()) {
-            const double lo = f.range.min_batch > 0 ? f.range.min_batch : 1, hi = std::max(lo, f.range.max_batch);
-            for (double b = std::pow(2, std::ceil(std::log2(lo))); b <= hi; b *= 2) batches.push_back(b);
-            if (batches.empty()) batches.push_back(lo);
-        }
-        const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : std::max(1, f.range.max_per_node);
+        const std::vector<double> batches = o.batches.empty() ? default_batches(f) : o.batches;
+        const int per_node = gpus_per_node(f, o.gpus_per_node);
         for (int g : gpus)
             for (double b : batches) {
-                Sample s;
-                s.app = f.app;
-                s.gpu = f.gpu;
-                s.num_gpus = g;
-                s.num_nodes = (g + per_node - 1) / per_node;
-                s.max_per_node = std::min(g, per_node);
-                s.per_gpu_batch = b;
+                const Sample s = configuration(f, g, (g + per_node - 1) / per_node, b);
                 const double t = step_time(f, s);
                 w.add_row({f.app, f.gpu, std::to_string(s.num_nodes), std::to_string(g), io::format_number(b, 6),
                            io::format_number(t, 6), io::format_number(s.throughput(t), 6)});

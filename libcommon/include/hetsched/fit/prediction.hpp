@@ -13,6 +13,15 @@ namespace hetsched::fit {
 /// DataError at a row whose (app, gpu) has no fit.
 std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits);
 
+/// Powers of two within the batch range the fit saw (its smallest batch when none lies inside).
+std::vector<double> default_batches(const GroupFit& fit);
+
+/// GPUs per node for predictions: `wanted` when set (> 0), else the fit's densest profiled node.
+int gpus_per_node(const GroupFit& fit, int wanted);
+
+/// A configuration of the fit's app and GPU type: `gpus` GPUs on `nodes` nodes, filled evenly.
+Sample configuration(const GroupFit& fit, int gpus, int nodes, double per_gpu_batch);
+
 struct GridOptions {
     std::vector<int> gpus;         ///< empty: 1, 2, 4, ... up to each fit's largest sample
     std::vector<double> batches;   ///< per-GPU; empty: powers of two within each fit's batch range
