@@ -33,17 +33,6 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     return app;
 }
 
-CLI::Validator positive() {
-    return CLI::Validator(
-        [](std::string& v) -> std::string {
-            char* end = nullptr;
-            double x = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end != '\0' || !(x > 0)) return "expected a positive number, got '" + v + "'";
-            return {};
-        },
-        "POSITIVE");
-}
-
 void add_io_options(CLI::App& app, IoOptions& io) {
     app.add_option("FILE", io.input, "Input file; - reads standard input")->capture_default_str();
     app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/cli/validators.hpp>
 
 namespace hetsched::cli {
 
@@ -31,9 +32,6 @@ struct Verbosity {
 
 /// An app with the common flags already added; `verbosity` receives -q/-v.
 std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity);
-
-/// A CLI11 check for values that must be > 0, with our message ("expected a positive number, got 'x'").
-CLI::Validator positive();
 
 /// Adds the positional [FILE] and `-o FILE` options every filter has.
 void add_io_options(CLI::App& app, IoOptions& io);

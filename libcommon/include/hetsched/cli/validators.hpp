@@ -1,0 +1,17 @@
+#pragma once
+/// Checks for numeric flags: every number a user types must be finite, whole where a count is meant,
+/// and inside a documented range, so that nan, inf, 1e308 and 2^63 never reach the library.
+#include <CLI/CLI.hpp>
+
+namespace hetsched::cli {
+
+/// A finite number in [lo, hi]: "expected a number from LO to HI, got 'x'".
+CLI::Validator number_in(double lo, double hi);
+
+/// A finite number in (0, hi]: "expected a positive number up to HI, got 'x'".
+CLI::Validator positive(double hi = 1e15);
+
+/// A whole number in [lo, hi] (no fraction, no overflow): "expected an integer from LO to HI, got 'x'".
+CLI::Validator integer_in(long long lo, long long hi);
+
+}  // namespace hetsched::cli
