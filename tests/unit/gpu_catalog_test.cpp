@@ -36,7 +36,8 @@ TEST_CASE("sia catalog is the Sia simulator cluster", "[catalog]") {
     REQUIRE(c.gpus.size() == 3);
     CHECK(c.find("RTX-2080Ti").quota == 24);
     CHECK(c.find("A100-40GB-SXM").quota == 16);
-    CHECK(c.find("RTX-6000").gpus_per_node == 4);
+    CHECK(c.find("RTX-6000-Turing").gpus_per_node == 4);
+    CHECK_THROWS_WITH(c.find("RTX-6000"), Catch::Contains("did you mean 'RTX-6000-Turing'"));  // no prefixes
 }
 
 TEST_CASE("unknown names suggest close ones", "[catalog]") {

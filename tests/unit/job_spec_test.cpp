@@ -24,7 +24,7 @@ TEST_CASE("job errors point at the offending key", "[model]") {
              "training:\n  seq_len: -5\n  global_batch: 8\n");
         FAIL("expected an error");
     } catch (const DataError& e) {
-        CHECK(std::string(e.what()) == "expected a positive integer for 'seq_len', got '-5'");
+        CHECK(std::string(e.what()) == "expected an integer from 1 to 16777216 for 'seq_len', got '-5'");
         CHECK(e.pos().line == 5);
         CHECK(e.pos().col == 12);
     }

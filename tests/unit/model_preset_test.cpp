@@ -18,9 +18,15 @@ TEST_CASE("presets have the published parameter counts", "[catalog]") {
     }
 }
 
-TEST_CASE("model names are matched loosely and misspellings get hints", "[catalog]") {
+TEST_CASE("model names match exactly but for case, and misspellings only get hints", "[catalog]") {
     CHECK(catalog::find_model("LLaMA-2-7B").layers == 32);
-    CHECK(catalog::find_model("llama2 7b").hidden == 4096);
+    CHECK_THROWS_WITH(catalog::find_model("llama2 7b"), Catch::Contains("did you mean 'llama-2-7b'"));
+    // Punctuation matters: gpt3-13b is not gpt3-1.3b, and a mangled name is not a match.
+    CHECK(model::total_params(catalog::find_model("gpt3-13b")) / 1e9 == Approx(13).epsilon(0.05));
+    CHECK(model::total_params(catalog::find_model("gpt3-1.3b")) / 1e9 == Approx(1.3).epsilon(0.05));
+    CHECK_THROWS_AS(catalog::find_model("gpt3-1.3b."), UsageError);
+    CHECK_THROWS_AS(catalog::find_model("gpt3-1\xff.3b"), UsageError);
+    CHECK_THROWS_AS(catalog::find_model(""), UsageError);
     CHECK_THROWS_WITH(catalog::find_model("llama-2-7"), Catch::Contains("did you mean 'llama-2-7b'"));
     CHECK(catalog::find_model("llama-3.1-70b").kv_heads == 8);
     CHECK_FALSE(catalog::find_model("llama-3.1-8b").tied_embeddings);

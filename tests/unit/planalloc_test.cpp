@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include <cstdio>
-#include <fstream>
+#include <optional>
 
 #include <hetsched/alloc/planalloc.hpp>
 #include <hetsched/cli/error.hpp>
@@ -16,23 +15,25 @@ alloc::PlanallocOptions juchi_job() {
     o.job.global_batch = 64;
     o.job.seq_len = 2048;
     o.job.iterations = 100;
-    o.catalog = "juchi";
     return o;
 }
 
-/// A temporary job document.
-struct TempFile {
-    std::string path;
-    explicit TempFile(const std::string& text) : path("planalloc_test_" + std::to_string(std::rand()) + ".yaml") {
-        std::ofstream(path) << text;
-    }
-    ~TempFile() { std::remove(path.c_str()); }
-};
+const catalog::GpuCatalog& juchi() {
+    static const catalog::GpuCatalog c = catalog::named_catalog("juchi");
+    return c;
+}
+
+/// planalloc on the flags alone, or on a job document's text, over `cat`.
+alloc::PlanallocResult run(const alloc::PlanallocOptions& o, const catalog::GpuCatalog& cat = juchi(),
+                           const std::optional<io::TextInput>& doc = std::nullopt) {
+    return alloc::run_planalloc(doc, cat, std::nullopt, o);
+}
 
 template <class E>
-void throws_with(const alloc::PlanallocOptions& o, const std::string& what) {
+void throws_with(const alloc::PlanallocOptions& o, const std::string& what,
+                 const catalog::GpuCatalog& cat = juchi()) {
     try {
-        alloc::run_planalloc(o);
+        run(o, cat);
         FAIL("no error");
     } catch (const E& e) {
         CHECK_THAT(e.what(), Catch::Contains(what));
@@ -44,7 +45,7 @@ void throws_with(const alloc::PlanallocOptions& o, const std::string& what) {
 TEST_CASE("planalloc writes the allocation placestages reads, and the search", "[alloc]") {
     auto o = juchi_job();
     o.slo_s = 300;
-    const auto r = alloc::run_planalloc(o);
+    const auto r = run(o);
     const auto doc = io::parse_yaml({"out", r.text});
     const auto a = doc.root["allocation"];
     CHECK(a["method"].as<std::string>() == "espresso");
@@ -59,17 +60,24 @@ TEST_CASE("planalloc refuses what it cannot price or bound", "[alloc]") {
     o.job.iterations = 0;
     throws_with<UsageError>(o, "iteration count");
     o = juchi_job();
-    o.catalog = "default";
-    throws_with<UsageError>(o, "no quota for");
+    const auto default_catalog = catalog::named_catalog("default");
+    throws_with<UsageError>(o, "no quota for", default_catalog);
     o.quotas = {"all=8", "RTX-3090=4"};
-    throws_with<UsageError>(o, "no price for RTX-3090");
+    throws_with<UsageError>(o, "no price for RTX-3090", default_catalog);
     o.quotas = {"A31=4"};
-    o.catalog = "juchi";
     throws_with<UsageError>(o, "A31");
     o.quotas = {"A30"};
     throws_with<UsageError>(o, "TYPE=VALUE");
     o.quotas = {"A30=-2"};
-    throws_with<UsageError>(o, "non-negative integer");
+    throws_with<UsageError>(o, "an integer from 0 to");
+    o.quotas = {"all=2147483648"};
+    throws_with<UsageError>(o, "an integer from 0 to");
+    o.quotas = {"A30=4"};
+    o.prices = {"A30=inf"};
+    throws_with<UsageError>(o, "a number from 0 to");
+    o.prices = {"A30=nan"};
+    throws_with<UsageError>(o, "a number from 0 to");
+    o.prices.clear();
     o.quotas = {"all=0"};
     throws_with<UsageError>(o, "both a price and a quota");
 }
@@ -81,13 +89,11 @@ TEST_CASE("an SLO no plan meets names the fastest plan", "[alloc]") {
 }
 
 TEST_CASE("a memory section from another job is refused", "[alloc]") {
-    TempFile f("kind: job\nversion: 1\nmodel: {name: espresso-llama-1.3b}\ntraining: {seq_len: 2048, global_batch: 64, "
-               "iterations: 10}\nmemory:\n  job: {model: gpt2-xl, seq_len: 2048, global_batch: 64}\n  plans: []\n");
-    alloc::PlanallocOptions o;
-    o.io.input = f.path;
-    o.catalog = "juchi";
+    const io::TextInput f{"job.yaml", "kind: job\nversion: 1\nmodel: {name: espresso-llama-1.3b}\ntraining: {seq_len: 2048, "
+                                      "global_batch: 64, iterations: 10}\nmemory:\n  job: {model: gpt2-xl, seq_len: 2048, "
+                                      "global_batch: 64}\n  plans: []\n"};
     try {
-        alloc::run_planalloc(o);
+        run({}, juchi(), f);
         FAIL("accepted");
     } catch (const DataError& e) {
         CHECK_THAT(e.what(), Catch::Contains("computed for model 'gpt2-xl'"));
@@ -96,13 +102,10 @@ TEST_CASE("a memory section from another job is refused", "[alloc]") {
 }
 
 TEST_CASE("cluster mode best-fits the first plan the free GPUs allow", "[alloc]") {
-    TempFile f("kind: job\nversion: 1\nmodel: {name: espresso-llama-1.3b}\ntraining: {seq_len: 2048, global_batch: 64}\n"
-               "cluster:\n  nodes:\n    - {name: a, gpu: RTX-A6000, gpus: 8, free: 1}\n"
-               "    - {name: b, gpu: A30, gpus: 8, free: 3}\n    - {name: c, gpu: A30, gpus: 8, free: 8}\n");
-    alloc::PlanallocOptions o;
-    o.io.input = f.path;
-    o.catalog = "juchi";
-    const auto doc = io::parse_yaml({"out", alloc::run_planalloc(o).text});
+    const io::TextInput f{"job.yaml", "kind: job\nversion: 1\nmodel: {name: espresso-llama-1.3b}\ntraining: {seq_len: 2048, "
+                                      "global_batch: 64}\ncluster:\n  nodes:\n    - {name: a, gpu: RTX-A6000, gpus: 8, free: 1}\n"
+                                      "    - {name: b, gpu: A30, gpus: 8, free: 3}\n    - {name: c, gpu: A30, gpus: 8, free: 8}\n"};
+    const auto doc = io::parse_yaml({"out", run({}, juchi(), f).text});
     const auto a = doc.root["allocation"];
     CHECK(a["method"].as<std::string>() == "best-fit");
     const int gpus = a["plan"]["rank"].as<int>() > 0 ? a["tp"].as<int>() * a["pp"].as<int>() * a["dp"].as<int>() : 0;

@@ -2,15 +2,19 @@
 #include <iostream>
 
 #include <hetsched/cli/app.hpp>
+#include <hetsched/cli/inputs.hpp>
+#include <hetsched/cli/job_flags.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/output_file.hpp>
-#include <hetsched/model/job_options.hpp>
 #include <hetsched/model/memest.hpp>
 
 using namespace hetsched;
 
 int main(int argc, char** argv) {
     model::MemestOptions opt;
+    cli::IoOptions io;
+    std::string catalog = "default", method = "default", measure, format = "yaml", check;
+    bool list_models = false, list_gpus = false;
     cli::Verbosity verbosity;
     auto app = cli::make_app({"memest",
                               "Estimate per-GPU training memory for a model and parallel layout, or rank the "
@@ -19,41 +23,44 @@ int main(int argc, char** argv) {
                               "Exit status: 0 ok; 1 nothing fits; 64 usage; 65 bad data; 66 no input; "
                               "73/74 output errors; 78 bad catalog.\nSee memest(1) and hetsched-formats(5)."},
                              verbosity);
-    cli::add_io_options(*app, opt.io);
-    model::add_job_options(*app, opt.job);
+    cli::add_io_options(*app, io);
+    cli::add_job_options(*app, opt.job);
     app->add_option("--gpu", opt.gpu, "Only this GPU type (fit check for a layout, plans otherwise)");
-    app->add_option("--catalog", opt.catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
+    app->add_option("--catalog", catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
         ->capture_default_str();
-    app->add_option("--method", opt.method, "default (framework-aware) or frenzy (the paper's formula)")
+    app->add_option("--method", method, "default (framework-aware) or frenzy (the paper's formula)")
         ->check(CLI::IsMember({"default", "frenzy"}))->capture_default_str();
-    app->add_option("--measure", opt.measure, "Predict allocated, reserved or device (nvidia-smi) memory")
+    app->add_option("--measure", measure, "Predict allocated, reserved or device (nvidia-smi) memory")
         ->check(CLI::IsMember({"allocated", "reserved", "device"}));
     app->add_option("--usable-fraction", opt.usable_fraction, "Share of a GPU's memory a plan may fill")
-        ->check(CLI::Range(0.1, 1.0))->capture_default_str();
-    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(hetsched::cli::positive())
+        ->check(cli::number_in(0.1, 1.0))->capture_default_str();
+    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(cli::integer_in(1, 65536))
         ->capture_default_str();
-    app->add_option("--top", opt.top, "Plans to print (0 = all)")->capture_default_str();
-    app->add_option("--format", opt.format, "yaml (a job document) or csv (a table)")
+    app->add_option("--top", opt.top, "Plans to print (0 = all)")->check(cli::integer_in(0, 1000000))->capture_default_str();
+    app->add_option("--format", format, "yaml (a job document) or csv (a table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
-    app->add_option("--check", opt.check, "Compare predictions with measured runs in FILE.csv");
-    app->add_flag("--list-models", opt.list_models, "List model presets as CSV and exit");
-    app->add_flag("--list-gpus", opt.list_gpus, "List the catalog's GPU types as CSV and exit");
+    app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv");
+    app->add_flag("--list-models", list_models, "List model presets as CSV and exit");
+    app->add_flag("--list-gpus", list_gpus, "List the catalog's GPU types as CSV and exit");
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (opt.list_models || opt.list_gpus) {
-            io::write_output(opt.io.output, opt.list_models ? model::list_models_csv()
-                                                            : model::list_gpus_csv(catalog::load_catalog(opt.catalog)));
+        if (list_models || list_gpus) {
+            io::write_output(io.output, list_models ? model::list_models_csv()
+                                                    : model::list_gpus_csv(cli::load_catalog(catalog)));
             return Exit::ok;
         }
-        if (!opt.check.empty()) {
-            auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(opt.check)),
-                                                  model::parse_method(opt.method));
-            io::write_output(opt.io.output, result.csv);
+        opt.method = model::parse_method(method);
+        if (!check.empty()) {
+            auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
+            io::write_output(io.output, result.csv);
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
             return Exit::ok;
         }
-        auto result = model::run_memest(opt);
-        io::write_output(opt.io.output, result.text);
+        if (!measure.empty()) opt.measure = model::parse_measure(measure);
+        opt.csv = format == "csv";
+        const auto cat = cli::load_catalog(catalog);
+        auto result = model::run_memest(cli::job_input(io.input, opt.job), cat, opt);
+        io::write_output(io.output, result.text);
         if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';
         return result.fits ? Exit::ok : Exit::negative;
     });

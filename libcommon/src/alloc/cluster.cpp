@@ -86,8 +86,8 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
     return out;
 }
 
-std::vector<ClusterNode> read_cluster_file(const std::string& path, const catalog::GpuCatalog& catalog) {
-    const io::TextInput in = io::read_input(path);
+std::vector<ClusterNode> parse_cluster(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
+    const std::string& path = in.name;
     const bool csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
     try {
         if (csv) return from_csv(in, catalog);

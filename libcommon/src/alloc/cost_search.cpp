@@ -10,7 +10,6 @@
 
 #include <hetsched/alloc/bounds.hpp>
 #include <hetsched/cli/error.hpp>
-#include <hetsched/cli/progress.hpp>
 
 namespace hetsched::alloc {
 namespace {
@@ -66,7 +65,7 @@ private:
 class Search {
 public:
     Search(const SearchSpace& s, const SearchOptions& o)
-        : space_(s), opt_(o), best_(o.top, o.objective), progress_("planalloc: searching", 0, o.progress) {
+        : space_(s), opt_(o), best_(o.top, o.objective) {
         for (const auto& c : s.types) names_.push_back(c.name);
         started_ = std::chrono::steady_clock::now();
     }
@@ -78,7 +77,6 @@ public:
         case SearchMethod::exhaustive: exhaustive(); break;
         case SearchMethod::homogeneous: homogeneous(); break;
         }
-        progress_.finish();
         SearchResult r;
         r.plans = best_.take();
         stats_.lower_bound = r.plans.empty() ? lower_bound_ : std::min(lower_bound_, best_.value(r.plans.front()));
@@ -92,7 +90,6 @@ private:
     const SearchSpace& space_;
     SearchOptions opt_;
     Incumbents best_;
-    cli::Progress progress_;
     std::vector<std::string> names_;
     std::vector<Layout> layouts_;
     SearchStats stats_;
@@ -119,7 +116,8 @@ private:
         if (stats_.nodes_expanded + stats_.plans_evaluated >= opt_.node_limit)
             throw UsageError("the search passed --search-limit (" + std::to_string(opt_.node_limit) +
                              " nodes and plans); raise it, lower the quotas or use --method espresso");
-        progress_.update(stats_.nodes_expanded + stats_.plans_evaluated);
+        const long done = stats_.nodes_expanded + stats_.plans_evaluated;
+        if (opt_.progress && done % 1024 == 0) opt_.progress(done);
     }
 
     void build_layouts() {

@@ -1,6 +1,9 @@
 #include <hetsched/alloc/planalloc.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <hetsched/alloc/allocation_report.hpp>
@@ -16,6 +19,9 @@
 namespace hetsched::alloc {
 namespace {
 
+constexpr double kMaxPrice = 1e6;  ///< per GPU-hour, as in a catalog file
+constexpr double kMaxQuota = 1e6;  ///< GPUs of one type, as in a catalog file
+
 /// "TYPE=VALUE" split at the last '='; UsageError naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
     const size_t eq = s.rfind('=');
@@ -24,17 +30,15 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
     return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
-double parse_value(const std::string& text, const std::string& whole, const char* option, bool integer) {
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || !(v >= 0) || (integer && v != static_cast<double>(static_cast<long>(v))))
-        throw UsageError(std::string(option) + " expects a non-negative " + (integer ? "integer" : "number") +
-                         " after '=', got '" + whole + "'");
+/// The number after '=': finite, from 0 to `hi`, whole when `integer`; UsageError naming the option.
+double parse_value(const std::string& text, const std::string& whole, const char* option, bool integer, double hi) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? -1 : std::strtod(text.c_str(), &end);
+    if (!end || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < 0 || v > hi ||
+        (integer && v != std::floor(v)))
+        throw UsageError(std::string(option) + " expects " + (integer ? "an integer" : "a number") + " from 0 to " +
+                         io::format_number(hi) + " after '=', got '" + whole + "'");
     return v;
 }
 
@@ -50,14 +54,14 @@ TypeChoice choose_types(const PlanallocOptions& o, catalog::GpuCatalog& cat) {
         auto [type, value] = split_assignment(p, "--price");
         const std::string name = cat.find(type).name;
         for (auto& g : cat.gpus)
-            if (g.name == name) g.price_per_hour = parse_value(value, p, "--price", false);
+            if (g.name == name) g.price_per_hour = parse_value(value, p, "--price", false, kMaxPrice);
         named[name] = "--price";
     }
     int all_quota = -1;
     std::map<std::string, int> quota;
     for (const auto& q : o.quotas) {
         auto [type, value] = split_assignment(q, "--quota");
-        const int n = static_cast<int>(parse_value(value, q, "--quota", true));
+        const int n = static_cast<int>(parse_value(value, q, "--quota", true, kMaxQuota));
         if (type == "all" || type == "*") {
             all_quota = n;
             continue;
@@ -128,19 +132,19 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     SearchSpace space;
     space.job = &job;
     space.catalog = &cat;
-    space.problem = place::problem_options(o.measure, o.usable_fraction, o.efficiency, o.inter_node_gb_s, doc, cat);
+    space.problem = place::problem_options(o.model, o.inter_node_gb_s, doc, cat);
     space.types = types.candidates;
     space.iterations = job.iterations;
     space.slo_s = slo;
     SearchOptions so;
-    so.method = parse_search_method(o.method);
-    so.placer = place::parse_method(o.placer);
+    so.method = o.method;
+    so.placer = o.placer;
     so.top = std::max<size_t>(1, o.top);
     so.beta = o.beta;
     so.node_limit = o.search_limit;
     so.progress = o.progress;
     const SearchResult r = search_plans(space, so);
-    ReportContext ctx{o.method, o.placer, cat.currency, slo, job.iterations};
+    ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
 
     if (r.plans.empty()) {
         SearchOptions fastest = so;
@@ -166,7 +170,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +
                   " plans placed, " + std::to_string(r.stats.nodes_expanded) + " nodes, " +
                   io::format_number(r.stats.seconds, 3) + " s";
-    if (o.format == "csv") {
+    if (o.csv) {
         out.text = plans_to_csv(space, r.plans);
         return out;
     }
@@ -216,16 +220,32 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
         if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
             present.gpus.push_back(g);
     model::PlanOptions po;
-    po.measure = model::parse_measure(o.measure);
-    po.usable_fraction = o.usable_fraction;
+    po.measure = o.model.measure;
+    po.usable_fraction = o.model.usable_fraction;
     return model::enumerate_plans(job.model, job.training, present, po);
 }
 
-PlanallocResult cluster_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
-                             const catalog::GpuCatalog& cat) {
-    std::vector<ClusterNode> nodes = o.cluster.empty()
-                                         ? read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat)
-                                         : read_cluster_file(o.cluster, cat);
+/// Refuses the SLO search's options in cluster mode, where they would be silently ignored.
+void check_cluster_options(const PlanallocOptions& o) {
+    std::vector<std::string> given;
+    if (o.slo_s > 0) given.push_back("--slo-s");
+    if (o.job.iterations > 0) given.push_back("--iterations");
+    if (!o.quotas.empty()) given.push_back("--quota");
+    if (!o.prices.empty()) given.push_back("--price");
+    if (!o.types.empty()) given.push_back("--types");
+    if (given.empty()) return;
+    std::string list;
+    for (size_t i = 0; i < given.size(); ++i) list += (i ? ", " : "") + given[i];
+    throw UsageError(list + (given.size() > 1 ? " belong" : " belongs") +
+                     " to the SLO search; cluster mode (--cluster or a cluster: section) best-fits memest's plans "
+                     "onto free GPUs and takes none of them");
+}
+
+PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
+                             io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
+    check_cluster_options(o);
+    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
+                                             : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
     const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster");
     auto eligible_nodes = [&](const model::Plan& p) {
@@ -237,7 +257,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, io::YamlDocument& doc, m
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
         std::vector<ClusterNode> pool = eligible_nodes(p);
-        const std::vector<NodeShare> shares = best_fit(pool, {p.layout.gpus(), p.peak_gib}, o.usable_fraction);
+        const std::vector<NodeShare> shares = best_fit(pool, {p.layout.gpus(), p.peak_gib}, o.model.usable_fraction);
         if (shares.empty()) continue;
         YAML::Node a(YAML::NodeType::Map);
         a["method"] = "best-fit";
@@ -275,9 +295,9 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, io::YamlDocument& doc, m
             (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
             smallest = &p;
     auto need = [&](const model::Plan& p) {
-        return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.usable_fraction, 2) +
+        return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + ", and " +
-               std::to_string(free_gpus_with(eligible_nodes(p), p.peak_gib, o.usable_fraction)) + " such GPUs are free";
+               std::to_string(free_gpus_with(eligible_nodes(p), p.peak_gib, o.model.usable_fraction)) + " such GPUs are free";
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
@@ -286,13 +306,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, io::YamlDocument& doc, m
 
 }  // namespace
 
-PlanallocResult run_planalloc(const PlanallocOptions& o) {
+PlanallocResult run_planalloc(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& catalog,
+                              const std::optional<io::TextInput>& cluster, const PlanallocOptions& o) {
     model::JobSpec job;
-    io::YamlDocument doc = model::load_job_document(o.io.input, o.job, job);
+    io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
     model::check_job_key(doc, "memory", job, "memest");
-    catalog::GpuCatalog cat = catalog::load_catalog(o.catalog);
-    const bool cluster = !o.cluster.empty() || io::optional_child(doc, doc.root, "cluster").IsDefined();
-    return cluster ? cluster_mode(o, doc, job, cat) : slo_mode(o, doc, job, cat);
+    catalog::GpuCatalog cat = catalog;
+    const bool cluster_given = cluster || io::optional_child(doc, doc.root, "cluster").IsDefined();
+    return cluster_given ? cluster_mode(o, cluster, doc, job, cat) : slo_mode(o, doc, job, cat);
 }
 
 }  // namespace hetsched::alloc

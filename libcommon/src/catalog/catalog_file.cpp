@@ -1,20 +1,49 @@
 /// User catalog files: YAML (kind: gpu-catalog) or CSV with the same field names.
 #include <hetsched/catalog/gpu_catalog.hpp>
 
+#include <cmath>
+
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::catalog {
 namespace {
 
-void check_gpu(const GpuType& g, const SourcePos& pos) {
+/// The documented range of each catalog field (hetsched-formats(5)).
+struct Field {
+    const char* key;
+    double lo, hi;
+    bool whole;
+    bool lo_open;  ///< lo itself is not allowed
+};
+constexpr Field kMemory{"memory_gib", 0, 1e5, false, true};
+constexpr Field kTflops{"tflops", 0, 1e6, false, true};
+constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false, false};
+constexpr Field kLink{"link_gb_s", 0, 1e6, false, false};
+constexpr Field kPerNode{"gpus_per_node", 1, 1024, true, false};
+constexpr Field kPrice{"price_per_hour", 0, 1e6, false, false};
+constexpr Field kQuota{"quota", 0, 1e6, true, false};
+constexpr Field kNetwork{"inter_node_gb_s", 0, 1e6, false, true};
+
+double checked(const Field& f, double v, const SourcePos& pos) {
+    const bool ok = std::isfinite(v) && (f.lo_open ? v > f.lo : v >= f.lo) && v <= f.hi &&
+                    (!f.whole || v == std::floor(v));
+    if (!ok)
+        throw ConfigError(std::string("'") + f.key + "' must be " + (f.whole ? "a whole number" : "a number") +
+                              (f.lo_open ? " above " : " from ") + io::format_number(f.lo) + (f.lo_open ? " up to " : " to ") +
+                              io::format_number(f.hi) + ", got " + io::format_number(v),
+                          pos);
+    return v;
+}
+
+void add_gpu(GpuCatalog& c, GpuType g, const SourcePos& pos) {
     if (g.name.empty()) throw ConfigError("empty GPU name", pos);
-    if (!(g.memory_gib > 0)) throw ConfigError("GPU '" + g.name + "': memory_gib must be positive", pos);
-    if (!(g.tflops > 0)) throw ConfigError("GPU '" + g.name + "': tflops must be positive", pos);
-    if (g.gpus_per_node < 1) throw ConfigError("GPU '" + g.name + "': gpus_per_node must be at least 1", pos);
-    if (g.mem_bw_gb_s < 0 || g.link_gb_s < 0)
-        throw ConfigError("GPU '" + g.name + "': bandwidths cannot be negative", pos);
+    for (const auto& other : c.gpus)
+        if (same_name(other.name, g.name))
+            throw ConfigError("GPU '" + g.name + "' is listed twice (names must be unique, ignoring case)", pos);
+    c.gpus.push_back(std::move(g));
 }
 
 GpuCatalog from_yaml(const io::TextInput& in) {
@@ -23,28 +52,25 @@ GpuCatalog from_yaml(const io::TextInput& in) {
     GpuCatalog c{in.name, "USD", {}};
     if (auto cur = io::optional_child(doc, doc.root, "currency"); cur.IsDefined())
         c.currency = io::yaml_string(doc, cur, "currency");
-    if (auto net = io::optional_child(doc, doc.root, "inter_node_gb_s"); net.IsDefined()) {
-        c.inter_node_gb_s = io::yaml_number(doc, net, "inter_node_gb_s");
-        if (!(c.inter_node_gb_s > 0)) throw ConfigError("inter_node_gb_s must be positive", doc.where(net));
-    }
+    if (auto net = io::optional_child(doc, doc.root, "inter_node_gb_s"); net.IsDefined())
+        c.inter_node_gb_s = checked(kNetwork, io::yaml_number(doc, net, kNetwork.key), doc.where(net));
     auto list = io::required_child(doc, doc.root, "gpus");
     if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
     for (const auto& n : list) {
+        auto value = [&](const Field& f, double fallback, bool required = false) {
+            auto v = required ? io::required_child(doc, n, f.key) : io::optional_child(doc, n, f.key);
+            return v.IsDefined() ? checked(f, io::yaml_number(doc, v, f.key), doc.where(v)) : fallback;
+        };
         GpuType g;
         g.name = io::yaml_string(doc, io::required_child(doc, n, "name"), "name");
-        g.memory_gib = io::yaml_number(doc, io::required_child(doc, n, "memory_gib"), "memory_gib");
-        g.tflops = io::yaml_number(doc, io::required_child(doc, n, "tflops"), "tflops");
-        auto opt = [&](const char* key, double fallback) {
-            auto v = io::optional_child(doc, n, key);
-            return v.IsDefined() ? io::yaml_number(doc, v, key) : fallback;
-        };
-        g.mem_bw_gb_s = opt("mem_bw_gb_s", 0);
-        g.link_gb_s = opt("link_gb_s", 0);
-        g.gpus_per_node = static_cast<int>(opt("gpus_per_node", 8));
-        g.price_per_hour = opt("price_per_hour", -1);
-        g.quota = static_cast<int>(opt("quota", -1));
-        check_gpu(g, doc.where(n));
-        c.gpus.push_back(g);
+        g.memory_gib = value(kMemory, 0, true);
+        g.tflops = value(kTflops, 0, true);
+        g.mem_bw_gb_s = value(kMemBw, 0);
+        g.link_gb_s = value(kLink, 0);
+        g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
+        g.price_per_hour = value(kPrice, -1);
+        g.quota = static_cast<int>(value(kQuota, -1));
+        add_gpu(c, std::move(g), doc.where(n));
     }
     return c;
 }
@@ -56,32 +82,33 @@ GpuCatalog from_csv(const io::TextInput& in) {
         price = t.find("price_per_hour"), quota = t.find("quota");
     GpuCatalog c{in.name, "USD", {}};
     for (size_t r = 0; r < t.rows(); ++r) {
-        auto opt = [&](int col, double fallback) {
-            return col < 0 || t.cell(r, col).text.empty() ? fallback : t.number(r, col);
+        auto value = [&](const Field& f, int col, double fallback) {
+            return col < 0 || t.cell(r, col).text.empty() ? fallback : checked(f, t.number(r, col), t.where(r, col));
         };
         GpuType g;
         g.name = t.cell(r, name).text;
-        g.memory_gib = t.number(r, mem);
-        g.tflops = t.number(r, tf);
-        g.mem_bw_gb_s = opt(bw, 0);
-        g.link_gb_s = opt(link, 0);
-        g.gpus_per_node = static_cast<int>(opt(per, 8));
-        g.price_per_hour = opt(price, -1);
-        g.quota = static_cast<int>(opt(quota, -1));
-        check_gpu(g, t.where(r, name));
-        c.gpus.push_back(g);
+        g.memory_gib = checked(kMemory, t.number(r, mem), t.where(r, mem));
+        g.tflops = checked(kTflops, t.number(r, tf), t.where(r, tf));
+        g.mem_bw_gb_s = value(kMemBw, bw, 0);
+        g.link_gb_s = value(kLink, link, 0);
+        g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));
+        g.price_per_hour = value(kPrice, price, -1);
+        g.quota = static_cast<int>(value(kQuota, quota, -1));
+        add_gpu(c, std::move(g), t.where(r, name));
     }
     return c;
 }
 
 }  // namespace
 
-GpuCatalog load_catalog(const std::string& name_or_path) {
-    if (name_or_path.find_first_of("/.") == std::string::npos) return named_catalog(name_or_path);
-    auto in = io::read_input(name_or_path);
+bool is_catalog_file(const std::string& name_or_path) {
+    return name_or_path.find_first_of("/.") != std::string::npos;
+}
+
+GpuCatalog parse_catalog(const io::TextInput& in) {
     GpuCatalog c;
     try {
-        const bool csv = name_or_path.size() > 4 && name_or_path.compare(name_or_path.size() - 4, 4, ".csv") == 0;
+        const bool csv = in.name.size() > 4 && in.name.compare(in.name.size() - 4, 4, ".csv") == 0;
         c = csv ? from_csv(in) : from_yaml(in);
     } catch (const DataError& e) {
         throw ConfigError(std::string("bad catalog: ") + e.what(), e.pos());

@@ -126,19 +126,9 @@ std::vector<std::string> names_of(const GpuCatalog& c) {
 }  // namespace
 
 const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
-    const std::string w = normalize_name(wanted);
-    if (w.empty()) return nullptr;
-    const GpuType* prefix = nullptr;
-    int prefixes = 0;
-    for (const auto& g : gpus) {
-        const std::string n = normalize_name(g.name);
-        if (n == w) return &g;
-        if (n.compare(0, w.size(), w) == 0) {
-            prefix = &g;
-            ++prefixes;
-        }
-    }
-    return prefixes == 1 ? prefix : nullptr;
+    for (const auto& g : gpus)
+        if (same_name(g.name, wanted)) return &g;
+    return nullptr;
 }
 
 const GpuType& GpuCatalog::find(const std::string& wanted) const {

@@ -56,10 +56,9 @@ const std::vector<ModelSpec>& model_presets() {
 }
 
 const ModelSpec& find_model(const std::string& name) {
-    const std::string want = normalize_name(name);
     std::vector<std::string> names;
     for (const auto& m : model_presets()) {
-        if (normalize_name(m.name) == want) return m;
+        if (same_name(m.name, name)) return m;
         names.push_back(m.name);
     }
     throw UsageError("unknown model '" + name + "'" + did_you_mean(name, names) + " (see --list-models)");

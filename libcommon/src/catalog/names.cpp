@@ -5,14 +5,24 @@
 
 namespace hetsched::catalog {
 
+bool same_name(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+        if (x != y && !(x < 0x80 && y < 0x80 && std::tolower(x) == std::tolower(y))) return false;
+    }
+    return true;
+}
+
+namespace {
+
+/// Lower-case letters and digits only: how close two names look, for suggestions (never for matching).
 std::string normalize_name(const std::string& s) {
     std::string out;
     for (unsigned char c : s)
         if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
     return out;
 }
-
-namespace {
 
 size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -31,6 +41,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates) {
     const std::string w = normalize_name(wanted);
     std::vector<std::pair<size_t, std::string>> scored;
+    if (w.empty() || w.size() > 64) return {};  // nothing to compare, or not a name a person typed
     for (const auto& c : candidates) {
         const std::string n = normalize_name(c);
         size_t d = edit_distance(w, n);

@@ -172,7 +172,7 @@ FitthroughputResult run_sharing(const FitthroughputOptions& o) {
         for (const auto& p : o.pairs) jobs.push_back(parse_job(p));
         double capacity = o.capacity_gib;
         if (capacity <= 0) {
-            const catalog::GpuCatalog cat = catalog::load_catalog("default");
+            const catalog::GpuCatalog cat = catalog::named_catalog("default");
             const catalog::GpuType* t = cat.lookup(o.gpu);
             if (!t) throw UsageError("GPU type '" + o.gpu + "' is not in the default catalog: give --capacity-gib");
             capacity = t->memory_gib;

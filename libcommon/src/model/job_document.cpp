@@ -13,16 +13,15 @@ void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved)
 
 }  // namespace
 
-io::YamlDocument load_job_document(const std::string& input, const JobOptions& o, JobSpec& job) {
-    const bool from_flags = !o.model.empty() || (o.layers && o.hidden);
-    if (from_flags && input == "-") {
+io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, const JobOptions& o, JobSpec& job) {
+    if (!input) {
         job = job_from_options(o);
         io::YamlDocument doc{kFlagsDocument, YAML::Node(YAML::NodeType::Map)};
         doc.root["kind"] = "job";
         doc.root["version"] = 1;
         return doc;
     }
-    io::YamlDocument doc = io::parse_yaml(io::read_input(input));
+    io::YamlDocument doc = io::parse_yaml(*input);
     io::require_kind(doc, "job");
     job = read_job_spec(doc);
     apply_job_options(o, job);

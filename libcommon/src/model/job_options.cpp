@@ -1,46 +1,11 @@
 #include <hetsched/model/job_options.hpp>
 
-#include <hetsched/cli/app.hpp>
+#include <hetsched/catalog/model_preset.hpp>
 #include <hetsched/cli/error.hpp>
 
 namespace hetsched::model {
 
-namespace cli = hetsched::cli;
-
-void add_job_options(CLI::App& app, JobOptions& o, bool layout) {
-    const char* m = "Model";
-    app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m);
-    app.add_option("--layers", o.layers, "Transformer layers")->group(m)->check(cli::positive());
-    app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->check(cli::positive());
-    app.add_option("--heads", o.heads, "Attention heads")->group(m)->check(cli::positive());
-    app.add_option("--kv-heads", o.kv_heads, "Key/value heads (GQA groups)")->group(m)->check(cli::positive());
-    app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->check(cli::positive());
-    app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->check(cli::positive());
-    const char* t = "Training";
-    app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->check(cli::positive());
-    app.add_option("--global-batch", o.global_batch, "Sequences per iteration")->group(t)->check(cli::positive());
-    app.add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch")->group(t)->check(cli::positive());
-    app.add_option("--iterations", o.iterations, "Training iterations")->group(t)->check(cli::positive());
-    app.add_option("--precision", o.precision, "bf16, fp16, fp8 or fp32")->group(t)
-        ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
-    app.add_option("--optimizer", o.optimizer, "adam, adamw or sgd")->group(t)->check(CLI::IsMember({"adam", "adamw", "sgd"}));
-    app.add_option("--framework", o.framework, "Allocation habits: megatron, deepspeed or fsdp")->group(t)
-        ->check(CLI::IsMember({"megatron", "deepspeed", "fsdp"}));
-    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3")->group(t)->check(CLI::Range(0, 3));
-    app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
-    app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
-        ->check(CLI::IsMember({"none", "selective", "full"}));
-    app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
-    app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
-    if (!layout) return;
-    const char* l = "Layout (omit all for ranked plans)";
-    app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(cli::positive());
-    app.add_option("--pp", o.pp, "Pipeline-parallel degree")->group(l)->check(cli::positive());
-    app.add_option("--dp", o.dp, "Data-parallel degree")->group(l)->check(cli::positive());
-    app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->check(cli::positive());
-    app.add_option("--vpp", o.vpp, "Virtual pipeline chunks per stage (interleaved 1F1B)")->group(l)
-        ->check(cli::positive());
-}
+bool flags_describe_job(const JobOptions& o) { return !o.model.empty() || (o.layers && o.hidden); }
 
 JobSpec job_from_options(const JobOptions& o) {
     JobSpec job;

@@ -7,15 +7,18 @@ namespace {
 
 using io::YamlDocument;
 
-long read_count(const YamlDocument& doc, const YAML::Node& sec, const char* key, long fallback, bool required) {
+long read_count(const YamlDocument& doc, const YAML::Node& sec, const char* key, long fallback, bool required,
+               long hi) {
     YAML::Node n = io::optional_child(doc, sec, key);
     if (!n.IsDefined()) {
         if (required) throw DataError(std::string("missing key '") + key + "'", doc.where(sec));
         return fallback;
     }
     long v = io::yaml_integer(doc, n, key);
-    if (v <= 0) throw DataError(std::string("expected a positive integer for '") + key + "', got '" + n.Scalar() + "'",
-                                doc.where(n));
+    if (v <= 0 || v > hi)
+        throw DataError(std::string("expected an integer from 1 to ") + std::to_string(hi) + " for '" + key + "', got '" +
+                            n.Scalar() + "'",
+                        doc.where(n));
     return v;
 }
 
@@ -44,12 +47,12 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
                                 doc.where(name));
         }
     }
-    m.layers = read_count(doc, sec, "layers", m.layers, !preset);
-    m.hidden = read_count(doc, sec, "hidden", m.hidden, !preset);
-    m.heads = read_count(doc, sec, "heads", m.heads, !preset);
-    m.kv_heads = read_count(doc, sec, "kv_heads", preset ? m.kv_heads : m.heads, false);
-    m.ffn_hidden = read_count(doc, sec, "ffn_hidden", preset ? m.ffn_hidden : 4 * m.hidden, false);
-    m.vocab = read_count(doc, sec, "vocab", m.vocab, !preset);
+    m.layers = read_count(doc, sec, "layers", m.layers, !preset, limits::layers);
+    m.hidden = read_count(doc, sec, "hidden", m.hidden, !preset, limits::hidden);
+    m.heads = read_count(doc, sec, "heads", m.heads, !preset, limits::heads);
+    m.kv_heads = read_count(doc, sec, "kv_heads", preset ? m.kv_heads : m.heads, false, limits::heads);
+    m.ffn_hidden = read_count(doc, sec, "ffn_hidden", preset ? m.ffn_hidden : 4 * m.hidden, false, limits::ffn_hidden);
+    m.vocab = read_count(doc, sec, "vocab", m.vocab, !preset, limits::vocab);
     m.gated_mlp = read_flag(doc, sec, "gated_mlp", m.gated_mlp);
     m.tied_embeddings = read_flag(doc, sec, "tied_embeddings", m.tied_embeddings);
     m.rms_norm = read_flag(doc, sec, "rms_norm", m.rms_norm);
@@ -60,6 +63,8 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
     }
     if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
         m.learned_positions = io::yaml_integer(doc, p, "learned_positions");
+    if (m.learned_positions < 0 || m.learned_positions > limits::seq_len)
+        throw DataError("expected learned_positions from 0 to " + std::to_string(limits::seq_len), doc.where(sec));
     try {
         validate_model(m);
     } catch (const DataError& e) {
@@ -75,10 +80,10 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"));
     YAML::Node sec = io::required_child(doc, doc.root, "training");
     Training& t = job.training;
-    t.seq_len = read_count(doc, sec, "seq_len", 0, true);
-    t.global_batch = read_count(doc, sec, "global_batch", 0, true);
-    job.micro_batch = read_count(doc, sec, "micro_batch", 0, false);
-    job.iterations = read_count(doc, sec, "iterations", 0, false);
+    t.seq_len = read_count(doc, sec, "seq_len", 0, true, limits::seq_len);
+    t.global_batch = read_count(doc, sec, "global_batch", 0, true, limits::global_batch);
+    job.micro_batch = read_count(doc, sec, "micro_batch", 0, false, limits::global_batch);
+    job.iterations = read_count(doc, sec, "iterations", 0, false, limits::iterations);
     t.precision = read_word(doc, sec, "precision", t.precision);
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {

@@ -9,19 +9,20 @@
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
-MemestResult run_memest(const MemestOptions& o) {
+MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& cat,
+                        const MemestOptions& o) {
     JobSpec job;
-    io::YamlDocument doc = load_job_document(o.io.input, o.job, job);
-    const auto cat = catalog::load_catalog(o.catalog);
+    io::YamlDocument doc = load_job_document(job_text, o.job, job);
     catalog::GpuCatalog chosen = cat;
     if (!o.gpu.empty()) chosen.gpus = {cat.find(o.gpu)};
-    const Method method = parse_method(o.method);
+    const Method method = o.method;
+    const std::string method_label = method == Method::frenzy ? "frenzy" : "default";
     write_job_spec(doc.root, job);
 
     MemestResult out;
     if (o.job.layout_given()) {
         const Layout l = layout_from_options(o.job, job);
-        const Measure measure = parse_measure(o.measure.empty() ? "allocated" : o.measure);
+        const Measure measure = o.measure.value_or(Measure::allocated);
         const MemoryEstimate est = estimate_memory(job.model, job.training, l, measure, method);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
         if (gpu) {
@@ -32,13 +33,13 @@ MemestResult run_memest(const MemestOptions& o) {
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
                               io::format_fixed(usable, 2) + " GiB usable";
         }
-        doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, o.method, gpu, o.usable_fraction));
-        out.text = o.format == "csv" ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
+        doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, method_label, gpu, o.usable_fraction));
+        out.text = o.csv ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
         return out;
     }
     PlanOptions po;
     po.method = method;
-    po.measure = parse_measure(o.measure.empty() ? "device" : o.measure);
+    po.measure = o.measure.value_or(Measure::device);
     po.usable_fraction = o.usable_fraction;
     po.max_gpus = o.max_gpus;
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
@@ -47,8 +48,8 @@ MemestResult run_memest(const MemestOptions& o) {
         out.message = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
                       chosen.name + "'";
     }
-    doc.root["memory"] = with_job_key(job, plans_to_yaml(plans, o.top, po.measure, o.method));
-    out.text = o.format == "csv" ? plans_to_csv(plans, o.top) : io::emit_yaml(doc.root);
+    doc.root["memory"] = with_job_key(job, plans_to_yaml(plans, o.top, po.measure, method_label));
+    out.text = o.csv ? plans_to_csv(plans, o.top) : io::emit_yaml(doc.root);
     return out;
 }
 

@@ -7,8 +7,9 @@ namespace {
 
 std::string str(long v) { return std::to_string(v); }
 
-void positive(long v, const std::string& what) {
-    if (v <= 0) throw DataError(what + " must be a positive integer, got " + str(v));
+void positive(long v, const std::string& what, long hi) {
+    if (v <= 0 || v > hi)
+        throw DataError(what + " must be an integer from 1 to " + str(hi) + ", got " + str(v));
 }
 
 }  // namespace
@@ -46,12 +47,12 @@ std::string recompute_name(Recompute r) {
 }
 
 void validate_model(const catalog::ModelSpec& m) {
-    positive(m.layers, "layers");
-    positive(m.hidden, "hidden");
-    positive(m.heads, "heads");
-    positive(m.kv_heads, "kv_heads");
-    positive(m.ffn_hidden, "ffn_hidden");
-    positive(m.vocab, "vocab");
+    positive(m.layers, "layers", limits::layers);
+    positive(m.hidden, "hidden", limits::hidden);
+    positive(m.heads, "heads", limits::heads);
+    positive(m.kv_heads, "kv_heads", limits::heads);
+    positive(m.ffn_hidden, "ffn_hidden", limits::ffn_hidden);
+    positive(m.vocab, "vocab", limits::vocab);
     if (m.hidden % m.heads != 0)
         throw DataError("heads (" + str(m.heads) + ") must divide hidden (" + str(m.hidden) + ")");
     if (m.heads % m.kv_heads != 0)
@@ -60,8 +61,8 @@ void validate_model(const catalog::ModelSpec& m) {
 }
 
 void validate_training(const Training& t) {
-    positive(t.seq_len, "seq_len");
-    positive(t.global_batch, "global_batch");
+    positive(t.seq_len, "seq_len", limits::seq_len);
+    positive(t.global_batch, "global_batch", limits::global_batch);
     if (t.precision != "bf16" && t.precision != "fp16" && t.precision != "fp8" && t.precision != "fp32")
         throw DataError("unknown precision '" + t.precision + "' (expected bf16, fp16, fp8 or fp32)");
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
@@ -76,15 +77,16 @@ void validate(const catalog::ModelSpec& m, const Training& t) {
 
 void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     validate(m, t);
-    positive(l.tp, "tp");
-    positive(l.pp, "pp");
-    positive(l.dp, "dp");
-    positive(l.cp, "cp");
-    positive(l.vpp, "vpp");
-    positive(l.micro_batch, "micro_batch");
-    if (l.pp > 4096 || static_cast<long>(l.tp) * l.pp * l.dp * l.cp > (1L << 20))
-        throw DataError("layout of " + str(static_cast<long>(l.tp) * l.pp * l.dp * l.cp) + " GPUs with pp " +
-                        str(l.pp) + " is beyond what this model supports (at most 2^20 GPUs, pp <= 4096)");
+    positive(l.tp, "tp", limits::degree);
+    positive(l.pp, "pp", limits::degree);
+    positive(l.dp, "dp", limits::degree);
+    positive(l.cp, "cp", limits::degree);
+    positive(l.vpp, "vpp", limits::degree);
+    positive(l.micro_batch, "micro_batch", limits::global_batch);
+    const long gpus = static_cast<long>(l.tp) * l.pp * l.dp * l.cp;  // each at most 2^16: no overflow in 64 bits
+    if (gpus > limits::layout_gpus)
+        throw DataError("layout of " + str(gpus) + " GPUs is beyond what this model supports (at most " +
+                        str(limits::layout_gpus) + ")");
     if (m.heads % l.tp != 0) throw DataError("tp (" + str(l.tp) + ") must divide heads (" + str(m.heads) + ")");
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
         throw DataError("tp (" + str(l.tp) + ") and kv_heads (" + str(m.kv_heads) + ") must divide one another");

@@ -1,6 +1,7 @@
 #include <hetsched/place/placestages.hpp>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
 #include <hetsched/place/placement_report.hpp>
@@ -34,18 +35,17 @@ std::vector<size_t> given_order(const Problem& p, const Allocation& a) {
 
 }  // namespace
 
-PlacestagesResult run_placestages(const PlacestagesOptions& o) {
+PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& cat,
+                                  const std::optional<io::TextInput>& profile_text, const PlacestagesOptions& o) {
     model::JobSpec job;
-    io::YamlDocument doc = model::load_job_document(o.io.input, o.job, job);
-    const catalog::GpuCatalog cat = catalog::load_catalog(o.catalog);
+    io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
     const Allocation alloc = allocation_of(o, doc, cat);
-    const Method method = parse_method(o.method);
+    const Method method = o.method;
 
-    ProblemOptions po = problem_options(o.measure, o.usable_fraction, o.efficiency, o.inter_node_gb_s, doc, cat);
+    ProblemOptions po = problem_options(o.model, o.inter_node_gb_s, doc, cat);
     model::LayerProfile profile;
-    if (!o.profile.empty()) {
-        profile = model::read_layer_profile(io::CsvTable::parse(io::read_input(o.profile)), job.model.layers,
-                                            micro_batch_of(job), cat);
+    if (profile_text) {
+        profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
     const Problem problem = make_problem(job, alloc, cat, po);
@@ -56,15 +56,15 @@ PlacestagesResult run_placestages(const PlacestagesOptions& o) {
     opts.search_limit = o.search_limit;
     const PlaceResult r = place_stages(problem, method, opts);
     std::vector<TimelineEvent> events;
-    const Estimate e = estimate(problem, r.placement, o.timeline.empty() ? nullptr : &events);
+    const Estimate e = estimate(problem, r.placement, o.timeline ? &events : nullptr);
 
     PlacestagesResult out;
-    if (!o.timeline.empty()) out.timeline = timeline_to_csv(problem, r.placement, events);
-    if (o.format == "csv") {
+    if (o.timeline) out.timeline = timeline_to_csv(problem, r.placement, events);
+    if (o.csv) {
         out.text = placement_to_csv(problem, r, e);
         return out;
     }
-    ReportContext ctx{method_name(method), o.profile.empty() ? "compute-model" : "profile", o.efficiency,
+    ReportContext ctx{method_name(method), profile_text ? "profile" : "compute-model", po.efficiency,
                       model::measure_name(po.measure), micro_batch_of(job)};
     model::write_job_spec(doc.root, job);
     doc.root["placement"] = placement_to_yaml(problem, r, e, ctx);

@@ -37,12 +37,8 @@ void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatc
 
 }  // namespace
 
-ProblemOptions problem_options(const std::string& measure, double usable_fraction, double efficiency,
-                               double inter_node_gb_s, const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
-    ProblemOptions po;
-    po.measure = model::parse_measure(measure);
-    po.usable_fraction = usable_fraction;
-    po.efficiency = efficiency;
+ProblemOptions problem_options(ProblemOptions po, double inter_node_gb_s, const io::YamlDocument& doc,
+                               const catalog::GpuCatalog& c) {
     po.network.inter_node_gb_s = c.inter_node_gb_s;
     po.network = model::read_network(doc, po.network);
     if (inter_node_gb_s > 0) po.network.inter_node_gb_s = inter_node_gb_s;

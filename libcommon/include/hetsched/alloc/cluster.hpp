@@ -18,7 +18,7 @@ namespace hetsched::alloc {
 std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::Node& section,
                                       const catalog::GpuCatalog& catalog);
 
-/// A cluster file: YAML `kind: cluster` or CSV (by its first character and extension).
-std::vector<ClusterNode> read_cluster_file(const std::string& path, const catalog::GpuCatalog& catalog);
+/// A cluster file's text: CSV when its name ends in .csv, else YAML `kind: cluster`.
+std::vector<ClusterNode> parse_cluster(const io::TextInput& in, const catalog::GpuCatalog& catalog);
 
 }  // namespace hetsched::alloc

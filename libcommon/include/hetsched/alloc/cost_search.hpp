@@ -6,6 +6,7 @@
 ///                returns exhaustive's answer
 ///   exhaustive   every multiset of every (dp, pp), placed; the optimum for the placer
 ///   homogeneous  one type, 2^n GPUs (the paper's Sia+ baseline)
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@
 #include <hetsched/place/problem_builder.hpp>
 
 namespace hetsched::alloc {
+
+/// How a long search reports that it is alive: called with the work done so far. The library never
+/// draws anything itself; a tool passes a function that does.
+using ProgressFn = std::function<void(long done)>;
 
 enum class SearchMethod { espresso, exhaustive, homogeneous };
 SearchMethod parse_search_method(const std::string& s);  ///< UsageError on an unknown name
@@ -49,7 +54,7 @@ struct SearchOptions {
                                   ///< cost pruning; 0 = only the admissible bounds
     long node_limit = 50000000;   ///< tree nodes (espresso) or plans (exhaustive) before giving up
     long placer_limit = 20000000; ///< branch-and-bound nodes for the hph and optimal placers
-    bool progress = false;        ///< a progress line on stderr
+    ProgressFn progress;          ///< told the nodes and plans visited so far (may be empty)
 };
 
 /// One complete plan: a multiset of stages, placed.

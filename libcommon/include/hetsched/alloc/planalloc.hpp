@@ -3,21 +3,22 @@
 /// `search:` sections (or a CSV of the best plans) out. SLO mode searches the cheapest GPU mix that
 /// meets a time SLO (Espresso); cluster mode best-fits the first of memest's ranked plans the
 /// cluster's free GPUs satisfy (Frenzy HAS).
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <hetsched/cli/app.hpp>
+#include <hetsched/alloc/cost_search.hpp>
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/text_input.hpp>
 #include <hetsched/model/job_options.hpp>
-#include <hetsched/model/step_time.hpp>
+#include <hetsched/place/problem_builder.hpp>
 
 namespace hetsched::alloc {
 
 struct PlanallocOptions {
-    cli::IoOptions io;
     model::JobOptions job;
-    std::string catalog = "default";
-    std::string method = "espresso";
-    std::string placer = "cmr";
+    SearchMethod method = SearchMethod::espresso;
+    place::Method placer = place::Method::cmr;
     double slo_s = 0;                  ///< 0: the document's training.slo_s, else none
     std::vector<std::string> quotas;   ///< TYPE=N or all=N
     std::vector<std::string> prices;   ///< TYPE=PRICE per GPU-hour
@@ -25,14 +26,11 @@ struct PlanallocOptions {
     size_t top = 1;
     double beta = 0;
     long search_limit = 50000000;
-    std::string measure = "device";
-    double usable_fraction = 0.98;
-    double efficiency = model::kDefaultEfficiency;
+    place::ProblemOptions model;       ///< measure, usable fraction and efficiency (the network is resolved)
     double inter_node_gb_s = 0;        ///< 0: the document's network, else the catalog's
-    std::string cluster;               ///< cluster file; or the document's `cluster:` section
     bool exact_type = false;           ///< cluster mode: only GPUs of the plan's own type
-    std::string format = "yaml";
-    bool progress = false;
+    bool csv = false;                  ///< a table of the best plans instead of the job document
+    ProgressFn progress;               ///< called as the search goes (may be empty)
 };
 
 struct PlanallocResult {
@@ -40,8 +38,12 @@ struct PlanallocResult {
     std::string summary;  ///< one line for stderr with -v
 };
 
-/// Infeasible (exit 1) when no plan meets the SLO (the message gives the fastest plan) or no plan
-/// fits the cluster (the message says what is missing).
-PlanallocResult run_planalloc(const PlanallocOptions& o);
+/// Plans the job in `job_text` (none: the flags describe it alone) over `catalog`: cluster mode when
+/// `cluster` (a cluster file's text) is given or the document has a `cluster:` section, SLO mode
+/// otherwise. Infeasible (exit 1) when no plan meets the SLO (the message gives the fastest plan) or
+/// no plan fits the cluster (the message says what is missing); UsageError when SLO-search options are
+/// given in cluster mode, where they would mean nothing.
+PlanallocResult run_planalloc(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& catalog,
+                              const std::optional<io::TextInput>& cluster, const PlanallocOptions& o);
 
 }  // namespace hetsched::alloc

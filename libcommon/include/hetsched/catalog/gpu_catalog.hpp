@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/io/text_input.hpp>
+
 namespace hetsched::catalog {
 
 /// One GPU type as the planners see it.
@@ -27,8 +29,8 @@ struct GpuCatalog {
     std::vector<GpuType> gpus;
     double inter_node_gb_s = 25;  ///< network between nodes, GB/s one direction (a 200 Gb/s NIC)
 
-    /// The type called `name` (case and punctuation ignored; a unique prefix is accepted). Throws
-    /// UsageError naming close matches when there is none or several.
+    /// The type called exactly `name` (ASCII case ignored, nothing else). Throws UsageError naming close
+    /// matches, as suggestions only, when there is none.
     const GpuType& find(const std::string& name) const;
     /// Like find(), but nullptr instead of an error.
     const GpuType* lookup(const std::string& name) const;
@@ -40,12 +42,15 @@ std::vector<std::string> catalog_names();
 /// "default", "juchi" or "sia"; UsageError otherwise.
 GpuCatalog named_catalog(const std::string& name);
 
-/// A named catalog, or a catalog file (YAML `kind: gpu-catalog` or CSV with at least
-/// name,memory_gib,tflops) when `name_or_path` contains a '/' or a '.'.
-GpuCatalog load_catalog(const std::string& name_or_path);
+/// Whether `name_or_path` names a catalog file rather than a built-in catalog (it has a '/' or a '.').
+bool is_catalog_file(const std::string& name_or_path);
 
-/// Lower-case letters and digits only: the key names are matched by.
-std::string normalize_name(const std::string& s);
+/// A catalog file's text: CSV (at least name,memory_gib,tflops) when its name ends in .csv, else YAML
+/// `kind: gpu-catalog`. ConfigError (78) at the offending entry: bad numbers, duplicate names, no types.
+GpuCatalog parse_catalog(const io::TextInput& in);
+
+/// Whether two names are the same apart from ASCII letter case: the only leniency name matching has.
+bool same_name(const std::string& a, const std::string& b);
 
 /// Up to three of `candidates` closest to `wanted` by edit distance, for "did you mean" hints.
 std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates);

@@ -2,6 +2,7 @@
 /// Reading and extending a job document (DESIGN §4) the same way in every tool: the document comes
 /// from the input unless the flags describe the job alone, the flags override it, and the resolved
 /// model and training are written back with every other key kept.
+#include <optional>
 #include <string>
 
 #include <hetsched/io/yaml_document.hpp>
@@ -13,9 +14,9 @@ namespace hetsched::model {
 /// The name of the fresh document load_job_document() starts when the flags describe the job alone.
 inline constexpr const char* kFlagsDocument = "<options>";
 
-/// The job document to extend, and in `job` what it says after the flags: read from `input`, or a
-/// fresh document (named kFlagsDocument) when the flags name a model and `input` is stdin.
-io::YamlDocument load_job_document(const std::string& input, const JobOptions& o, JobSpec& job);
+/// The job document to extend, and in `job` what it says after the flags: parsed from `input`, or a
+/// fresh document (named kFlagsDocument) built from the flags when there is no input.
+io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, const JobOptions& o, JobSpec& job);
 
 /// Writes the resolved `model` and `training` sections over the document's own keys, keeping others.
 void write_job_spec(YAML::Node root, const JobSpec& job);

@@ -1,7 +1,6 @@
 #pragma once
-/// Command-line flags that describe a job (model, training, layout), shared by the tools that build
-/// or override a job document, so the same flag means the same thing everywhere.
-#include <CLI/CLI.hpp>
+/// What the command line says about a job (model, training, layout), as plain values: the tools
+/// register the flags (cli/job_flags.hpp), the library builds or overrides a job from them.
 #include <string>
 
 #include <hetsched/model/job_spec.hpp>
@@ -21,8 +20,8 @@ struct JobOptions {
     bool layout_given() const { return tp || pp || dp || cp || vpp; }
 };
 
-/// Registers the model and training flags, and the layout flags unless `layout` is false.
-void add_job_options(CLI::App& app, JobOptions& o, bool layout = true);
+/// Whether the flags describe a job without a document (--model, or --layers and --hidden).
+bool flags_describe_job(const JobOptions& o);
 
 /// A job built from the flags alone (needs --model or every dimension); UsageError otherwise.
 JobSpec job_from_options(const JobOptions& o);

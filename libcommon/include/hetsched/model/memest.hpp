@@ -1,30 +1,27 @@
 #pragma once
-/// memest's work as a pure function: options in, output text and verdict out. The binary only wires
-/// flags and streams to this, so every path is unit-testable.
+/// memest's work as a pure function: the job's text (or flags), a catalog and typed options in, output
+/// text and verdict out. The binary reads the files and wires the flags, so every path is unit-testable
+/// and a caller can run it in memory.
+#include <optional>
 #include <string>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
-#include <hetsched/cli/app.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/text_input.hpp>
 #include <hetsched/model/job_options.hpp>
 #include <hetsched/model/memory.hpp>
 
 namespace hetsched::model {
 
 struct MemestOptions {
-    cli::IoOptions io;
     JobOptions job;
-    std::string gpu;
-    std::string catalog = "default";
-    std::string method = "default";
-    std::string measure;            ///< empty: device for fit decisions and plans, allocated otherwise
+    std::string gpu;                ///< only this GPU type of the catalog; empty: all
+    Method method = Method::framework;
+    std::optional<Measure> measure; ///< none: device for fit decisions and plans, allocated otherwise
     double usable_fraction = 0.98;
     int max_gpus = 1024;
-    size_t top = 20;
-    std::string format = "yaml";
-    std::string check;
-    bool list_models = false;
-    bool list_gpus = false;
+    size_t top = 20;                ///< 0: all
+    bool csv = false;               ///< a CSV table instead of the job document
 };
 
 struct MemestResult {
@@ -33,8 +30,10 @@ struct MemestResult {
     std::string message;  ///< a line for stderr, or empty
 };
 
-/// One layout's breakdown (any of --tp/--pp/--dp/--cp/--vpp given) or the ranked plans.
-MemestResult run_memest(const MemestOptions& o);
+/// One layout's breakdown (any of --tp/--pp/--dp/--cp/--vpp given) or the ranked plans, for the job in
+/// `job_text` (none: the flags describe it alone) over `catalog`.
+MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& catalog,
+                        const MemestOptions& o);
 
 struct CheckResult {
     std::string csv;

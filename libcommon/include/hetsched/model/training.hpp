@@ -39,10 +39,25 @@ struct Layout {
     int vpp = 1;           ///< virtual pipeline chunks per stage (interleaved 1F1B)
     long micro_batch = 1;
 
-    int gpus() const { return tp * pp * dp * cp; }
+    long gpus() const { return static_cast<long>(tp) * pp * dp * cp; }
     /// Micro-batches per iteration on each data-parallel rank.
     long micro_batches(long global_batch) const { return global_batch / (micro_batch * dp); }
 };
+
+/// The largest value each size may take, from a flag or a file (hetsched-formats(5)): far beyond any
+/// real run, small enough that no product of them overflows and no enumeration runs for minutes.
+namespace limits {
+inline constexpr long layers = 10000;
+inline constexpr long hidden = 1L << 20;
+inline constexpr long heads = 1L << 16;
+inline constexpr long ffn_hidden = 1L << 22;
+inline constexpr long vocab = 1L << 24;
+inline constexpr long seq_len = 1L << 24;
+inline constexpr long global_batch = 1L << 20;
+inline constexpr long iterations = 1000000000L;
+inline constexpr long degree = 1L << 16;      ///< tp, pp, dp, cp or vpp
+inline constexpr long layout_gpus = 1L << 20;  ///< tp x pp x dp x cp
+}  // namespace limits
 
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);

@@ -1,26 +1,25 @@
 #pragma once
-/// placestages' work as a pure function: options in, the job document with its `placement:` (or a CSV
-/// stage table) and the schedule's timeline out. The binary only wires flags and streams to this.
+/// placestages' work as a pure function: the job's text (or flags), a catalog, an optional layer
+/// profile and typed options in; the job document with its `placement:` (or a CSV stage table) and the
+/// schedule's timeline out. The binary reads the files and wires the flags.
+#include <optional>
 #include <string>
 
-#include <hetsched/cli/app.hpp>
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/text_input.hpp>
 #include <hetsched/model/job_options.hpp>
-#include <hetsched/model/step_time.hpp>
+#include <hetsched/place/methods.hpp>
+#include <hetsched/place/problem_builder.hpp>
 
 namespace hetsched::place {
 
 struct PlacestagesOptions {
-    cli::IoOptions io;
     model::JobOptions job;
-    std::string catalog = "default";
-    std::string method = "cmr";
+    Method method = Method::cmr;
     bool keep_order = false;
-    std::string timeline;            ///< write the schedule here as CSV when not empty
-    std::string format = "yaml";
-    std::string profile;             ///< measured per-layer times (CSV) instead of the compute model
-    std::string measure = "device";
-    double usable_fraction = 0.98;
-    double efficiency = model::kDefaultEfficiency;
+    bool timeline = false;           ///< also return the simulated schedule as CSV
+    bool csv = false;                ///< a stage table instead of the job document
+    ProblemOptions model;            ///< measure, usable fraction and efficiency (the network is resolved)
     double inter_node_gb_s = 0;      ///< 0: the document's network, else the catalog's
     int dp = 0;                      ///< 0: the document's allocation
     std::string stages;              ///< comma-separated GPU types; empty: the document's allocation
@@ -32,7 +31,9 @@ struct PlacestagesResult {
     std::string timeline;  ///< the timeline CSV (empty unless asked for)
 };
 
-/// Places the stages; Infeasible (exit 1) when the allocation cannot hold the model.
-PlacestagesResult run_placestages(const PlacestagesOptions& o);
+/// Places the stages of the job in `job_text` (none: the flags describe it alone) with measured layer
+/// times from `profile` when given; Infeasible (exit 1) when the allocation cannot hold the model.
+PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& catalog,
+                                  const std::optional<io::TextInput>& profile, const PlacestagesOptions& o);
 
 }  // namespace hetsched::place

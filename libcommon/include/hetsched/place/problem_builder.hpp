@@ -25,10 +25,10 @@ struct ProblemOptions {
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
 };
 
-/// The options a tool takes from its flags (`inter_node_gb_s` 0: not given), over the document's
-/// `network:` section, over the catalog's network.
-ProblemOptions problem_options(const std::string& measure, double usable_fraction, double efficiency,
-                               double inter_node_gb_s, const io::YamlDocument& doc, const catalog::GpuCatalog& c);
+/// `base` (the flags' measure, usable fraction and efficiency) with its network resolved: the flag's
+/// `inter_node_gb_s` (0: not given), over the document's `network:` section, over the catalog's.
+ProblemOptions problem_options(ProblemOptions base, double inter_node_gb_s, const io::YamlDocument& doc,
+                               const catalog::GpuCatalog& c);
 
 /// Builds the problems of many allocations with one data-parallel degree and stage count: the memory
 /// model and each GPU type's numbers are worked out once and reused (planalloc builds thousands).

@@ -1,0 +1,22 @@
+#pragma once
+/// The file side of the tools: what a path on the command line becomes before the library sees it.
+/// The library itself takes text and values only, so that replay can run the same code in memory.
+#include <optional>
+#include <string>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/text_input.hpp>
+#include <hetsched/model/job_options.hpp>
+
+namespace hetsched::cli {
+
+/// A built-in catalog by name, or the catalog file at `name_or_path`.
+catalog::GpuCatalog load_catalog(const std::string& name_or_path);
+
+/// The job document's text, or nothing when the flags describe the job alone and `path` is stdin.
+std::optional<io::TextInput> job_input(const std::string& path, const model::JobOptions& o);
+
+/// The file at `path` when one was given (non-empty), else nothing.
+std::optional<io::TextInput> optional_input(const std::string& path);
+
+}  // namespace hetsched::cli

@@ -1,0 +1,46 @@
+#include <hetsched/cli/job_flags.hpp>
+
+#include <hetsched/cli/validators.hpp>
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::cli {
+
+void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
+    namespace lim = model::limits;
+    const char* m = "Model";
+    app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m);
+    app.add_option("--layers", o.layers, "Transformer layers")->group(m)->check(integer_in(1, lim::layers));
+    app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->check(integer_in(1, lim::hidden));
+    app.add_option("--heads", o.heads, "Attention heads")->group(m)->check(integer_in(1, lim::heads));
+    app.add_option("--kv-heads", o.kv_heads, "Key/value heads (GQA groups)")->group(m)->check(integer_in(1, lim::heads));
+    app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->check(integer_in(1, lim::ffn_hidden));
+    app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->check(integer_in(1, lim::vocab));
+    const char* t = "Training";
+    app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->check(integer_in(1, lim::seq_len));
+    app.add_option("--global-batch", o.global_batch, "Sequences per iteration")->group(t)
+        ->check(integer_in(1, lim::global_batch));
+    app.add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch")->group(t)
+        ->check(integer_in(1, lim::global_batch));
+    app.add_option("--iterations", o.iterations, "Training iterations")->group(t)->check(integer_in(1, lim::iterations));
+    app.add_option("--precision", o.precision, "bf16, fp16, fp8 or fp32")->group(t)
+        ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
+    app.add_option("--optimizer", o.optimizer, "adam, adamw or sgd")->group(t)->check(CLI::IsMember({"adam", "adamw", "sgd"}));
+    app.add_option("--framework", o.framework, "Allocation habits: megatron, deepspeed or fsdp")->group(t)
+        ->check(CLI::IsMember({"megatron", "deepspeed", "fsdp"}));
+    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3")->group(t)->check(integer_in(0, 3));
+    app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
+    app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
+        ->check(CLI::IsMember({"none", "selective", "full"}));
+    app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
+    app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
+    if (!layout) return;
+    const char* l = "Layout (omit all for ranked plans)";
+    app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));
+    app.add_option("--pp", o.pp, "Pipeline-parallel degree")->group(l)->check(integer_in(1, lim::degree));
+    app.add_option("--dp", o.dp, "Data-parallel degree")->group(l)->check(integer_in(1, lim::degree));
+    app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->check(integer_in(1, lim::degree));
+    app.add_option("--vpp", o.vpp, "Virtual pipeline chunks per stage (interleaved 1F1B)")->group(l)
+        ->check(integer_in(1, lim::degree));
+}
+
+}  // namespace hetsched::cli
