@@ -124,7 +124,10 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
         overlap += p.backward_s(prev, s - 1, first - prev_layers, prev_layers);  // T_s^ol = T_{s-1}^ol + T^b_{s-1}
         const size_t t = pick(s, 1, overlap);
         if (t == kNone) return {};
-        const long l = std::max(1L, std::min(p.types[t].max_layers[static_cast<size_t>(s)], balanced[t]));
+        // Provisional counts never run past the model: the stages after s keep at least one layer each,
+        // so the next stage's backward time is looked up over layers that exist.
+        const long room = p.layers - first - (k - 1 - s);
+        const long l = std::max(1L, std::min({p.types[t].max_layers[static_cast<size_t>(s)], balanced[t], room}));
         pl.order.push_back(t);
         pl.layers.push_back(l);
         --left[t];
