@@ -52,7 +52,7 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
         std::cout << app.version() << '\n' << std::flush;
         return 0;
     } catch (const CLI::ParseError& e) {
-        std::cerr << tool << ": " << lower_first(e.what()) << "\n"
+        std::cerr << tool << ": " << escape_control(lower_first(e.what())) << "\n"
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
     }
@@ -66,7 +66,7 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
         std::cerr << tool << ": out of memory\n";
         return static_cast<int>(Exit::internal);
     } catch (const std::exception& e) {
-        std::cerr << tool << ": internal error: " << e.what() << '\n';
+        std::cerr << tool << ": internal error: " << escape_control(e.what()) << '\n';
         return static_cast<int>(Exit::internal);
     }
     std::cout.flush();

@@ -2,6 +2,21 @@
 
 namespace hetsched {
 
+std::string escape_control(const std::string& text) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : text) {
+        if (c < 0x20 || c == 0x7f) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 std::string describe(const Error& e) {
     std::string out;
     const SourcePos& p = e.pos();
@@ -13,7 +28,7 @@ std::string describe(const Error& e) {
         }
         out += ": ";
     }
-    return out + e.what();
+    return escape_control(out + e.what());
 }
 
 }  // namespace hetsched

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
 
 namespace hetsched::cli {
@@ -18,20 +19,9 @@ bool parse_finite(const std::string& v, double& x) {
     return *end == '\0' && errno != ERANGE && std::isfinite(x);
 }
 
+/// The value as typed, control bytes escaped and cut short when long.
 std::string shown(const std::string& v) {
-    std::string out;
-    for (unsigned char c : v) {
-        if (c < 0x20 || c == 0x7f) {
-            static const char* hex = "0123456789abcdef";
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += static_cast<char>(c);
-        }
-        if (out.size() > 60) return out + "...";
-    }
-    return out;
+    return escape_control(v.size() > 60 ? v.substr(0, 60) + "..." : v);
 }
 
 }  // namespace

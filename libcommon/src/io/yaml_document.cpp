@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_limits.hpp>
 
 namespace hetsched::io {
 
@@ -17,6 +18,7 @@ SourcePos YamlDocument::where(const YAML::Node& node) const {
 YamlDocument parse_yaml(const TextInput& in) {
     YamlDocument doc{in.name, {}};
     try {
+        check_yaml_shape(in);
         doc.root = YAML::Load(in.text);
     } catch (const YAML::ParserException& e) {
         std::string msg = e.msg;

@@ -68,7 +68,10 @@ struct ConfigError : Error {
     ConfigError(std::string message, SourcePos pos = {}) : Error(Exit::config, std::move(message), std::move(pos)) {}
 };
 
-/// "FILE:LINE:COL: message" (parts omitted when unknown), without the tool prefix.
+/// `text` with control bytes written as \xNN, so that input echoed in a message cannot drive a terminal.
+std::string escape_control(const std::string& text);
+
+/// "FILE:LINE:COL: message" (parts omitted when unknown, control bytes escaped), without the tool prefix.
 std::string describe(const Error& e);
 
 }  // namespace hetsched

@@ -20,7 +20,8 @@ struct YamlDocument {
     SourcePos where(const YAML::Node& node) const;
 };
 
-/// Parses one YAML document whose top level is a mapping; DataError with the parser's position else.
+/// Parses one YAML document whose top level is a mapping, within io::check_yaml_shape()'s bounds (one
+/// document, no duplicate keys, bounded alias expansion); DataError with the position else.
 YamlDocument parse_yaml(const TextInput& in);
 
 /// Checks `kind: <kind>` and `version: 1`; DataError (65) naming what came instead.
