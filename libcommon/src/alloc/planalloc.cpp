@@ -257,7 +257,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
         std::vector<ClusterNode> pool = eligible_nodes(p);
-        const std::vector<NodeShare> shares = best_fit(pool, {p.layout.gpus(), p.peak_gib}, o.model.usable_fraction);
+        const std::vector<NodeShare> shares = best_fit(pool, {static_cast<int>(p.layout.gpus()), p.peak_gib}, o.model.usable_fraction);
         if (shares.empty()) continue;
         YAML::Node a(YAML::NodeType::Map);
         a["method"] = "best-fit";

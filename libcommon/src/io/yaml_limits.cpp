@@ -103,7 +103,7 @@ private:
         key_or_value(mark, nullptr);
         total_ += 1;
         if (total_ > limits_.max_nodes) fail("the document has more than " + std::to_string(limits_.max_nodes) + " nodes", mark);
-        stack_.push_back({anchor, map});
+        stack_.push_back(Frame{anchor, map, 1, 0, {}});
     }
 
     void close() {
