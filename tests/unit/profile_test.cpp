@@ -58,7 +58,7 @@ TEST_CASE("profile errors say where and what", "[fit]") {
           "a/bert/placements-aws.csv:3:1: unknown placement '1x': expected one digit 1-9 per node, the replicas it "
           "holds (e.g. 12 = two nodes with 1 and 2)");
     CHECK(err("a/bert/placements-aws.csv", "placement,local_bsz,step_time,sync_time\n1,4,0,0\n") ==
-          "a/bert/placements-aws.csv:2:5: step_time must be positive, got 0");
+          "a/bert/placements-aws.csv:2:5: step_time must lie in [1e-6, 86400], got '0'");
     CHECK_THROWS_AS(fit::read_profile({"<stdin>", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n"}, {}),
                     UsageError);
     CHECK(err("p.csv", "gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\nT4,1,1,8,0.1\n") ==
