@@ -127,6 +127,7 @@ TEST_CASE("too few configurations for the free parameters: an error naming them"
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK_THAT(e.what(), Catch::Contains("3 distinct configurations cannot identify the 5 free parameters"));
+        CHECK_THAT(e.what(), Catch::Contains("profile at least 6 distinct configurations"));
         CHECK_THAT(e.what(), Catch::Contains("alpha_r, beta_r, gamma"));
     }
 }
