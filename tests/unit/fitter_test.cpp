@@ -127,8 +127,29 @@ TEST_CASE("too few configurations for the free parameters: an error naming them"
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK_THAT(e.what(), Catch::Contains("3 distinct configurations cannot identify the 5 free parameters"));
+        CHECK_THAT(e.what(), Catch::Contains("profile at least 6 distinct configurations"));
         CHECK_THAT(e.what(), Catch::Contains("alpha_r, beta_r, gamma"));
     }
+}
+
+TEST_CASE("one rule for every sample count: free parameters plus one configuration", "[fit]") {
+    // A single sample leaves only beta_c free (one batch: alpha_c pinned; one GPU: no network): 1 + 1 needed.
+    std::vector<fit::Sample> one = {config(1, 1, 8)};
+    one[0].step_time_s = 0.1;
+    CHECK_THROWS_WITH(fit::fit_group(ModelKind::pollux, one),
+                      Catch::Contains("1 distinct configuration cannot identify the 1 free parameter of pollux "
+                                      "(beta_c)") &&
+                          Catch::Contains("profile at least 2 distinct configurations"));
+    // Two batch sizes on one GPU: alpha_c and beta_c free, 3 needed; three batch sizes fit.
+    std::vector<fit::Sample> two = {config(1, 1, 8), config(1, 1, 16)};
+    two[0].step_time_s = 0.028, two[1].step_time_s = 0.036;
+    CHECK_THROWS_WITH(fit::fit_group(ModelKind::pollux, two), Catch::Contains("profile at least 3 distinct"));
+    two.push_back(config(1, 1, 32));
+    two.back().step_time_s = 0.052;
+    const auto g = fit::fit_group(ModelKind::pollux, two);
+    CHECK(g.params[0] == Approx(0.02).epsilon(0.01));
+    CHECK(g.params[1] == Approx(0.001).epsilon(0.01));
+    CHECK(std::isfinite(g.quality.r2));
 }
 
 TEST_CASE("cross-validation scores every sample on a fit that did not see it", "[fit]") {

@@ -58,7 +58,7 @@ TEST_CASE("profile errors say where and what", "[fit]") {
           "a/bert/placements-aws.csv:3:1: unknown placement '1x': expected one digit 1-9 per node, the replicas it "
           "holds (e.g. 12 = two nodes with 1 and 2)");
     CHECK(err("a/bert/placements-aws.csv", "placement,local_bsz,step_time,sync_time\n1,4,0,0\n") ==
-          "a/bert/placements-aws.csv:2:5: step_time must be positive, got 0");
+          "a/bert/placements-aws.csv:2:5: step_time must lie in [1e-6, 86400], got '0'");
     CHECK_THROWS_AS(fit::read_profile({"<stdin>", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n"}, {}),
                     UsageError);
     CHECK(err("p.csv", "gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\nT4,1,1,8,0.1\n") ==
@@ -75,4 +75,45 @@ TEST_CASE("factor curves interpolate on a log axis and hold their ends", "[fit]"
     CHECK(c.at(16) == Approx(2.0));
     CHECK(c.at(64) == Approx(4.0));
     CHECK(fit::FactorCurve{}.at(3) == 1.0);
+}
+
+TEST_CASE("profile numbers must be finite and inside fit/limits.hpp's ranges", "[fit]") {
+    auto err = [](const std::string& row) {
+        try {
+            fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\n" + row}, {});
+        } catch (const Error& e) {
+            return describe(e);
+        }
+        return std::string("no error");
+    };
+    CHECK(err("a,T4,1,1,8,0.2\n") == "no error");
+    CHECK(err("a,T4,1,1,8,1e308\n") == "p.csv:2:12: step_time_s must lie in [1e-6, 86400], got '1e308'");
+    CHECK(err("a,T4,1,1,8,inf\n") == "p.csv:2:12: expected a number in column 'step_time_s', got 'inf'");
+    CHECK(err("a,T4,1,1,8,nan\n") == "p.csv:2:12: expected a number in column 'step_time_s', got 'nan'");
+    CHECK(err("a,T4,1,1,-8,0.2\n") == "p.csv:2:10: per_gpu_batch must lie in (0, 1048576], got '-8'");
+    CHECK(err("a,T4,1,1048577,8,0.2\n") == "p.csv:2:8: num_gpus must lie in [1, 1048576], got '1048577'");
+    CHECK(err("a,T4,2000000,2000000,8,0.2\n") == "p.csv:2:6: num_nodes must lie in [1, 1048576], got '2000000'");
+}
+
+TEST_CASE("pipelined rows: without total_layers nothing is frozen; freezing needs total_layers", "[fit]") {
+    const std::string head = "app,gpu,num_nodes,num_gpus,per_gpu_batch,pipeline_stages,step_time_s\n";
+    const auto p = fit::read_profile({"p.csv", head + "a,T4,1,4,8,4,0.2\n"}, {});
+    REQUIRE(p.samples.size() == 1);
+    CHECK(p.samples[0].stages == 4);
+    CHECK(p.samples[0].total_layers == 0);
+    CHECK(p.samples[0].unfrozen_flops == 1);
+    try {
+        fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,pipeline_stages,frozen_layers,"
+                                    "unfrozen_flops_fraction,step_time_s\na,T4,1,2,8,2,1,0.75,0.2\n"},
+                          {});
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(describe(e) == "p.csv:2:14: a pipelined row with frozen layers needs total_layers: each stage's "
+                             "trained share comes from the layers it holds");
+    }
+    CHECK_THROWS_WITH(
+        fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,pipeline_stages,total_layers,"
+                                    "step_time_s\na,T4,1,4,8,4,2,0.2\n"},
+                          {}),
+        "total_layers (2) is below pipeline_stages (4): every stage holds at least one layer");
 }

@@ -4,14 +4,21 @@
 #include <iostream>
 
 #include <hetsched/cli/app.hpp>
+#include <hetsched/cli/inputs.hpp>
+#include <hetsched/cli/validators.hpp>
 #include <hetsched/fit/fitthroughput.hpp>
+#include <hetsched/fit/limits.hpp>
 #include <hetsched/io/output_file.hpp>
 
 using namespace hetsched;
 
 int main(int argc, char** argv) {
     fit::FitthroughputOptions opt;
+    std::vector<std::string> inputs;
+    std::string output, format = "yaml", params, predict, layer_stats, sharing;
+    bool grid = false, tune = false;
     cli::Verbosity verbosity;
+    const auto gpu_count = cli::integer_in(1, fit::limits::max_gpus);
     auto app = cli::make_app(
         {"fitthroughput",
          "Fit step-time models to profiled training steps, check them on held-out samples, and predict "
@@ -22,8 +29,8 @@ int main(int argc, char** argv) {
          "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; "
          "73/74 output errors.\nSee fitthroughput(1) and hetsched-formats(5)."},
         verbosity);
-    app->add_option("FILE", opt.inputs, "Profile files; - reads standard input");
-    app->add_option("-o,--output", opt.output, "Write the result to FILE atomically instead of stdout");
+    app->add_option("FILE", inputs, "Profile files; - reads standard input");
+    app->add_option("-o,--output", output, "Write the result to FILE atomically instead of stdout");
     const char* f = "Fit";
     app->add_option("--model", opt.model, "pollux, icefrog-ddp, icefrog-sdp, icefrog-pp or icefrog-hp")
         ->group(f)->check(CLI::IsMember({"pollux", "icefrog-ddp", "icefrog-sdp", "icefrog-pp", "icefrog-hp"}))
@@ -33,45 +40,57 @@ int main(int argc, char** argv) {
     app->add_option("--gpu", opt.gpu, "GPU type of Sia profiles (default: from the cluster suffix) or of rows without a gpu column")
         ->group(f);
     app->add_option("--validate", opt.validate, "K-fold cross-validation: held-out error per app x GPU")
-        ->group(f)->check(CLI::Range(2, 1000));
+        ->group(f)->check(cli::integer_in(2, 1000));
     app->add_flag("--no-curves", opt.no_curves, "ICEFROG models: the paper's forms only, without factor curves")
         ->group(f);
-    app->add_option("--seed", opt.seed, "Seed of the cross-validation shuffle")->group(f)->capture_default_str();
-    app->add_option("--format", opt.format, "yaml (the model document) or csv (one quality row per fit)")
+    app->add_option("--seed", opt.seed, "Seed of the cross-validation shuffle")
+        ->group(f)->check(cli::integer_in(0, 9007199254740992))->capture_default_str();
+    app->add_option("--format", format, "yaml (the model document) or csv (one quality row per fit)")
         ->group(f)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
     const char* u = "Use";
-    app->add_option("--params", opt.params, "A throughput-model document from an earlier fit")->group(u);
-    app->add_option("--predict", opt.predict, "Append predicted_step_time_s and predicted_throughput to this profile's rows")
+    app->add_option("--params", params, "A throughput-model document from an earlier fit")->group(u);
+    app->add_option("--predict", predict, "Append predicted_step_time_s and predicted_throughput to this profile's rows")
         ->group(u);
-    app->add_flag("--grid", opt.grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
+    app->add_flag("--grid", grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
     app->add_option("--gpus", opt.gpus, "GPU counts of the grid, or the allocation to tune for (comma-separated)")
-        ->group(u)->delimiter(',')->check(CLI::PositiveNumber);
+        ->group(u)->delimiter(',')->check(gpu_count);
     app->add_option("--batch", opt.batches, "Per-GPU batch sizes of the grid or the tuner (comma-separated)")
-        ->group(u)->delimiter(',')->check(cli::positive());
+        ->group(u)->delimiter(',')->check(cli::positive(fit::limits::max_batch));
     app->add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per node (default: the densest profiled node)")
-        ->group(u)->check(CLI::PositiveNumber);
+        ->group(u)->check(gpu_count);
 
     const char* t = "Layer tuner";
-    app->add_flag("--tune", opt.tune, "Best per-GPU batch and frozen layers for an allocation (needs --params, "
+    app->add_flag("--tune", tune, "Best per-GPU batch and frozen layers for an allocation (needs --params, "
                                       "--layer-stats, --app, --gpu, --gpus)")->group(t);
-    app->add_option("--layer-stats", opt.layer_stats, "Per-layer gradient statistics: layer,grad_var[,grad_var_at_freeze,flops,params]")
+    app->add_option("--layer-stats", layer_stats, "Per-layer gradient statistics: layer,grad_var[,grad_var_at_freeze,flops,params]")
         ->group(t);
     app->add_option("--nodes", opt.nodes, "Nodes of the allocation (default: as few as --gpus-per-node allows)")
-        ->group(t)->check(CLI::PositiveNumber);
-    app->add_option("--global-batch", opt.global_batch, "Fixed global batch: the per-GPU batch is it / --gpus")
-        ->group(t)->check(cli::positive());
-    app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(CLI::Range(1, 10000))->capture_default_str();
+        ->group(t)->check(gpu_count);
+    app->add_option("--global-batch", opt.global_batch, "Fixed global batch, a multiple of --gpus: the per-GPU batch is it / --gpus")
+        ->group(t)->check(cli::integer_in(1, 1099511627776));
+    app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(cli::integer_in(1, 10000))->capture_default_str();
     const char* g = "GPU sharing";
-    app->add_option("--sharing", opt.sharing, "Fit utilisation and memory models: app,gpu,per_gpu_batch[,frozen_layers,total_layers],gpu_util_pct,memory_gib")
+    app->add_option("--sharing", sharing, "Fit utilisation and memory models: app,gpu,per_gpu_batch[,frozen_layers,total_layers],gpu_util_pct,memory_gib")
         ->group(g);
     app->add_option("--pair", opt.pairs, "Jobs that would share one --gpu: APP:BATCH[:FROZEN/TOTAL], comma-separated")
         ->group(g)->delimiter(',');
     app->add_option("--capacity-gib", opt.capacity_gib, "GPU memory for the verdict (default: the catalog's for --gpu)")
-        ->group(g)->check(cli::positive());
+        ->group(g)->check(cli::positive(fit::limits::max_memory_gib));
 
     return cli::run_tool(*app, argc, argv, [&] {
-        auto result = fit::run_fitthroughput(opt);
-        io::write_output(opt.output, result.text);
+        opt.mode = fit::select_mode(!predict.empty(), grid, tune, !sharing.empty());
+        opt.csv = format == "csv";
+        fit::check_options(opt, {!params.empty(), !layer_stats.empty()});
+        fit::FitthroughputInputs in;
+        in.params = cli::optional_input(params);
+        in.layer_stats = cli::optional_input(layer_stats);
+        in.usage = cli::optional_input(sharing);
+        if (opt.mode == fit::Mode::predict) in.profiles.push_back(io::read_input(predict));
+        if (opt.mode == fit::Mode::fit)
+            for (const auto& path : inputs.empty() ? std::vector<std::string>{"-"} : inputs)
+                in.profiles.push_back(io::read_input(path));
+        auto result = fit::run_fitthroughput(in, opt);
+        io::write_output(output, result.text);
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "fitthroughput: " << result.summary << '\n';
         return Exit::ok;
     });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <hetsched/fit/limits.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
 
@@ -14,20 +15,20 @@ LayerStats read_layer_stats(const io::TextInput& in) {
     const int layer = t.require("layer"), var = t.require("grad_var");
     const int freeze = t.find("grad_var_at_freeze"), flops = t.find("flops"), params = t.find("params");
     if (t.rows() < 2) throw DataError("layer statistics need at least 2 layers", {in.name, 1, 0});
+    if (t.rows() > static_cast<size_t>(limits::max_layers))
+        throw DataError("layer statistics have " + std::to_string(t.rows()) + " layers, more than the " +
+                            std::to_string(limits::max_layers) + " a model may have",
+                        {in.name, 1, 0});
     LayerStats s;
     for (size_t r = 0; r < t.rows(); ++r) {
         if (t.integer(r, layer) != static_cast<long>(r) + 1)
             throw DataError("expected layer " + std::to_string(r + 1) + " (rows in layer order from 1)", t.where(r, layer));
-        const auto nonneg = [&](int c, const char* what) {
-            const double v = t.number(r, c);
-            if (v < 0) throw DataError(std::string(what) + " cannot be negative", t.where(r, c));
-            return v;
+        const auto ranged = [&](int c, const char* what, bool open_lo) {
+            return limits::checked(t.number(r, c), 0, limits::max_layer_stat, open_lo, what, t.cell(r, c).text,
+                                   t.where(r, c));
         };
-        const auto positive = [&](int c, const char* what) {
-            const double v = t.number(r, c);
-            if (!(v > 0)) throw DataError(std::string(what) + " must be positive", t.where(r, c));
-            return v;
-        };
+        const auto nonneg = [&](int c, const char* what) { return ranged(c, what, false); };
+        const auto positive = [&](int c, const char* what) { return ranged(c, what, true); };
         s.grad_var.push_back(nonneg(var, "grad_var"));
         s.at_freeze.push_back(freeze >= 0 && !t.cell(r, freeze).text.empty() ? nonneg(freeze, "grad_var_at_freeze")
                                                                             : std::numeric_limits<double>::quiet_NaN());

@@ -200,6 +200,9 @@ FactorCurve fit_curve(const GroupFit& g, const std::vector<Sample>& ss, const st
     return curve;
 }
 
+/// "1 sample", "3 samples".
+std::string plural(size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
 std::string join(const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -331,11 +334,17 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss, const FitOptio
     std::vector<std::string> free_names;
     for (size_t i = 0; i < info.size(); ++i)
         if (pins.reason[i].empty()) pr.free.push_back(i), free_names.push_back(info[i].name);
-    if (configs.size() < pr.free.size())
-        throw DataError(g.app + " on " + g.gpu + ": " + std::to_string(configs.size()) +
-                        " distinct configurations cannot identify the " + std::to_string(pr.free.size()) +
-                        " free parameters of " + model_name(kind) + " (" + join(free_names) +
-                        "); profile more batch sizes and GPU counts", ss.front().where);
+    // One rule for every sample count: the free parameters plus one distinct configuration, so that at
+    // least one residual is left to judge the fit by (a fit through exactly as many points as it has
+    // parameters reports R^2 = 1 whatever the model).
+    const size_t needed = pr.free.size() + 1;
+    if (configs.size() < needed)
+        throw DataError(g.app + " on " + g.gpu + ": " + plural(configs.size(), "distinct configuration") +
+                            " cannot identify the " + plural(pr.free.size(), "free parameter") + " of " +
+                            model_name(kind) + " (" + join(free_names) + ") and leave one to check the fit by; " +
+                            "profile at least " + std::to_string(needed) +
+                            " distinct configurations (more batch sizes and GPU counts)",
+                        ss.front().where);
     for (const auto& s : ss) pr.log_step.push_back(std::log(s.step_time_s));
     pr.factor.assign(ss.size(), Factors{});
 
@@ -377,6 +386,9 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss, const FitOptio
         }
     }
     g.quality = measure_quality(g, ss);
+    if (!std::isfinite(g.quality.r2) || !std::isfinite(g.quality.mean_ape_pct) || !std::isfinite(g.quality.max_ape_pct))
+        throw DataError(g.app + " on " + g.gpu + ": the fitted model does not give finite step times for the "
+                        "samples; check the profile's times and counts", ss.front().where);
     return g;
 }
 

@@ -6,32 +6,31 @@
 #include <hetsched/fit/cross_validation.hpp>
 #include <hetsched/fit/effective_progress.hpp>
 #include <hetsched/fit/gpu_sharing.hpp>
+#include <hetsched/fit/limits.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/number_format.hpp>
-#include <hetsched/io/text_input.hpp>
 
 namespace hetsched::fit {
 namespace {
 
-std::vector<Sample> read_samples(const FitthroughputOptions& o) {
-    std::vector<std::string> inputs = o.inputs;
-    if (inputs.empty()) inputs.push_back("-");
+std::vector<Sample> read_samples(const FitthroughputInputs& in, const FitthroughputOptions& o) {
+    if (in.profiles.empty()) throw UsageError("a fit needs at least one profile");
     std::vector<Sample> all;
-    for (const auto& path : inputs) {
-        Profile p = read_profile(io::read_input(path), {o.app, o.gpu, true});
+    for (const auto& text : in.profiles) {
+        Profile p = read_profile(text, {o.app, o.gpu, true});
         all.insert(all.end(), p.samples.begin(), p.samples.end());
     }
     return all;
 }
 
-FitthroughputResult run_fit(const FitthroughputOptions& o) {
+FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOptions& o) {
     const ModelKind kind = parse_model_kind(o.model);
     std::vector<ModelEntry> entries;
     double worst = 0;
     const FitOptions fo{!o.no_curves};
-    const auto groups = group_samples(read_samples(o));
+    const auto groups = group_samples(read_samples(in, o));
     const auto fits = fit_groups(kind, groups, fo);
     for (size_t i = 0; i < groups.size(); ++i) {
         const auto& group = groups[i];
@@ -43,15 +42,15 @@ FitthroughputResult run_fit(const FitthroughputOptions& o) {
         entries.push_back(std::move(e));
     }
     FitthroughputResult r;
-    r.text = o.format == "csv" ? write_quality_csv(kind, entries) : write_model_document(kind, entries);
+    r.text = o.csv ? write_quality_csv(kind, entries) : write_model_document(kind, entries);
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
     return r;
 }
 
-std::vector<GroupFit> read_params(const FitthroughputOptions& o, const char* mode) {
-    if (o.params.empty()) throw UsageError(std::string(mode) + " needs --params MODEL.yaml (the output of a fit)");
-    return read_model_document(io::read_input(o.params));
+std::vector<GroupFit> read_params(const FitthroughputInputs& in, const char* mode) {
+    if (!in.params) throw UsageError(std::string(mode) + " needs --params MODEL.yaml (the output of a fit)");
+    return read_model_document(*in.params);
 }
 
 std::string num(double v) { return io::format_number(v, 6); }
@@ -68,27 +67,22 @@ YAML::Node candidate_node(const TuneCandidate& c) {
     return n;
 }
 
-FitthroughputResult run_tune(const FitthroughputOptions& o) {
-    const auto fits = read_params(o, "--tune");
-    if (o.layer_stats.empty()) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
-    if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");
-    if (o.gpus.size() != 1) throw UsageError("--tune needs --gpus N: the job's allocation");
-    const GroupFit& f = find_fit(fits, o.app, o.gpu, {o.params, 0, 0});
-    const LayerStats stats = read_layer_stats(io::read_input(o.layer_stats));
+FitthroughputResult run_tune(const FitthroughputInputs& in, const FitthroughputOptions& o) {
+    const auto fits = read_params(in, "--tune");
+    if (!in.layer_stats) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
+    const GroupFit& f = find_fit(fits, o.app, o.gpu, {in.params->name, 0, 0});
+    const LayerStats stats = read_layer_stats(*in.layer_stats);
     if (f.range.total_layers > 0 && static_cast<int>(stats.grad_var.size()) != f.range.total_layers)
         throw DataError("the layer statistics have " + std::to_string(stats.grad_var.size()) +
                             " layers, the model of " + f.app + " on " + f.gpu + " was fitted on " +
                             std::to_string(f.range.total_layers),
-                        {o.layer_stats, 0, 0});
+                        {in.layer_stats->name, 0, 0});
     const int gpus = o.gpus.front();
     const int per_node = gpus_per_node(f, o.gpus_per_node);
     const int nodes = o.nodes > 0 ? o.nodes : (gpus + per_node - 1) / per_node;
     if (nodes > gpus) throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --gpus " + std::to_string(gpus));
     std::vector<double> batches = o.batches;
-    if (o.global_batch > 0) {
-        if (!batches.empty()) throw UsageError("--global-batch fixes the per-GPU batch: give it or --batch, not both");
-        batches.push_back(o.global_batch / gpus);
-    }
+    if (o.global_batch > 0) batches.push_back(static_cast<double>(o.global_batch / gpus));  // whole: see check_options
     if (batches.empty()) batches = default_batches(f);
     const auto cands = tune_layers(f, stats, gpus, nodes, batches);
     YAML::Node root(YAML::NodeType::Map);
@@ -112,7 +106,9 @@ SharingJob parse_job(const std::string& text) {
     SharingJob j;
     const size_t a = text.find(':');
     const auto bad = [&] {
-        return UsageError("--pair: expected APP:BATCH[:FROZEN/TOTAL] for each job, got '" + text + "'");
+        return UsageError("--pair: expected APP:BATCH[:FROZEN/TOTAL] for each job (batch in (0, " +
+                          io::format_number(limits::max_batch, 7) + "], 0 <= FROZEN < TOTAL <= " +
+                          std::to_string(limits::max_layers) + "), got '" + escape_control(text) + "'");
     };
     if (a == std::string::npos || a == 0) throw bad();
     j.app = text.substr(0, a);
@@ -121,14 +117,20 @@ SharingJob parse_job(const std::string& text) {
         size_t used = 0;
         const std::string batch = text.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
         j.per_gpu_batch = std::stod(batch, &used);
-        if (used != batch.size() || !(j.per_gpu_batch > 0)) throw bad();
+        if (used != batch.size() || !std::isfinite(j.per_gpu_batch) || !(j.per_gpu_batch > 0) ||
+            j.per_gpu_batch > limits::max_batch)
+            throw bad();
         if (b != std::string::npos) {
             const std::string layers = text.substr(b + 1);
             const size_t slash = layers.find('/');
             if (slash == std::string::npos) throw bad();
-            j.frozen_layers = std::stoi(layers.substr(0, slash));
-            j.total_layers = std::stoi(layers.substr(slash + 1));
-            if (j.total_layers < 1 || j.frozen_layers < 0 || j.frozen_layers >= j.total_layers) throw bad();
+            const std::string frozen = layers.substr(0, slash), total = layers.substr(slash + 1);
+            size_t used_f = 0, used_t = 0;
+            j.frozen_layers = std::stoi(frozen, &used_f);
+            j.total_layers = std::stoi(total, &used_t);
+            if (used_f != frozen.size() || used_t != total.size() || j.total_layers < 1 ||
+                j.total_layers > limits::max_layers || j.frozen_layers < 0 || j.frozen_layers >= j.total_layers)
+                throw bad();
         }
     } catch (const std::logic_error&) {
         throw bad();
@@ -146,8 +148,9 @@ YAML::Node linear_node(const LinearUsage& u) {
     return n;
 }
 
-FitthroughputResult run_sharing(const FitthroughputOptions& o) {
-    const auto models = fit_usage(read_usage(io::read_input(o.sharing)));
+FitthroughputResult run_sharing(const FitthroughputInputs& in, const FitthroughputOptions& o) {
+    if (!in.usage) throw UsageError("--sharing needs a usage profile");
+    const auto models = fit_usage(read_usage(*in.usage));
     YAML::Node root(YAML::NodeType::Map);
     root["kind"] = "gpu-sharing";
     root["version"] = 1;
@@ -166,8 +169,6 @@ FitthroughputResult run_sharing(const FitthroughputOptions& o) {
     root["models"] = ms;
     std::string summary = "fitted " + std::to_string(models.size()) + " usage models";
     if (!o.pairs.empty()) {
-        if (o.gpu.empty()) throw UsageError("--pair needs --gpu: the GPU type the jobs would share");
-        if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
         std::vector<SharingJob> jobs;
         for (const auto& p : o.pairs) jobs.push_back(parse_job(p));
         double capacity = o.capacity_gib;
@@ -198,23 +199,67 @@ FitthroughputResult run_sharing(const FitthroughputOptions& o) {
 
 }  // namespace
 
-FitthroughputResult run_fitthroughput(const FitthroughputOptions& o) {
-    const int modes = !o.predict.empty() + o.grid + o.tune + !o.sharing.empty();
-    if (modes > 1) throw UsageError("--predict, --grid, --tune and --sharing are separate modes: give one");
+Mode select_mode(bool predict, bool grid, bool tune, bool sharing) {
+    if (predict + grid + tune + sharing > 1)
+        throw UsageError("--predict, --grid, --tune and --sharing are separate modes: give one");
+    return predict ? Mode::predict : grid ? Mode::grid : tune ? Mode::tune : sharing ? Mode::sharing : Mode::fit;
+}
+
+void check_options(const FitthroughputOptions& o, GivenInputs given) {
     if (o.validate == 1) throw UsageError("--validate needs at least 2 folds");
-    if (!o.predict.empty()) {
-        const auto fits = read_params(o, "--predict");
-        const Profile p = read_profile(io::read_input(o.predict), {o.app, o.gpu, false});
+    const char* name[] = {"a fit", "--predict", "--grid", "--tune", "--sharing"};
+    const char* mode = name[static_cast<int>(o.mode)];
+    if ((o.mode == Mode::predict || o.mode == Mode::grid || o.mode == Mode::tune) && !given.params)
+        throw UsageError(std::string(mode) + " needs --params MODEL.yaml (the output of a fit)");
+    if (o.mode != Mode::sharing && !o.pairs.empty())
+        throw UsageError("--pair needs --sharing FILE (the usage profile its models come from)");
+    if (o.mode == Mode::sharing && !o.pairs.empty()) {
+        if (o.gpu.empty()) throw UsageError("--pair needs --gpu: the GPU type the jobs would share");
+        if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
+    }
+    if (o.mode != Mode::tune) {
+        if (o.global_batch > 0) throw UsageError("--global-batch is for --tune");
+        return;
+    }
+    if (!given.layer_stats) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
+    if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");
+    if (o.gpus.size() != 1) throw UsageError("--tune needs --gpus N: the job's allocation");
+    if (o.global_batch > 0) {
+        if (!o.batches.empty()) throw UsageError("--global-batch fixes the per-GPU batch: give it or --batch, not both");
+        const long gpus = o.gpus.front();
+        // Every GPU takes the same whole number of samples, so the global batch splits evenly.
+        if (o.global_batch < gpus)
+            throw UsageError("--global-batch " + std::to_string(o.global_batch) + " is below --gpus " +
+                             std::to_string(gpus) + ": every GPU needs at least one sample of the batch");
+        if (o.global_batch % gpus != 0)
+            throw UsageError("--global-batch " + std::to_string(o.global_batch) + " does not split evenly over --gpus " +
+                             std::to_string(gpus) + ": give a multiple of " + std::to_string(gpus) +
+                             " so that every GPU takes the same whole per-GPU batch");
+        if (static_cast<double>(o.global_batch / gpus) > limits::max_batch)
+            throw UsageError("--global-batch " + std::to_string(o.global_batch) + " over --gpus " +
+                             std::to_string(gpus) + " gives a per-GPU batch above " +
+                             io::format_number(limits::max_batch, 7));
+    }
+}
+
+FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const FitthroughputOptions& o) {
+    check_options(o, {in.params.has_value(), in.layer_stats.has_value()});
+    switch (o.mode) {
+    case Mode::predict: {
+        const auto fits = read_params(in, "--predict");
+        if (in.profiles.size() != 1) throw UsageError("--predict reads one profile");
+        const Profile p = read_profile(in.profiles.front(), {o.app, o.gpu, false});
         return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows"};
     }
-    if (o.tune) return run_tune(o);
-    if (!o.sharing.empty()) return run_sharing(o);
-    if (!o.pairs.empty()) throw UsageError("--pair needs --sharing FILE (the usage profile its models come from)");
-    if (o.grid) {
-        const auto fits = read_params(o, "--grid");
+    case Mode::tune: return run_tune(in, o);
+    case Mode::sharing: return run_sharing(in, o);
+    case Mode::grid: {
+        const auto fits = read_params(in, "--grid");
         return {throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}), "grid for " + std::to_string(fits.size()) + " fits"};
     }
-    return run_fit(o);
+    case Mode::fit: break;
+    }
+    return run_fit(in, o);
 }
 
 }  // namespace hetsched::fit

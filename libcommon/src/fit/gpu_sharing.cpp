@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 
@@ -29,22 +30,29 @@ std::vector<UsageSample> read_usage(const io::TextInput& in) {
     const int app = t.require("app"), gpu = t.require("gpu"), batch = t.require("per_gpu_batch");
     const int util = t.require("gpu_util_pct"), mem = t.require("memory_gib");
     const int frozen = t.find("frozen_layers"), layers = t.find("total_layers");
+    if (frozen >= 0 && layers < 0) {
+        const io::CsvCell& h = t.header()[static_cast<size_t>(frozen)];
+        throw DataError("frozen_layers needs total_layers to say what share still trains", {t.name(), h.line, h.col});
+    }
     std::vector<UsageSample> out;
     for (size_t r = 0; r < t.rows(); ++r) {
         UsageSample s;
         s.app = t.cell(r, app).text;
         s.gpu = t.cell(r, gpu).text;
         s.where = t.where(r, 0);
-        s.per_gpu_batch = t.number(r, batch);
-        if (!(s.per_gpu_batch > 0)) throw DataError("per_gpu_batch must be positive", t.where(r, batch));
-        s.util_pct = t.number(r, util);
-        if (s.util_pct < 0 || s.util_pct > 100) throw DataError("gpu_util_pct must lie in [0, 100]", t.where(r, util));
-        s.memory_gib = t.number(r, mem);
-        if (!(s.memory_gib > 0)) throw DataError("memory_gib must be positive", t.where(r, mem));
+        const auto ranged = [&](int c, const char* what, double lo, double hi, bool open_lo) {
+            return limits::checked(t.number(r, c), lo, hi, open_lo, what, t.cell(r, c).text, t.where(r, c));
+        };
+        s.per_gpu_batch = ranged(batch, "per_gpu_batch", 0, limits::max_batch, true);
+        s.util_pct = ranged(util, "gpu_util_pct", 0, 100, false);
+        s.memory_gib = ranged(mem, "memory_gib", 0, limits::max_memory_gib, true);
         if (frozen >= 0 && layers >= 0) {
-            const long f = t.integer(r, frozen), l = t.integer(r, layers);
-            if (l < 1 || f < 0 || f >= l)
-                throw DataError("expected 0 <= frozen_layers < total_layers", t.where(r, frozen));
+            const long l = t.integer(r, layers), f = t.integer(r, frozen);
+            limits::checked(static_cast<double>(l), 1, static_cast<double>(limits::max_layers), false, "total_layers",
+                            t.cell(r, layers).text, t.where(r, layers));
+            if (f < 0 || f >= l)
+                throw DataError("frozen_layers must lie in [0, total_layers), got '" + t.cell(r, frozen).text + "'",
+                                t.where(r, frozen));
             s.theta = s.omega = static_cast<double>(l - f) / static_cast<double>(l);
         }
         out.push_back(s);

@@ -1,5 +1,6 @@
 #include <hetsched/fit/model_document.hpp>
 
+#include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -33,6 +34,22 @@ YAML::Node curve_node(const FactorCurve& c, const char* axis) {
     return n;
 }
 
+/// A number of the document within [lo, hi] (or (lo, hi] with `open_lo`); DataError at the node naming it.
+double ranged(const io::YamlDocument& doc, const YAML::Node& n, const std::string& what, double lo, double hi,
+              bool open_lo) {
+    double v = io::yaml_number(doc, n, what);
+    if (v > hi && v <= hi * (1 + 1e-5)) v = hi;  // written with 6 significant digits: a bound may round up
+    return limits::checked(v, lo, hi, open_lo, what, n.Scalar(), doc.where(n));
+}
+
+/// A whole number of the document within [lo, hi].
+int ranged_count(const io::YamlDocument& doc, const YAML::Node& n, const std::string& what, long lo, long hi) {
+    const long v = io::yaml_integer(doc, n, what);
+    limits::checked(static_cast<double>(v), static_cast<double>(lo), static_cast<double>(hi), false, what, n.Scalar(),
+                    doc.where(n));
+    return static_cast<int>(v);
+}
+
 FactorCurve read_curve(const io::YamlDocument& doc, const YAML::Node& n, const char* axis) {
     FactorCurve c;
     if (!n) return c;
@@ -41,9 +58,12 @@ FactorCurve read_curve(const io::YamlDocument& doc, const YAML::Node& n, const c
         throw DataError(std::string("expected lists '") + axis + "' and 'factor' of the same, non-zero length",
                         doc.where(n));
     for (size_t i = 0; i < xs.size(); ++i) {
-        const double x = io::yaml_number(doc, xs[i], axis), f = io::yaml_number(doc, fs[i], "factor");
-        if (!(x > 0) || !(f > 0) || (!c.x.empty() && x <= c.x.back()))
-            throw DataError("a curve needs increasing positive points and positive factors", doc.where(xs[i]));
+        const bool nodes = std::string(axis) == "nodes";
+        const double x = nodes ? ranged_count(doc, xs[i], axis, 1, limits::max_gpus)
+                               : ranged(doc, xs[i], axis, 0, limits::max_batch, true);
+        const double f = ranged(doc, fs[i], "factor", limits::min_factor, limits::max_factor, false);
+        if (!c.x.empty() && x <= c.x.back())
+            throw DataError(std::string("a curve's '") + axis + "' points must increase", doc.where(xs[i]));
         c.x.push_back(x);
         c.factor.push_back(f);
     }
@@ -136,19 +156,23 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
         const YAML::Node range = io::optional_child(doc, f, "range");
         if (range) {
             const YAML::Node b = io::optional_child(doc, range, "per_gpu_batch");
-            if (b && b.IsSequence() && b.size() == 2) {
-                g.range.min_batch = io::yaml_number(doc, b[0], "per_gpu_batch");
-                g.range.max_batch = io::yaml_number(doc, b[1], "per_gpu_batch");
+            if (b && (!b.IsSequence() || b.size() != 2))
+                throw DataError("expected 'per_gpu_batch' to be a list [min, max]", doc.where(b));
+            if (b) {
+                g.range.min_batch = ranged(doc, b[0], "per_gpu_batch", 0, limits::max_batch, true);
+                g.range.max_batch = ranged(doc, b[1], "per_gpu_batch", 0, limits::max_batch, true);
+                if (g.range.max_batch < g.range.min_batch)
+                    throw DataError("per_gpu_batch [min, max] has max below min", doc.where(b));
             }
-            const auto count = [&](const char* key, int& into) {
+            const auto count = [&](const char* key, int& into, long hi) {
                 const YAML::Node v = io::optional_child(doc, range, key);
-                if (v) into = static_cast<int>(io::yaml_integer(doc, v, key));
+                if (v) into = ranged_count(doc, v, key, 1, hi);
             };
-            count("max_gpus", g.range.max_gpus);
-            count("max_nodes", g.range.max_nodes);
-            count("max_gpus_per_node", g.range.max_per_node);
-            count("max_stages", g.range.max_stages);
-            count("total_layers", g.range.total_layers);
+            count("max_gpus", g.range.max_gpus, limits::max_gpus);
+            count("max_nodes", g.range.max_nodes, limits::max_gpus);
+            count("max_gpus_per_node", g.range.max_per_node, limits::max_gpus);
+            count("max_stages", g.range.max_stages, limits::max_layers);
+            count("total_layers", g.range.total_layers, limits::max_layers);
         }
         out.push_back(std::move(g));
     }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <hetsched/fit/limits.hpp>
+
 namespace hetsched::fit {
 namespace {
 
@@ -43,35 +45,32 @@ SourcePos header_pos(const io::CsvTable& t, int column) {
     return {t.name(), c.line, column < 0 ? 0 : c.col};
 }
 
-double positive_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
-    const double v = t.number(r, c);
-    if (!(v > 0)) throw DataError(what + " must be positive, got " + t.cell(r, c).text, t.where(r, c));
-    return v;
+/// A measured time in [min_time_s, max_time_s] (sync may be 0: one replica has nothing to sync).
+double time_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, bool zero_ok = false) {
+    return limits::checked(t.number(r, c), zero_ok ? 0 : limits::min_time_s, limits::max_time_s, false, what,
+                           t.cell(r, c).text, t.where(r, c));
 }
 
-int count_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, long min) {
+/// A per-GPU batch in (0, max_batch].
+double batch_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
+    return limits::checked(t.number(r, c), 0, limits::max_batch, true, what, t.cell(r, c).text, t.where(r, c));
+}
+
+/// A whole number in [min, max].
+int count_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, long min, long max) {
     const long v = t.integer(r, c);
-    if (v < min || v > 1000000)
-        throw DataError(what + " must be an integer of at least " + std::to_string(min) + ", got " + t.cell(r, c).text,
-                        t.where(r, c));
+    limits::checked(static_cast<double>(v), static_cast<double>(min), static_cast<double>(max), false, what,
+                    t.cell(r, c).text, t.where(r, c));
     return static_cast<int>(v);
 }
 
-/// An optional measured time: NaN when the column is absent; positive otherwise. Sync time may be 0.
+/// An optional measured time: NaN when the column is absent.
 double optional_time(const io::CsvTable& t, size_t r, int c, const std::string& what, bool zero_ok) {
-    if (c < 0) return kNaN;
-    const double v = t.number(r, c);
-    if (v < 0 || (!zero_ok && v == 0))
-        throw DataError(what + " must be " + (zero_ok ? "non-negative" : "positive") + ", got " + t.cell(r, c).text,
-                        t.where(r, c));
-    return v;
+    return c < 0 ? kNaN : time_cell(t, r, c, what, zero_ok);
 }
 
 double fraction_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
-    const double v = t.number(r, c);
-    if (!(v >= 0 && v <= 1))
-        throw DataError(what + " must lie in [0, 1], got " + t.cell(r, c).text, t.where(r, c));
-    return v;
+    return limits::checked(t.number(r, c), 0, 1, false, what, t.cell(r, c).text, t.where(r, c));
 }
 
 /// Columns every format shares once renamed: batch and the times.
@@ -80,7 +79,7 @@ struct TimeColumns {
 };
 
 void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const ProfileOptions& opt, Sample& s) {
-    s.step_time_s = c.step < 0 ? kNaN : positive_cell(t, r, c.step, t.header()[c.step].text);
+    s.step_time_s = c.step < 0 ? kNaN : time_cell(t, r, c.step, t.header()[c.step].text);
     s.sync_time_s = optional_time(t, r, c.sync, c.sync < 0 ? "" : t.header()[c.sync].text, true);
     s.fwd_time_s = optional_time(t, r, c.fwd, "fwd_time_s", false);
     s.bwd_time_s = optional_time(t, r, c.bwd, "bwd_time_s", false);
@@ -110,15 +109,15 @@ void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
         if (placement >= 0) {
             parse_placement(t.cell(r, placement).text, t.where(r, placement), s);
         } else {
-            s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1);
-            s.num_gpus = count_cell(t, r, replicas, "num_replicas", 1);
+            s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1, limits::max_gpus);
+            s.num_gpus = count_cell(t, r, replicas, "num_replicas", 1, limits::max_gpus);
             if (s.num_gpus < s.num_nodes)
                 throw DataError("num_replicas (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
                                     std::to_string(s.num_nodes) + "): every node holds at least one replica",
                                 t.where(r, replicas));
             s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
         }
-        s.per_gpu_batch = positive_cell(t, r, bsz, "local_bsz");
+        s.per_gpu_batch = batch_cell(t, r, bsz, "local_bsz");
         read_times(t, r, tc, opt, s);
         p.samples.push_back(std::move(s));
     }
@@ -151,9 +150,9 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         s.gpu = opt.gpu.empty() ? t.cell(r, gpu).text : opt.gpu;
         if (s.app.empty()) throw DataError("empty app", t.where(r, app));
         if (s.gpu.empty()) throw DataError("empty gpu", t.where(r, gpu));
-        s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1);
-        s.num_gpus = count_cell(t, r, gpus, "num_gpus", 1);
-        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, "pipeline_stages", 1);
+        s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1, limits::max_gpus);
+        s.num_gpus = count_cell(t, r, gpus, "num_gpus", 1, limits::max_gpus);
+        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, "pipeline_stages", 1, limits::max_layers);
         if (s.num_gpus < s.num_nodes)
             throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
                                 std::to_string(s.num_nodes) + ")", t.where(r, gpus));
@@ -161,9 +160,9 @@ void read_own(Profile& p, const ProfileOptions& opt) {
             throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is not a multiple of pipeline_stages (" +
                                 std::to_string(s.stages) + ")", t.where(r, gpus));
         s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
-        s.per_gpu_batch = positive_cell(t, r, batch, "per_gpu_batch");
-        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, "frozen_layers", 0);
-        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, "total_layers", 1);
+        s.per_gpu_batch = batch_cell(t, r, batch, "per_gpu_batch");
+        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, "frozen_layers", 0, limits::max_layers - 1);
+        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, "total_layers", 1, limits::max_layers);
         if (s.total_layers > 0 && s.frozen_layers >= s.total_layers)
             throw DataError("frozen_layers (" + std::to_string(s.frozen_layers) + ") must be below total_layers (" +
                                 std::to_string(s.total_layers) + "): a job trains at least one layer",
@@ -176,9 +175,17 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         if (!(s.unfrozen_flops > 0))
             throw DataError("unfrozen_flops_fraction must be positive: a job trains at least one layer",
                             t.where(r, theta));
-        if (s.stages > 1 && s.frozen_layers > 0 && s.total_layers < s.stages)
-            throw DataError("a pipeline with frozen layers needs total_layers of at least pipeline_stages",
-                            t.where(r, layers < 0 ? frozen : layers));
+        // A pipeline's stages freeze their own layers, so a pipelined row that freezes anything needs
+        // total_layers to split them; without frozen layers nothing is frozen in any stage.
+        const bool freezes = s.frozen_layers > 0 || s.unfrozen_flops < 1 || s.unfrozen_params < 1;
+        if (s.stages > 1 && freezes && s.total_layers == 0)
+            throw DataError("a pipelined row with frozen layers needs total_layers: each stage's trained share "
+                            "comes from the layers it holds",
+                            t.where(r, frozen >= 0 ? frozen : theta >= 0 ? theta : omega));
+        if (s.stages > 1 && s.total_layers > 0 && s.total_layers < s.stages)
+            throw DataError("total_layers (" + std::to_string(s.total_layers) + ") is below pipeline_stages (" +
+                                std::to_string(s.stages) + "): every stage holds at least one layer",
+                            t.where(r, layers));
         read_times(t, r, tc, opt, s);
         p.samples.push_back(std::move(s));
     }

@@ -144,7 +144,12 @@ StepParts icefrog_step(ModelKind k, const std::vector<double>& given, const Samp
     int grad_transfers = 0;
     for (int j = 0; j < p; ++j) {
         double theta = s.unfrozen_flops, omega = s.unfrozen_params;
-        if (p > 1) {
+        // Per-stage shares need the layer count; a pipeline without one freezes nothing (the profile
+        // reader refuses pipelined rows that freeze layers without total_layers), so every stage then
+        // trains in full and passes its gradient on.
+        if (p > 1 && s.total_layers <= 0) {
+            if (j + 1 < p) ++grad_transfers;
+        } else if (p > 1) {
             const auto [frozen, size] = stage_frozen(s.frozen_layers, s.total_layers, p, j);
             theta = omega = size > 0 ? static_cast<double>(size - frozen) / size : 0;
             if (j + 1 < p && stage_frozen(s.frozen_layers, s.total_layers, p, j + 1).first == 0) ++grad_transfers;

@@ -1,0 +1,61 @@
+// fitthroughput's entry point: typed options and input texts (no files, no CLI11), usage errors from the
+// flags alone, and the tuner's global batch split into whole per-GPU batches.
+#include <catch2/catch.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/fit/fitthroughput.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+fit::FitthroughputOptions tune(int gpus, long global_batch) {
+    fit::FitthroughputOptions o;
+    o.mode = fit::Mode::tune;
+    o.app = "resnet18";
+    o.gpu = "V100";
+    o.gpus = {gpus};
+    o.global_batch = global_batch;
+    return o;
+}
+
+std::string usage_error(const fit::FitthroughputOptions& o, fit::GivenInputs given = {true, true}) {
+    try {
+        fit::check_options(o, given);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("the global batch must split into whole per-GPU batches over --gpus", "[fit][tool]") {
+    CHECK(usage_error(tune(4, 256)) == "no error");
+    CHECK(usage_error(tune(4, 1)) == "--global-batch 1 is below --gpus 4: every GPU needs at least one sample of the batch");
+    CHECK(usage_error(tune(4, 10)).find("--global-batch 10 does not split evenly over --gpus 4") == 0);
+    auto both = tune(4, 256);
+    both.batches = {64};
+    CHECK(usage_error(both) == "--global-batch fixes the per-GPU batch: give it or --batch, not both");
+}
+
+TEST_CASE("a mode's missing inputs are usage errors before any file is read", "[fit][tool]") {
+    CHECK(usage_error(tune(4, 256), {false, true}) == "--tune needs --params MODEL.yaml (the output of a fit)");
+    CHECK(usage_error(tune(4, 256), {true, false}) == "--tune needs --layer-stats FILE (layer,grad_var[,...])");
+    CHECK_THROWS_WITH(fit::select_mode(true, true, false, false),
+                      "--predict, --grid, --tune and --sharing are separate modes: give one");
+    CHECK(fit::select_mode(false, false, true, false) == fit::Mode::tune);
+}
+
+TEST_CASE("a fit runs on profile text in memory", "[fit][tool]") {
+    fit::FitthroughputInputs in;
+    in.profiles.push_back({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\n"
+                                    "a,T4,1,1,8,0.028\na,T4,1,1,16,0.036\na,T4,1,1,32,0.052\n"});
+    fit::FitthroughputOptions o;
+    o.model = "pollux";
+    o.csv = true;
+    const auto r = fit::run_fitthroughput(in, o);
+    // Exactly linear in the batch (0.02 + 0.001 m): a perfect fit.
+    CHECK(r.text == "app,gpu,model,samples,r2,mean_ape_pct,max_ape_pct,heldout_r2,heldout_mean_ape_pct,heldout_max_ape_pct\n"
+                    "a,T4,pollux,3,1,0,0,,,\n");
+}

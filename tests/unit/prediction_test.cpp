@@ -1,0 +1,65 @@
+// Predictions from a fitted model: configurations, default batch sizes and the throughput grid, with the
+// step times worked by hand from Pollux's formula and throughput = replicas x m / T_iter (ICEFROG Eq. 4).
+#include <catch2/catch.hpp>
+
+#include <hetsched/fit/prediction.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+fit::GroupFit pollux_fit() {
+    fit::GroupFit g;
+    g.app = "bert";
+    g.gpu = "T4";
+    g.kind = fit::ModelKind::pollux;
+    g.params = {0.02, 0.001, 0.05, 0.01, 0.2, 0.02, 1};  // alpha_c, beta_c, alpha_r, beta_r, alpha_n, beta_n, gamma
+    g.pinned.assign(g.params.size(), "");
+    g.range.min_batch = 6;
+    g.range.max_batch = 40;
+    g.range.max_gpus = 4;
+    g.range.max_per_node = 4;
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("configurations fill nodes evenly", "[fit][predict]") {
+    const auto s = fit::configuration(pollux_fit(), 6, 4, 16);
+    CHECK(s.num_gpus == 6);
+    CHECK(s.num_nodes == 4);
+    CHECK(s.max_per_node == 2);  // ceil(6 / 4)
+    CHECK(s.per_gpu_batch == 16);
+    CHECK(fit::gpus_per_node(pollux_fit(), 0) == 4);
+    CHECK(fit::gpus_per_node(pollux_fit(), 3) == 3);
+}
+
+TEST_CASE("default batches are the powers of two inside the fitted range", "[fit][predict]") {
+    CHECK(fit::default_batches(pollux_fit()) == std::vector<double>{8, 16, 32});  // within [6, 40]
+    fit::GroupFit narrow = pollux_fit();
+    narrow.range.min_batch = 5, narrow.range.max_batch = 7;
+    CHECK(fit::default_batches(narrow) == std::vector<double>{5});  // none inside: the smallest batch
+}
+
+TEST_CASE("the throughput grid: step time and replicas x batch / step", "[fit][predict]") {
+    // 1 GPU, m = 32: T_iter = 0.02 + 0.001 * 32 = 0.052; throughput 32 / 0.052 = 615.385.
+    // 4 GPUs at 2 per node (2 nodes), m = 32: T_net = 0.2 + 0.02 * (4 - 2) = 0.24, gamma = 1:
+    // T_iter = 0.052 + 0.24 = 0.292; throughput 4 * 32 / 0.292 = 438.356.
+    const std::string grid = fit::throughput_grid({pollux_fit()}, {{1, 4}, {32}, 2});
+    CHECK(grid ==
+          "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "bert,T4,1,1,32,0.052,615.385\n"
+          "bert,T4,2,4,32,0.292,438.356\n");
+}
+
+TEST_CASE("predict_table appends the predictions to each profile row", "[fit][predict]") {
+    const auto p = fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch\nbert,T4,1,1,32\n"},
+                                     {"", "", false});
+    // As above: 0.052 s, 615.385 samples/s.
+    CHECK(fit::predict_table(p, {pollux_fit()}) ==
+          "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "bert,T4,1,1,32,0.052,615.385\n");
+    const auto other = fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch\nvgg,T4,1,1,32\n"},
+                                         {"", "", false});
+    CHECK_THROWS_AS(fit::predict_table(other, {pollux_fit()}), DataError);
+}
