@@ -10,25 +10,38 @@ TEST_CASE("csv reads columns by name with BOM, CRLF and quotes", "[io]") {
     REQUIRE(t.rows() == 2);
     CHECK(t.require("a") == 0);
     CHECK(t.cell(0, t.require("b")).text == "x,y");
-    CHECK(t.number(1, 0) == 2);
+    CHECK(t.number(1, 0, 0, 10) == 2);
     CHECK(t.cell(1, 1).line == 4);
 }
 
 TEST_CASE("csv errors carry line and column", "[io]") {
     auto t = CsvTable::parse({"t.csv", "a,b\n1,2\n3,abc\n"});
     try {
-        t.number(1, 1);
+        t.number(1, 1, 0, 10);
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK(e.pos().line == 3);
         CHECK(e.pos().col == 3);
-        CHECK(std::string(e.what()) == "expected a number in column 'b', got 'abc'");
+        CHECK(std::string(e.what()) == "expected a number from 0 to 10 in column 'b', got 'abc'");
     }
     CHECK_THROWS_WITH(t.require("c"), "missing column 'c' (columns are: a, b)");
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", "a,b\n1\n"}), DataError);
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", "a,b\n\"1,2\n"}), DataError);
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", ""}), DataError);
-    CHECK_THROWS_AS(t.integer(1, 1), DataError);
+    CHECK_THROWS_AS(t.integer(1, 1, 0, 10), DataError);
+}
+
+TEST_CASE("csv numbers are finite, whole where counted, and inside the field's range", "[io]") {
+    auto t = CsvTable::parse({"t.csv", "a,b,c,d,e,f,g\nnan,inf,1e308,9223372036854775808,0x10, 7 ,8.5\n"});
+    for (int c : {0, 1, 4}) CHECK_THROWS_AS(t.number(0, c, -1e300, 1e300), DataError);
+    CHECK(t.number(0, 2, 0, 1e308) == 1e308);
+    CHECK_THROWS_WITH(t.number(0, 2, 0, 1e6), "expected a number from 0 to 1000000 in column 'c', got '1e308'");
+    CHECK_THROWS_WITH(t.integer(0, 3, 1, 1L << 20),
+                      "expected an integer from 1 to 1048576 in column 'd', got '9223372036854775808'");
+    CHECK(t.integer(0, 5, 1, 10) == 7);
+    CHECK_THROWS_AS(t.integer(0, 6, 1, 10), DataError);
+    CHECK(t.positive(0, 6, 10) == 8.5);
+    CHECK_THROWS_WITH(t.positive(0, 6, 1), "expected a positive number up to 1 in column 'g', got '8.5'");
 }
 
 TEST_CASE("csv writer quotes only what needs it", "[io]") {

@@ -75,8 +75,8 @@ TEST_CASE("layer statistics: numbers outside their range are refused at the cell
         }
         return std::string("no error");
     };
-    CHECK(err("layer,grad_var\n1,0.1\n2,1e31\n") == "s.csv:3:3: grad_var must lie in [0, 1e30], got '1e31'");
-    CHECK(err("layer,grad_var\n1,-1\n2,1\n") == "s.csv:2:3: grad_var must lie in [0, 1e30], got '-1'");
-    CHECK(err("layer,grad_var,flops\n1,1,0\n2,1,1\n") == "s.csv:2:5: flops must lie in (0, 1e30], got '0'");
-    CHECK(err("layer,grad_var\n1,nan\n2,1\n").find("expected a number in column 'grad_var'") != std::string::npos);
+    CHECK(err("layer,grad_var\n1,0.1\n2,1e31\n") == "s.csv:3:3: expected a number from 0 to 1e30 in column 'grad_var', got '1e31'");
+    CHECK(err("layer,grad_var\n1,-1\n2,1\n") == "s.csv:2:3: expected a number from 0 to 1e30 in column 'grad_var', got '-1'");
+    CHECK(err("layer,grad_var,flops\n1,1,0\n2,1,1\n") == "s.csv:2:5: expected a positive number up to 1e30 in column 'flops', got '0'");
+    CHECK(err("layer,grad_var\n1,nan\n2,1\n").find("expected a number from 0 to 1e30 in column 'grad_var'") != std::string::npos);
 }

@@ -185,7 +185,7 @@ TEST_CASE("model documents with unknown or out-of-bounds parameters are refused"
     const std::string ok = "    params: {alpha_c: 0.1, beta_c: 0.01, alpha_r: 0.01, beta_r: 0.001, alpha_n: 0.1, beta_n: 0.01, ";
     CHECK_NOTHROW(fit::read_model_document({"m.yaml", head + ok + "gamma: 2}\n"}));
     CHECK_THROWS_WITH(fit::read_model_document({"m.yaml", head + ok + "gamma: 20}\n"}),
-                      Catch::Contains("gamma = 20 lies outside its bounds [1, 10]"));
+                      Catch::Contains("expected a number from 1 to 10 for 'gamma', got '20'"));
     CHECK_THROWS_WITH(fit::read_model_document({"m.yaml", head + ok + "gamma: 2, delta: 1}\n"}),
                       Catch::Contains("unknown parameter 'delta'"));
     CHECK_THROWS_WITH(fit::read_model_document({"m.yaml", "kind: job\nversion: 1\n"}),

@@ -81,9 +81,9 @@ TEST_CASE("usage profiles: numbers outside their range are refused at the cell",
         return std::string("no error");
     };
     const std::string head = "app,gpu,per_gpu_batch,gpu_util_pct,memory_gib\n";
-    CHECK(err(head + "a,V100,8,30,1e308\n") == "u.csv:2:13: memory_gib must lie in (0, 1048576], got '1e308'");
-    CHECK(err(head + "a,V100,-8,30,2\n") == "u.csv:2:8: per_gpu_batch must lie in (0, 1048576], got '-8'");
-    CHECK(err(head + "a,V100,8,101,2\n") == "u.csv:2:10: gpu_util_pct must lie in [0, 100], got '101'");
+    CHECK(err(head + "a,V100,8,30,1e308\n") == "u.csv:2:13: expected a positive number up to 1048576 in column 'memory_gib', got '1e308'");
+    CHECK(err(head + "a,V100,-8,30,2\n") == "u.csv:2:8: expected a positive number up to 1048576 in column 'per_gpu_batch', got '-8'");
+    CHECK(err(head + "a,V100,8,101,2\n") == "u.csv:2:10: expected a number from 0 to 100 in column 'gpu_util_pct', got '101'");
     CHECK(err("app,gpu,per_gpu_batch,frozen_layers,gpu_util_pct,memory_gib\na,V100,8,1,30,2\n") ==
           "u.csv:1:23: frozen_layers needs total_layers to say what share still trains");
 }

@@ -38,6 +38,6 @@ TEST_CASE("measured-run reader reports bad cells where they are", "[model]") {
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK(e.pos().line == 2);
-        CHECK(std::string(e.what()) == "measured_gib must be positive, got '-1'");
+        CHECK(std::string(e.what()) == "expected a number from 0.001 to 100000 in column 'measured_gib', got '-1'");
     }
 }

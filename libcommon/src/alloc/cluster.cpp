@@ -3,13 +3,13 @@
 #include <set>
 
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/model/training.hpp>
 
 namespace hetsched::alloc {
 namespace {
 
 /// Checks one node's numbers and fills its memory from the catalog unless given.
 void complete(ClusterNode& n, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos) {
-    if (n.gpus < 1) throw DataError("expected a positive GPU count for node '" + n.name + "'", n.where);
     if (n.free < 0 || n.free > n.gpus)
         throw DataError("node '" + n.name + "' has " + std::to_string(n.free) + " free of " + std::to_string(n.gpus) +
                             " GPUs (expected 0 to " + std::to_string(n.gpus) + ")",
@@ -41,12 +41,10 @@ std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCat
         ClusterNode n;
         n.name = t.cell(r, name).text;
         n.where = t.where(r, 0);
-        n.gpus = static_cast<int>(t.integer(r, gpus));
-        n.free = free >= 0 ? static_cast<int>(t.integer(r, free)) : n.gpus;
-        if (memory >= 0 && !t.cell(r, memory).text.empty()) {
-            n.memory_gib = t.number(r, memory);
-            if (!(n.memory_gib > 0)) throw DataError("expected a positive memory_gib", t.where(r, memory));
-        }
+        n.gpus = static_cast<int>(t.integer(r, gpus, 1, kMaxGpusPerNode));
+        n.free = free >= 0 ? static_cast<int>(t.integer(r, free, 0, kMaxGpusPerNode)) : n.gpus;
+        if (memory >= 0 && !t.cell(r, memory).text.empty())
+            n.memory_gib = t.number(r, memory, 0.01, model::limits::max_memory_gib);
         if (gpu >= 0) n.gpu = t.cell(r, gpu).text;
         if (n.name.empty()) throw DataError("expected a node name", t.where(r, name));
         complete(n, catalog, gpu >= 0 ? t.where(r, gpu) : n.where);
@@ -69,14 +67,12 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
         ClusterNode n;
         n.where = doc.where(item);
         n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
-        n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus"));
+        n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus", 1, kMaxGpusPerNode));
         const YAML::Node free = io::optional_child(doc, item, "free");
-        n.free = free.IsDefined() ? static_cast<int>(io::yaml_integer(doc, free, "free")) : n.gpus;
+        n.free = free.IsDefined() ? static_cast<int>(io::yaml_integer(doc, free, "free", 0, kMaxGpusPerNode)) : n.gpus;
         const YAML::Node memory = io::optional_child(doc, item, "memory_gib");
-        if (memory.IsDefined()) {
-            n.memory_gib = io::yaml_number(doc, memory, "memory_gib");
-            if (!(n.memory_gib > 0)) throw DataError("expected a positive memory_gib", doc.where(memory));
-        }
+        if (memory.IsDefined())
+            n.memory_gib = io::yaml_number(doc, memory, "memory_gib", 0.01, model::limits::max_memory_gib);
         const YAML::Node gpu = memory.IsDefined() ? io::optional_child(doc, item, "gpu") : io::required_child(doc, item, "gpu");
         if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
         complete(n, catalog, doc.where(gpu.IsDefined() ? gpu : item));

@@ -117,9 +117,7 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     if (!training.IsDefined()) return 0;
     const YAML::Node slo = io::optional_child(doc, training, "slo_s");
     if (!slo.IsDefined()) return 0;
-    const double v = io::yaml_number(doc, slo, "slo_s");
-    if (!(v > 0)) throw DataError("expected a positive slo_s (seconds), got " + slo.Scalar(), doc.where(slo));
-    return v;
+    return io::yaml_number(doc, slo, "slo_s", 1e-3, kMaxSloS);
 }
 
 PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
@@ -195,20 +193,22 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         for (const auto& e : list) {
             model::Plan p;
-            auto integer = [&](const char* key) {
-                const long v = io::yaml_integer(doc, io::required_child(doc, e, key), key);
-                if (v < 1) throw DataError(std::string("expected a positive ") + key, doc.where(e[key]));
-                return static_cast<int>(v);
+            auto integer = [&](const char* key, long hi) {
+                return static_cast<int>(io::yaml_integer(doc, io::required_child(doc, e, key), key, 1, hi));
             };
             p.gpu = cat.find(io::yaml_string(doc, io::required_child(doc, e, "gpu"), "gpu")).name;
-            p.layout.tp = integer("tp");
-            p.layout.pp = integer("pp");
-            p.layout.dp = integer("dp");
-            p.layout.micro_batch = integer("micro_batch");
-            p.peak_gib = io::yaml_number(doc, io::required_child(doc, e, "peak_gib"), "peak_gib");
-            if (!(p.peak_gib > 0)) throw DataError("expected a positive peak_gib", doc.where(e["peak_gib"]));
+            p.layout.tp = integer("tp", model::limits::degree);
+            p.layout.pp = integer("pp", model::limits::degree);
+            p.layout.dp = integer("dp", model::limits::degree);
+            p.layout.micro_batch = integer("micro_batch", model::limits::global_batch);
+            if (p.layout.gpus() > model::limits::layout_gpus)
+                throw DataError("expected at most " + std::to_string(model::limits::layout_gpus) +
+                                    " GPUs (tp x pp x dp) in a plan, got " + std::to_string(p.layout.gpus()),
+                                doc.where(e));
+            p.peak_gib = io::yaml_number(doc, io::required_child(doc, e, "peak_gib"), "peak_gib", 0.001,
+                                         model::limits::max_memory_gib);
             const YAML::Node g = io::optional_child(doc, e, "gpus");
-            if (g.IsDefined() && io::yaml_integer(doc, g, "gpus") != p.layout.gpus())
+            if (g.IsDefined() && io::yaml_integer(doc, g, "gpus", 1, model::limits::layout_gpus) != p.layout.gpus())
                 throw DataError("gpus is not tp x pp x dp (" + std::to_string(p.layout.gpus()) + ")", doc.where(g));
             plans.push_back(p);
         }

@@ -1,11 +1,9 @@
 /// User catalog files: YAML (kind: gpu-catalog) or CSV with the same field names.
 #include <hetsched/catalog/gpu_catalog.hpp>
 
-#include <cmath>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
-#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::catalog {
@@ -16,26 +14,24 @@ struct Field {
     const char* key;
     double lo, hi;
     bool whole;
-    bool lo_open;  ///< lo itself is not allowed
 };
-constexpr Field kMemory{"memory_gib", 0, 1e5, false, true};
-constexpr Field kTflops{"tflops", 0, 1e6, false, true};
-constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false, false};
-constexpr Field kLink{"link_gb_s", 0, 1e6, false, false};
-constexpr Field kPerNode{"gpus_per_node", 1, 1024, true, false};
-constexpr Field kPrice{"price_per_hour", 0, 1e6, false, false};
-constexpr Field kQuota{"quota", 0, 1e6, true, false};
-constexpr Field kNetwork{"inter_node_gb_s", 0, 1e6, false, true};
+constexpr Field kMemory{"memory_gib", 0.01, 1e5, false};
+constexpr Field kTflops{"tflops", 0.001, 1e6, false};
+constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false};
+constexpr Field kLink{"link_gb_s", 0, 1e6, false};
+constexpr Field kPerNode{"gpus_per_node", 1, 1024, true};
+constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
+constexpr Field kQuota{"quota", 0, 1e6, true};
+constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
 
-double checked(const Field& f, double v, const SourcePos& pos) {
-    const bool ok = std::isfinite(v) && (f.lo_open ? v > f.lo : v >= f.lo) && v <= f.hi &&
-                    (!f.whole || v == std::floor(v));
-    if (!ok)
-        throw ConfigError(std::string("'") + f.key + "' must be " + (f.whole ? "a whole number" : "a number") +
-                              (f.lo_open ? " above " : " from ") + io::format_number(f.lo) + (f.lo_open ? " up to " : " to ") +
-                              io::format_number(f.hi) + ", got " + io::format_number(v),
-                          pos);
-    return v;
+double read(const io::YamlDocument& doc, const YAML::Node& node, const Field& f) {
+    if (f.whole) return static_cast<double>(io::yaml_integer(doc, node, f.key, static_cast<long>(f.lo), static_cast<long>(f.hi)));
+    return io::yaml_number(doc, node, f.key, f.lo, f.hi);
+}
+
+double read(const io::CsvTable& t, size_t row, int col, const Field& f) {
+    if (f.whole) return static_cast<double>(t.integer(row, col, static_cast<long>(f.lo), static_cast<long>(f.hi)));
+    return t.number(row, col, f.lo, f.hi);
 }
 
 void add_gpu(GpuCatalog& c, GpuType g, const SourcePos& pos) {
@@ -53,13 +49,13 @@ GpuCatalog from_yaml(const io::TextInput& in) {
     if (auto cur = io::optional_child(doc, doc.root, "currency"); cur.IsDefined())
         c.currency = io::yaml_string(doc, cur, "currency");
     if (auto net = io::optional_child(doc, doc.root, "inter_node_gb_s"); net.IsDefined())
-        c.inter_node_gb_s = checked(kNetwork, io::yaml_number(doc, net, kNetwork.key), doc.where(net));
+        c.inter_node_gb_s = read(doc, net, kNetwork);
     auto list = io::required_child(doc, doc.root, "gpus");
     if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
     for (const auto& n : list) {
         auto value = [&](const Field& f, double fallback, bool required = false) {
             auto v = required ? io::required_child(doc, n, f.key) : io::optional_child(doc, n, f.key);
-            return v.IsDefined() ? checked(f, io::yaml_number(doc, v, f.key), doc.where(v)) : fallback;
+            return v.IsDefined() ? read(doc, v, f) : fallback;
         };
         GpuType g;
         g.name = io::yaml_string(doc, io::required_child(doc, n, "name"), "name");
@@ -83,12 +79,12 @@ GpuCatalog from_csv(const io::TextInput& in) {
     GpuCatalog c{in.name, "USD", {}};
     for (size_t r = 0; r < t.rows(); ++r) {
         auto value = [&](const Field& f, int col, double fallback) {
-            return col < 0 || t.cell(r, col).text.empty() ? fallback : checked(f, t.number(r, col), t.where(r, col));
+            return col < 0 || t.cell(r, col).text.empty() ? fallback : read(t, r, col, f);
         };
         GpuType g;
         g.name = t.cell(r, name).text;
-        g.memory_gib = checked(kMemory, t.number(r, mem), t.where(r, mem));
-        g.tflops = checked(kTflops, t.number(r, tf), t.where(r, tf));
+        g.memory_gib = read(t, r, mem, kMemory);
+        g.tflops = read(t, r, tf, kTflops);
         g.mem_bw_gb_s = value(kMemBw, bw, 0);
         g.link_gb_s = value(kLink, link, 0);
         g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));

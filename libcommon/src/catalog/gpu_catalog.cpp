@@ -19,8 +19,9 @@ io::CsvTable embedded_table(const char* name, const char* text) {
     return io::CsvTable::parse({std::string("<embedded ") + name + ">", text});
 }
 
+/// The embedded tables hold published specs and prices; the ranges only guard against a bad edit.
 double optional_number(const io::CsvTable& t, size_t row, int col) {
-    return t.cell(row, col).text.empty() ? 0.0 : t.number(row, col);
+    return t.cell(row, col).text.empty() ? 0.0 : t.number(row, col, 0, 1e6);
 }
 
 std::vector<GpuType> parse_spec_rows() {
@@ -31,7 +32,7 @@ std::vector<GpuType> parse_spec_rows() {
     for (size_t r = 0; r < t.rows(); ++r) {
         GpuType g;
         g.name = t.cell(r, name).text;
-        g.memory_gib = t.number(r, mem);
+        g.memory_gib = t.number(r, mem, 0.01, 1e5);
         g.tflops = optional_number(t, r, bf16);
         if (g.tflops == 0) {
             g.tflops = optional_number(t, r, fp32);
@@ -68,7 +69,7 @@ std::map<std::string, double> lowest_prices() {
     for (size_t r = 0; r < t.rows(); ++r) {
         auto it = label_to_gpu.find(t.cell(r, gpu).text);
         if (it == label_to_gpu.end()) continue;
-        double p = t.number(r, price);
+        double p = t.number(r, price, 0, 1e6);
         auto [pos, fresh] = out.emplace(it->second, p);
         if (!fresh && p < pos->second) pos->second = p;
     }
@@ -96,7 +97,7 @@ GpuCatalog juchi_catalog() {
         GpuType g = spec(name);
         g.quota = quota;
         for (size_t r = 0; r < t.rows(); ++r)
-            if (t.cell(r, gpu).text == name) g.price_per_hour = t.number(r, price);
+            if (t.cell(r, gpu).text == name) g.price_per_hour = t.number(r, price, 0, 1e6);
         c.gpus.push_back(g);
     }
     return c;

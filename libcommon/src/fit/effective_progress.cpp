@@ -21,19 +21,15 @@ LayerStats read_layer_stats(const io::TextInput& in) {
                         {in.name, 1, 0});
     LayerStats s;
     for (size_t r = 0; r < t.rows(); ++r) {
-        if (t.integer(r, layer) != static_cast<long>(r) + 1)
+        if (t.integer(r, layer, 1, limits::max_layers) != static_cast<long>(r) + 1)
             throw DataError("expected layer " + std::to_string(r + 1) + " (rows in layer order from 1)", t.where(r, layer));
-        const auto ranged = [&](int c, const char* what, bool open_lo) {
-            return limits::checked(t.number(r, c), 0, limits::max_layer_stat, open_lo, what, t.cell(r, c).text,
-                                   t.where(r, c));
-        };
-        const auto nonneg = [&](int c, const char* what) { return ranged(c, what, false); };
-        const auto positive = [&](int c, const char* what) { return ranged(c, what, true); };
-        s.grad_var.push_back(nonneg(var, "grad_var"));
-        s.at_freeze.push_back(freeze >= 0 && !t.cell(r, freeze).text.empty() ? nonneg(freeze, "grad_var_at_freeze")
+        const auto nonneg = [&](int c) { return t.number(r, c, 0, limits::max_layer_stat); };
+        const auto positive = [&](int c) { return t.positive(r, c, limits::max_layer_stat); };
+        s.grad_var.push_back(nonneg(var));
+        s.at_freeze.push_back(freeze >= 0 && !t.cell(r, freeze).text.empty() ? nonneg(freeze)
                                                                             : std::numeric_limits<double>::quiet_NaN());
-        s.flops.push_back(flops >= 0 ? positive(flops, "flops") : 1.0);
-        s.params.push_back(params >= 0 ? positive(params, "params") : 1.0);
+        s.flops.push_back(flops >= 0 ? positive(flops) : 1.0);
+        s.params.push_back(params >= 0 ? positive(params) : 1.0);
     }
     return s;
 }

@@ -40,19 +40,12 @@ std::vector<UsageSample> read_usage(const io::TextInput& in) {
         s.app = t.cell(r, app).text;
         s.gpu = t.cell(r, gpu).text;
         s.where = t.where(r, 0);
-        const auto ranged = [&](int c, const char* what, double lo, double hi, bool open_lo) {
-            return limits::checked(t.number(r, c), lo, hi, open_lo, what, t.cell(r, c).text, t.where(r, c));
-        };
-        s.per_gpu_batch = ranged(batch, "per_gpu_batch", 0, limits::max_batch, true);
-        s.util_pct = ranged(util, "gpu_util_pct", 0, 100, false);
-        s.memory_gib = ranged(mem, "memory_gib", 0, limits::max_memory_gib, true);
+        s.per_gpu_batch = t.positive(r, batch, limits::max_batch);
+        s.util_pct = t.number(r, util, 0, 100);
+        s.memory_gib = t.positive(r, mem, limits::max_memory_gib);
         if (frozen >= 0 && layers >= 0) {
-            const long l = t.integer(r, layers), f = t.integer(r, frozen);
-            limits::checked(static_cast<double>(l), 1, static_cast<double>(limits::max_layers), false, "total_layers",
-                            t.cell(r, layers).text, t.where(r, layers));
-            if (f < 0 || f >= l)
-                throw DataError("frozen_layers must lie in [0, total_layers), got '" + t.cell(r, frozen).text + "'",
-                                t.where(r, frozen));
+            // frozen_layers lies in [0, total_layers): at least one layer trains.
+            const long l = t.integer(r, layers, 1, limits::max_layers), f = t.integer(r, frozen, 0, l - 1);
             s.theta = s.omega = static_cast<double>(l - f) / static_cast<double>(l);
         }
         out.push_back(s);

@@ -1,8 +1,11 @@
 #include <hetsched/fit/model_document.hpp>
 
+#include <cmath>
+
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::fit {
@@ -34,20 +37,22 @@ YAML::Node curve_node(const FactorCurve& c, const char* axis) {
     return n;
 }
 
-/// A number of the document within [lo, hi] (or (lo, hi] with `open_lo`); DataError at the node naming it.
+/// A number of the document within [lo, hi] (or (0, hi] with `open_lo`); DataError at the node naming
+/// it. Values are written with 6 significant digits, so one at a bound may have rounded past it by
+/// `slack` (relative) and is taken as the bound.
 double ranged(const io::YamlDocument& doc, const YAML::Node& n, const std::string& what, double lo, double hi,
-              bool open_lo) {
-    double v = io::yaml_number(doc, n, what);
-    if (v > hi && v <= hi * (1 + 1e-5)) v = hi;  // written with 6 significant digits: a bound may round up
-    return limits::checked(v, lo, hi, open_lo, what, n.Scalar(), doc.where(n));
+              bool open_lo, double slack = 1e-5) {
+    const std::optional<double> v = n.IsScalar() ? io::parse_finite(n.Scalar()) : std::nullopt;
+    if (!v || (open_lo ? *v <= lo : *v < lo - slack * std::fabs(lo)) || *v > hi + slack * std::fabs(hi))
+        throw DataError((open_lo ? io::expected_positive(hi) : io::expected_number(lo, hi)) + " for '" + what +
+                            "', got '" + io::shown_value(n.IsScalar() ? n.Scalar() : "a collection") + "'",
+                        doc.where(n));
+    return std::min(std::max(*v, lo), hi);
 }
 
 /// A whole number of the document within [lo, hi].
 int ranged_count(const io::YamlDocument& doc, const YAML::Node& n, const std::string& what, long lo, long hi) {
-    const long v = io::yaml_integer(doc, n, what);
-    limits::checked(static_cast<double>(v), static_cast<double>(lo), static_cast<double>(hi), false, what, n.Scalar(),
-                    doc.where(n));
-    return static_cast<int>(v);
+    return static_cast<int>(io::yaml_integer(doc, n, what, lo, hi));
 }
 
 FactorCurve read_curve(const io::YamlDocument& doc, const YAML::Node& n, const char* axis) {
@@ -137,18 +142,14 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
         g.gpu = io::yaml_string(doc, io::required_child(doc, f, "gpu"), "gpu");
         const YAML::Node params = io::required_child(doc, f, "params");
         if (!params.IsMap()) throw DataError("expected 'params' to be a mapping", doc.where(params));
-        for (const auto& kv : params)
-            if (param_index(kind, kv.first.as<std::string>()) < 0)
-                throw DataError("unknown parameter '" + kv.first.as<std::string>() + "' for model " + model_name(kind),
-                                doc.where(kv.first));
+        for (const auto& kv : params) {
+            const std::string name = io::yaml_string(doc, kv.first, "parameter name");
+            if (param_index(kind, name) < 0)
+                throw DataError("unknown parameter '" + name + "' for model " + model_name(kind), doc.where(kv.first));
+        }
         for (const auto& p : info) {
             const YAML::Node v = io::required_child(doc, params, p.name);
-            const double x = io::yaml_number(doc, v, p.name);
-            if (x < p.lower * (1 - 1e-9) || x > p.upper * (1 + 1e-9))
-                throw DataError(p.name + " = " + num(x) + " lies outside its bounds [" + num(p.lower) + ", " +
-                                    num(p.upper) + "]",
-                                doc.where(v));
-            g.params.push_back(x);
+            g.params.push_back(ranged(doc, v, p.name, p.lower, p.upper, false, 1e-9));
             g.pinned.emplace_back();
         }
         g.curves.compute_by_batch = read_curve(doc, io::optional_child(doc, f, "compute_by_batch"), "batch");

@@ -46,31 +46,27 @@ SourcePos header_pos(const io::CsvTable& t, int column) {
 }
 
 /// A measured time in [min_time_s, max_time_s] (sync may be 0: one replica has nothing to sync).
-double time_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, bool zero_ok = false) {
-    return limits::checked(t.number(r, c), zero_ok ? 0 : limits::min_time_s, limits::max_time_s, false, what,
-                           t.cell(r, c).text, t.where(r, c));
+double time_cell(const io::CsvTable& t, size_t r, int c, bool zero_ok = false) {
+    return t.number(r, c, zero_ok ? 0 : limits::min_time_s, limits::max_time_s);
 }
 
 /// A per-GPU batch in (0, max_batch].
-double batch_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
-    return limits::checked(t.number(r, c), 0, limits::max_batch, true, what, t.cell(r, c).text, t.where(r, c));
+double batch_cell(const io::CsvTable& t, size_t r, int c) {
+    return t.positive(r, c, limits::max_batch);
 }
 
 /// A whole number in [min, max].
-int count_cell(const io::CsvTable& t, size_t r, int c, const std::string& what, long min, long max) {
-    const long v = t.integer(r, c);
-    limits::checked(static_cast<double>(v), static_cast<double>(min), static_cast<double>(max), false, what,
-                    t.cell(r, c).text, t.where(r, c));
-    return static_cast<int>(v);
+int count_cell(const io::CsvTable& t, size_t r, int c, long min, long max) {
+    return static_cast<int>(t.integer(r, c, min, max));
 }
 
 /// An optional measured time: NaN when the column is absent.
-double optional_time(const io::CsvTable& t, size_t r, int c, const std::string& what, bool zero_ok) {
-    return c < 0 ? kNaN : time_cell(t, r, c, what, zero_ok);
+double optional_time(const io::CsvTable& t, size_t r, int c, bool zero_ok) {
+    return c < 0 ? kNaN : time_cell(t, r, c, zero_ok);
 }
 
-double fraction_cell(const io::CsvTable& t, size_t r, int c, const std::string& what) {
-    return limits::checked(t.number(r, c), 0, 1, false, what, t.cell(r, c).text, t.where(r, c));
+double fraction_cell(const io::CsvTable& t, size_t r, int c) {
+    return t.number(r, c, 0, 1);
 }
 
 /// Columns every format shares once renamed: batch and the times.
@@ -79,10 +75,10 @@ struct TimeColumns {
 };
 
 void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const ProfileOptions& opt, Sample& s) {
-    s.step_time_s = c.step < 0 ? kNaN : time_cell(t, r, c.step, t.header()[c.step].text);
-    s.sync_time_s = optional_time(t, r, c.sync, c.sync < 0 ? "" : t.header()[c.sync].text, true);
-    s.fwd_time_s = optional_time(t, r, c.fwd, "fwd_time_s", false);
-    s.bwd_time_s = optional_time(t, r, c.bwd, "bwd_time_s", false);
+    s.step_time_s = c.step < 0 ? kNaN : time_cell(t, r, c.step);
+    s.sync_time_s = optional_time(t, r, c.sync, true);
+    s.fwd_time_s = optional_time(t, r, c.fwd, false);
+    s.bwd_time_s = optional_time(t, r, c.bwd, false);
     (void)opt;
 }
 
@@ -109,15 +105,15 @@ void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
         if (placement >= 0) {
             parse_placement(t.cell(r, placement).text, t.where(r, placement), s);
         } else {
-            s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1, limits::max_gpus);
-            s.num_gpus = count_cell(t, r, replicas, "num_replicas", 1, limits::max_gpus);
+            s.num_nodes = count_cell(t, r, nodes, 1, limits::max_gpus);
+            s.num_gpus = count_cell(t, r, replicas, 1, limits::max_gpus);
             if (s.num_gpus < s.num_nodes)
                 throw DataError("num_replicas (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
                                     std::to_string(s.num_nodes) + "): every node holds at least one replica",
                                 t.where(r, replicas));
             s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
         }
-        s.per_gpu_batch = batch_cell(t, r, bsz, "local_bsz");
+        s.per_gpu_batch = batch_cell(t, r, bsz);
         read_times(t, r, tc, opt, s);
         p.samples.push_back(std::move(s));
     }
@@ -150,9 +146,9 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         s.gpu = opt.gpu.empty() ? t.cell(r, gpu).text : opt.gpu;
         if (s.app.empty()) throw DataError("empty app", t.where(r, app));
         if (s.gpu.empty()) throw DataError("empty gpu", t.where(r, gpu));
-        s.num_nodes = count_cell(t, r, nodes, "num_nodes", 1, limits::max_gpus);
-        s.num_gpus = count_cell(t, r, gpus, "num_gpus", 1, limits::max_gpus);
-        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, "pipeline_stages", 1, limits::max_layers);
+        s.num_nodes = count_cell(t, r, nodes, 1, limits::max_gpus);
+        s.num_gpus = count_cell(t, r, gpus, 1, limits::max_gpus);
+        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, 1, limits::max_layers);
         if (s.num_gpus < s.num_nodes)
             throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
                                 std::to_string(s.num_nodes) + ")", t.where(r, gpus));
@@ -160,9 +156,9 @@ void read_own(Profile& p, const ProfileOptions& opt) {
             throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is not a multiple of pipeline_stages (" +
                                 std::to_string(s.stages) + ")", t.where(r, gpus));
         s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
-        s.per_gpu_batch = batch_cell(t, r, batch, "per_gpu_batch");
-        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, "frozen_layers", 0, limits::max_layers - 1);
-        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, "total_layers", 1, limits::max_layers);
+        s.per_gpu_batch = batch_cell(t, r, batch);
+        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, 0, limits::max_layers - 1);
+        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, 1, limits::max_layers);
         if (s.total_layers > 0 && s.frozen_layers >= s.total_layers)
             throw DataError("frozen_layers (" + std::to_string(s.frozen_layers) + ") must be below total_layers (" +
                                 std::to_string(s.total_layers) + "): a job trains at least one layer",
@@ -170,8 +166,8 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         const double share = s.total_layers > 0
                                  ? static_cast<double>(s.total_layers - s.frozen_layers) / s.total_layers
                                  : 1.0;
-        s.unfrozen_flops = theta < 0 ? share : fraction_cell(t, r, theta, "unfrozen_flops_fraction");
-        s.unfrozen_params = omega < 0 ? share : fraction_cell(t, r, omega, "unfrozen_params_fraction");
+        s.unfrozen_flops = theta < 0 ? share : fraction_cell(t, r, theta);
+        s.unfrozen_params = omega < 0 ? share : fraction_cell(t, r, omega);
         if (!(s.unfrozen_flops > 0))
             throw DataError("unfrozen_flops_fraction must be positive: a job trains at least one layer",
                             t.where(r, theta));

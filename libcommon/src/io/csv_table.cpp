@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <csv.h>
 
+#include <hetsched/io/number_range.hpp>
+
 namespace hetsched::io {
 namespace {
 
@@ -104,27 +106,43 @@ SourcePos CsvTable::where(size_t row, int column) const {
     return {name_, c.line, c.col};
 }
 
-double CsvTable::number(size_t row, int column) const {
-    const CsvCell& c = cell(row, column);
-    const char* s = c.text.c_str();
-    char* end = nullptr;
-    errno = 0;
-    double v = std::strtod(s, &end);
-    while (end && (*end == ' ' || *end == '\t')) ++end;
-    if (c.text.empty() || end == s || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
-        throw DataError("expected a number in column '" + header_[static_cast<size_t>(column)].text + "', got '" +
-                            c.text + "'",
-                        where(row, column));
-    return v;
+namespace {
+
+std::string trimmed(const std::string& s) {
+    const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-long CsvTable::integer(size_t row, int column) const {
-    double v = number(row, column);
-    if (v != std::floor(v) || std::fabs(v) > 9e15)
-        throw DataError("expected an integer in column '" + header_[static_cast<size_t>(column)].text + "', got '" +
-                            cell(row, column).text + "'",
+}  // namespace
+
+double CsvTable::number(size_t row, int column, double lo, double hi) const {
+    const std::string& text = cell(row, column).text;
+    const std::optional<double> v = parse_finite(trimmed(text));
+    if (!v || *v < lo || *v > hi)
+        throw DataError(expected_number(lo, hi) + " in column '" + header_[static_cast<size_t>(column)].text +
+                            "', got '" + shown_value(text) + "'",
                         where(row, column));
-    return static_cast<long>(v);
+    return *v;
+}
+
+double CsvTable::positive(size_t row, int column, double hi) const {
+    const std::string& text = cell(row, column).text;
+    const std::optional<double> v = parse_finite(trimmed(text));
+    if (!v || !(*v > 0) || *v > hi)
+        throw DataError(expected_positive(hi) + " in column '" + header_[static_cast<size_t>(column)].text +
+                            "', got '" + shown_value(text) + "'",
+                        where(row, column));
+    return *v;
+}
+
+long CsvTable::integer(size_t row, int column, long lo, long hi) const {
+    const std::string& text = cell(row, column).text;
+    const std::optional<long> v = parse_whole(trimmed(text), lo, hi);
+    if (!v)
+        throw DataError(expected_integer(lo, hi) + " in column '" + header_[static_cast<size_t>(column)].text +
+                            "', got '" + shown_value(text) + "'",
+                        where(row, column));
+    return *v;
 }
 
 bool CsvTable::boolean(size_t row, int column) const {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_limits.hpp>
 
 namespace hetsched::io {
@@ -38,7 +39,7 @@ void require_kind(const YamlDocument& doc, const std::string& kind) {
     if (got != kind) throw DataError("expected a document of kind '" + kind + "', got '" + got + "'", doc.where(k));
     YAML::Node v = doc.root["version"];
     if (!v) throw DataError("missing 'version:' (expected 'version: 1')", {doc.name, 1, 1});
-    if (yaml_integer(doc, v, "version") != 1)
+    if (!v.IsScalar() || v.Scalar() != "1")
         throw DataError("unsupported version '" + v.Scalar() + "' (this release reads version 1)", doc.where(v));
 }
 
@@ -55,22 +56,34 @@ YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const 
     return child;
 }
 
-double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what) {
-    if (!node.IsScalar()) throw DataError("expected a number for '" + what + "'", doc.where(node));
-    const std::string& s = node.Scalar();
-    char* end = nullptr;
-    errno = 0;
-    double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
-        throw DataError("expected a number for '" + what + "', got '" + s + "'", doc.where(node));
-    return v;
+namespace {
+
+/// What came where a number was expected, as a message shows it.
+std::string came(const YAML::Node& node) {
+    if (!node.IsScalar()) return node.IsMap() ? "a mapping" : node.IsSequence() ? "a list" : "nothing";
+    return "'" + shown_value(node.Scalar()) + "'";
 }
 
-long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what) {
-    double v = yaml_number(doc, node, what);
-    if (v != std::floor(v) || std::fabs(v) > 9e15)
-        throw DataError("expected an integer for '" + what + "', got '" + node.Scalar() + "'", doc.where(node));
-    return static_cast<long>(v);
+}  // namespace
+
+double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double lo, double hi) {
+    const std::optional<double> v = node.IsScalar() ? parse_finite(node.Scalar()) : std::nullopt;
+    if (!v || *v < lo || *v > hi)
+        throw DataError(expected_number(lo, hi) + " for '" + what + "', got " + came(node), doc.where(node));
+    return *v;
+}
+
+double yaml_positive(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double hi) {
+    const std::optional<double> v = node.IsScalar() ? parse_finite(node.Scalar()) : std::nullopt;
+    if (!v || !(*v > 0) || *v > hi)
+        throw DataError(expected_positive(hi) + " for '" + what + "', got " + came(node), doc.where(node));
+    return *v;
+}
+
+long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what, long lo, long hi) {
+    const std::optional<long> v = node.IsScalar() ? parse_whole(node.Scalar(), lo, hi) : std::nullopt;
+    if (!v) throw DataError(expected_integer(lo, hi) + " for '" + what + "', got " + came(node), doc.where(node));
+    return *v;
 }
 
 bool yaml_bool(const YamlDocument& doc, const YAML::Node& node, const std::string& what) {

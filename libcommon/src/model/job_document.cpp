@@ -39,8 +39,7 @@ Network read_network(const io::YamlDocument& doc, Network net) {
     auto speed = [&](const char* key, double& dst) {
         const YAML::Node n = io::optional_child(doc, sec, key);
         if (!n.IsDefined()) return;
-        dst = io::yaml_number(doc, n, key);
-        if (!(dst > 0)) throw DataError(std::string("expected a positive ") + key, doc.where(n));
+        dst = io::yaml_number(doc, n, key, limits::min_link_gb_s, limits::max_link_gb_s);
     };
     speed("inter_node_gb_s", net.inter_node_gb_s);
     speed("intra_node_gb_s", net.intra_node_gb_s);

@@ -14,12 +14,7 @@ long read_count(const YamlDocument& doc, const YAML::Node& sec, const char* key,
         if (required) throw DataError(std::string("missing key '") + key + "'", doc.where(sec));
         return fallback;
     }
-    long v = io::yaml_integer(doc, n, key);
-    if (v <= 0 || v > hi)
-        throw DataError(std::string("expected an integer from 1 to ") + std::to_string(hi) + " for '" + key + "', got '" +
-                            n.Scalar() + "'",
-                        doc.where(n));
-    return v;
+    return io::yaml_integer(doc, n, key, 1, hi);
 }
 
 bool read_flag(const YamlDocument& doc, const YAML::Node& sec, const char* key, bool fallback) {
@@ -58,13 +53,10 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
     m.rms_norm = read_flag(doc, sec, "rms_norm", m.rms_norm);
     m.linear_bias = read_flag(doc, sec, "linear_bias", m.linear_bias);
     if (YAML::Node d = io::optional_child(doc, sec, "dropout"); d.IsDefined()) {
-        m.dropout = io::yaml_number(doc, d, "dropout");
-        if (m.dropout < 0 || m.dropout >= 1) throw DataError("expected dropout in [0, 1)", doc.where(d));
+        m.dropout = io::yaml_number(doc, d, "dropout", 0, 0.99);
     }
     if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
-        m.learned_positions = io::yaml_integer(doc, p, "learned_positions");
-    if (m.learned_positions < 0 || m.learned_positions > limits::seq_len)
-        throw DataError("expected learned_positions from 0 to " + std::to_string(limits::seq_len), doc.where(sec));
+        m.learned_positions = io::yaml_integer(doc, p, "learned_positions", 0, limits::seq_len);
     try {
         validate_model(m);
     } catch (const DataError& e) {
@@ -87,8 +79,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.precision = read_word(doc, sec, "precision", t.precision);
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
-        t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage"));
-        if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("expected zero_stage 0, 1, 2 or 3", doc.where(z));
+        t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage", 0, 3));
     }
     t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
 namespace {
@@ -40,13 +41,12 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
         } catch (const UsageError& e) {
             throw DataError(e.what(), table.where(r, gpu));
         }
-        if (mb >= 0 && table.integer(r, mb) != micro_batch)
+        if (mb >= 0 && table.integer(r, mb, 1, limits::global_batch) != micro_batch)
             throw DataError("row measured with micro-batch " + table.cell(r, mb).text + ", the job uses " +
                                 std::to_string(micro_batch) + " (profiles are not rescaled)",
                             table.where(r, mb));
-        const double f = table.number(r, fwd), b = table.number(r, bwd);
-        if (!(f > 0)) throw DataError("expected a positive forward_s", table.where(r, fwd));
-        if (!(b > 0)) throw DataError("expected a positive backward_s", table.where(r, bwd));
+        const double f = table.number(r, fwd, limits::min_time_s, limits::max_time_s),
+                     b = table.number(r, bwd, limits::min_time_s, limits::max_time_s);
         ProfiledTimes& times = out.by_gpu[name];
         if (times.forward.empty()) {
             times.forward.assign(static_cast<size_t>(layers), -1);

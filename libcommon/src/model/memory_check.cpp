@@ -3,11 +3,12 @@
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
 namespace {
 
-int as_int(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col)); }
+int degree(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col, 1, limits::degree)); }
 
 }  // namespace
 
@@ -29,22 +30,22 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
         run.id = t.cell(r, id).text;
         auto& m = run.model;
         m.name = run.id;
-        m.layers = t.integer(r, layers);
-        m.hidden = t.integer(r, hidden);
-        m.heads = t.integer(r, heads);
-        m.kv_heads = t.integer(r, kv);
-        m.ffn_hidden = t.integer(r, ffn);
+        m.layers = t.integer(r, layers, 1, limits::layers);
+        m.hidden = t.integer(r, hidden, 1, limits::hidden);
+        m.heads = t.integer(r, heads, 1, limits::heads);
+        m.kv_heads = t.integer(r, kv, 1, limits::heads);
+        m.ffn_hidden = t.integer(r, ffn, 1, limits::ffn_hidden);
         m.gated_mlp = t.boolean(r, gated);
-        m.vocab = t.integer(r, vocab);
+        m.vocab = t.integer(r, vocab, 1, limits::vocab);
         m.tied_embeddings = t.boolean(r, tied);
         m.rms_norm = rms >= 0 ? t.boolean(r, rms) : m.gated_mlp;
         m.linear_bias = bias >= 0 ? t.boolean(r, bias) : !m.gated_mlp;
 
         auto& tr = run.training;
-        tr.seq_len = t.integer(r, seq);
+        tr.seq_len = t.integer(r, seq, 1, limits::seq_len);
         m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;
-        tr.global_batch = t.integer(r, gb);
-        tr.zero_stage = as_int(t, r, zero);
+        tr.global_batch = t.integer(r, gb, 1, limits::global_batch);
+        tr.zero_stage = static_cast<int>(t.integer(r, zero, 0, 3));
         tr.distributed_optimizer = t.boolean(r, distopt);
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
@@ -60,23 +61,21 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
         }
         // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
         // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
-        if (dropout >= 0) m.dropout = t.number(r, dropout);
+        if (dropout >= 0) m.dropout = t.number(r, dropout, 0, 0.99);
         else if (tr.framework == Framework::megatron) m.dropout = 0.1;
         else m.dropout = tr.framework == Framework::fsdp || m.gated_mlp ? 0.0 : 0.1;
         auto& l = run.layout;
-        l.tp = as_int(t, r, tp);
-        l.pp = as_int(t, r, pp);
-        l.vpp = as_int(t, r, vpp);
-        l.dp = as_int(t, r, dp);
-        l.cp = as_int(t, r, cp);
-        l.micro_batch = t.integer(r, mb);
+        l.tp = degree(t, r, tp);
+        l.pp = degree(t, r, pp);
+        l.vpp = degree(t, r, vpp);
+        l.dp = degree(t, r, dp);
+        l.cp = degree(t, r, cp);
+        l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
         run.stage = t.cell(r, stage).text;
         if (run.stage != "all" && run.stage != "first" && run.stage != "last")
             throw DataError("expected all, first or last in column 'stage_measured', got '" + run.stage + "'",
                             t.where(r, stage));
-        run.measured_gib = t.number(r, measured);
-        if (!(run.measured_gib > 0))
-            throw DataError("measured_gib must be positive, got '" + t.cell(r, measured).text + "'", t.where(r, measured));
+        run.measured_gib = t.number(r, measured, 0.001, limits::max_memory_gib);
         try {
             validate(run.model, run.training, run.layout);
         } catch (const DataError& e) {

@@ -3,6 +3,8 @@
 #include <map>
 #include <sstream>
 
+#include <hetsched/model/training.hpp>
+
 namespace hetsched::place {
 namespace {
 
@@ -26,9 +28,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     Allocation a;
     a.where = doc.where(sec);
     const YAML::Node dp = io::required_child(doc, sec, "dp");
-    const long d = io::yaml_integer(doc, dp, "dp");
-    if (d < 1 || d > 65536) throw DataError("expected dp between 1 and 65536, got " + dp.Scalar(), doc.where(dp));
-    a.dp = static_cast<int>(d);
+    a.dp = static_cast<int>(io::yaml_integer(doc, dp, "dp", 1, model::limits::degree));
 
     const YAML::Node stages = io::optional_child(doc, sec, "stages");
     const YAML::Node gpus = io::optional_child(doc, sec, "gpus");
@@ -39,8 +39,9 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (!gpus.IsMap()) throw DataError("expected a map of GPU type to count under 'gpus'", doc.where(gpus));
         for (const auto& kv : gpus) {
             const std::string name = resolve(doc, kv.first, c);
-            const long n = io::yaml_integer(doc, kv.second, "gpus");
-            if (n < 1 || n % a.dp != 0)
+            // At most one stage per layer: more GPUs than that cannot be placed.
+            const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::layers * a.dp);
+            if (n % a.dp != 0)
                 throw DataError("expected a positive multiple of dp (" + std::to_string(a.dp) + ") GPUs of " + name +
                                     ", got " + kv.second.Scalar(),
                                 doc.where(kv.second));
@@ -60,6 +61,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
     }
+    if (a.stages.size() > static_cast<size_t>(model::limits::layers))
+        throw DataError("expected at most " + std::to_string(model::limits::layers) + " stages (one per layer), got " +
+                            std::to_string(a.stages.size()),
+                        a.where);
     return a;
 }
 

@@ -13,6 +13,9 @@
 
 namespace hetsched::alloc {
 
+/// The most GPUs one node may have (a catalog's gpus_per_node has the same bound).
+inline constexpr long kMaxGpusPerNode = 1024;
+
 /// The `nodes:` list under `section`; DataError at the offending node (missing keys, free > gpus,
 /// unknown GPU types, duplicate names).
 std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::Node& section,

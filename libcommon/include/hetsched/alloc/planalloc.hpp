@@ -15,6 +15,9 @@
 
 namespace hetsched::alloc {
 
+/// The largest time SLO accepted from a flag or a document, seconds (about 31,700 years).
+inline constexpr double kMaxSloS = 1e12;
+
 struct PlanallocOptions {
     model::JobOptions job;
     SearchMethod method = SearchMethod::espresso;

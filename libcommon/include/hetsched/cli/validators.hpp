@@ -12,6 +12,6 @@ CLI::Validator number_in(double lo, double hi);
 CLI::Validator positive(double hi = 1e15);
 
 /// A whole number in [lo, hi] (no fraction, no overflow): "expected an integer from LO to HI, got 'x'".
-CLI::Validator integer_in(long long lo, long long hi);
+CLI::Validator integer_in(long lo, long hi);
 
 }  // namespace hetsched::cli

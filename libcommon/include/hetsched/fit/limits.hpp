@@ -3,10 +3,6 @@
 /// layer statistics, usage profiles) and from flags alike. They are wide enough for any real cluster
 /// and narrow enough that no sum, square or product the fits and predictions form can overflow, so a
 /// fit never reports R^2 nan or an infinite error. fitthroughput(1) and hetsched-formats(5) list them.
-#include <string>
-
-#include <hetsched/cli/error.hpp>
-
 namespace hetsched::fit::limits {
 
 /// Step, sync, forward and backward times (s): a microsecond to a day.
@@ -25,10 +21,5 @@ constexpr double min_factor = 1e-3;
 constexpr double max_factor = 1e3;
 /// GPU memory (GiB), in usage profiles and --capacity-gib: positive, at most 2^20.
 constexpr double max_memory_gib = 1048576;
-
-/// `v` unless it lies outside [lo, hi] (or, with `open_lo`, at lo); then DataError at `where`:
-/// "FIELD must lie in [LO, HI], got 'TEXT'" ("(LO, HI]" when open). `text` is the value as written.
-double checked(double v, double lo, double hi, bool open_lo, const std::string& field, const std::string& text,
-               const SourcePos& where);
 
 }  // namespace hetsched::fit::limits

@@ -33,10 +33,13 @@ public:
     /// The index of column `column`; DataError naming the columns present when it is absent.
     int require(const std::string& column) const;
 
-    /// Cell (row, column) as a finite number; DataError at the cell otherwise.
-    double number(size_t row, int column) const;
-    /// Cell as an integer (no fraction); DataError otherwise.
-    long integer(size_t row, int column) const;
+    /// Cell (row, column) as a finite number in [lo, hi] (blanks around it allowed); DataError at the
+    /// cell naming the column, the range and what came otherwise.
+    double number(size_t row, int column, double lo, double hi) const;
+    /// Cell as a finite number in (0, hi]; DataError at the cell otherwise.
+    double positive(size_t row, int column, double hi) const;
+    /// Cell as a whole number in [lo, hi]; DataError at the cell otherwise.
+    long integer(size_t row, int column, long lo, long hi) const;
     /// Cell as 0/1/true/false/yes/no; DataError otherwise.
     bool boolean(size_t row, int column) const;
     const CsvCell& cell(size_t row, int column) const { return rows_[row][static_cast<size_t>(column)]; }

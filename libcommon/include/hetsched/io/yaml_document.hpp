@@ -32,9 +32,13 @@ YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const 
 /// `map[key]`; DataError "missing key" at the mapping's position when absent.
 YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);
 
-/// Scalar readers: DataError at the node, saying what was expected and what came.
-double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
-long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
+/// Numbers from files: finite and within [lo, hi] (whole for yaml_integer), else DataError at the
+/// node naming `what`, the range and what came. Every reader states its field's range here.
+double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double lo, double hi);
+long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what, long lo, long hi);
+/// A finite number in (0, hi].
+double yaml_positive(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double hi);
+/// Other scalars: DataError at the node, saying what was expected and what came.
 bool yaml_bool(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
 std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
 
