@@ -51,3 +51,18 @@ TEST_CASE("a model too large for any card yields no plan", "[model]") {
     o.max_gpus = 2;
     CHECK(model::enumerate_plans(m, t, catalog::named_catalog("juchi"), o).empty());
 }
+
+TEST_CASE("the rough time prices cross-node gradient sync on the network it is given", "[model]") {
+    const auto& m = catalog::find_model("gpt2");
+    const auto t = training(1024, 64);
+    const auto c = catalog::named_catalog("juchi");
+    const catalog::GpuType& g = c.find("A30");  // 8 per node: dp 16 crosses nodes
+    const model::Layout cross{1, 1, 16, 1, 1, 4};
+    const model::Layout inside{1, 1, 4, 1, 1, 4};
+    const double slow = model::rough_iteration_s(m, t, cross, g, model::Network{0.3125});
+    const double fast = model::rough_iteration_s(m, t, cross, g, model::Network{25});
+    CHECK(slow > fast);
+    // Within one node the inter-node link is not used at all.
+    CHECK(model::rough_iteration_s(m, t, inside, g, model::Network{0.3125}) ==
+          model::rough_iteration_s(m, t, inside, g, model::Network{25}));
+}

@@ -21,7 +21,8 @@ std::vector<long> divisors(long n, long cap) {
 
 }  // namespace
 
-double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g) {
+double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
+                         const Network& net) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
     const MicroBatchFlops f = micro_batch_flops(m, t, t.global_batch / l.dp);
@@ -30,7 +31,6 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
                          (l.tp * l.pp * l.cp);
     const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
     double time = flops / (g.tflops * 1e12 * kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
-    const Network net;
     const double link = intra_node_bytes_s(g, net);
     if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
         const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;
@@ -66,7 +66,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
                         const double bytes = estimate_memory(m, t, l, o.measure, o.method).peak_bytes();
                         if (bytes / kGiB > usable) break;  // larger micro-batches only need more
-                        plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g)});
+                        plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g, o.network)});
                     }
                 }
             }

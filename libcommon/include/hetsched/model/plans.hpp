@@ -8,6 +8,8 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/model/memory.hpp>
 
+#include <hetsched/model/step_time.hpp>
+
 namespace hetsched::model {
 
 struct PlanOptions {
@@ -16,6 +18,7 @@ struct PlanOptions {
     double usable_fraction = 0.98;   ///< share of the sold memory a job may fill (ECC, driver reserve)
     int max_gpus = 1024;             ///< per plan (also capped by each type's quota)
     int max_tp = 0;                  ///< 0: the type's GPUs per node
+    Network network;                 ///< links the rough time prices tp and dp traffic on
 };
 
 /// One plan and what it costs in memory and time.
@@ -32,6 +35,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                                   const PlanOptions& o);
 
 /// The rough iteration time used to rank plans on one GPU type.
-double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g);
+double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
+                         const Network& net);
 
 }  // namespace hetsched::model
