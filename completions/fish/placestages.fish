@@ -15,6 +15,8 @@ complete -c placestages -l usable-fraction -r -d 'Share of a GPUs memory a stage
 complete -c placestages -l search-limit -r -d 'Nodes the exact searches (hph, optimal) may visit'
 complete -c placestages -l timeline -r -d 'Write the simulated schedule to FILE.csv'
 complete -c placestages -l format -x -a 'yaml csv' -d 'yaml (a job document) or csv (a stage table)'
+complete -c placestages -l list-models -d 'List model presets as CSV and exit'
+complete -c placestages -l list-gpus -d 'List the catalogs GPU types as CSV and exit'
 complete -c placestages -l model -r -d 'Model preset (see --list-models)'
 complete -c placestages -l layers -r -d 'Transformer layers'
 complete -c placestages -l hidden -r -d 'Hidden size'

@@ -4,6 +4,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
+#include <hetsched/cli/list_flags.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/model/memest.hpp>
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
     model::MemestOptions opt;
     cli::IoOptions io;
     std::string catalog = "default", method = "default", measure, format = "yaml", check;
-    bool list_models = false, list_gpus = false;
+    cli::ListFlags lists;
     cli::Verbosity verbosity;
     auto app = cli::make_app({"memest",
                               "Estimate per-GPU training memory for a model and parallel layout, or rank the "
@@ -40,15 +41,10 @@ int main(int argc, char** argv) {
     app->add_option("--format", format, "yaml (a job document) or csv (a table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
     app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv");
-    app->add_flag("--list-models", list_models, "List model presets as CSV and exit");
-    app->add_flag("--list-gpus", list_gpus, "List the catalog's GPU types as CSV and exit");
+    cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (list_models || list_gpus) {
-            io::write_output(io.output, list_models ? model::list_models_csv()
-                                                    : model::list_gpus_csv(cli::load_catalog(catalog)));
-            return Exit::ok;
-        }
+        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
         opt.method = model::parse_method(method);
         if (!check.empty()) {
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);

@@ -3,6 +3,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
+#include <hetsched/cli/list_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/place/placestages.hpp>
@@ -43,7 +44,11 @@ int main(int argc, char** argv) {
     app->add_option("--format", format, "yaml (a job document) or csv (a stage table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
 
+    cli::ListFlags lists;
+    cli::add_list_flags(*app, lists);
+
     return cli::run_tool(*app, argc, argv, [&] {
+        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
         opt.method = place::parse_method(method);
         opt.model = model_flags.problem();
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;

@@ -6,6 +6,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
+#include <hetsched/cli/list_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/cli/progress.hpp>
 #include <hetsched/io/output_file.hpp>
@@ -57,7 +58,11 @@ int main(int argc, char** argv) {
     app->add_option("--format", format, "yaml (a job document) or csv (a table of the best plans)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
 
+    cli::ListFlags lists;
+    cli::add_list_flags(*app, lists);
+
     return cli::run_tool(*app, argc, argv, [&] {
+        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
         opt.method = alloc::parse_search_method(method);
         opt.placer = place::parse_method(placer);
         opt.model = model_flags.problem();

@@ -1,0 +1,20 @@
+#include <hetsched/cli/list_flags.hpp>
+
+#include <hetsched/cli/inputs.hpp>
+#include <hetsched/io/output_file.hpp>
+#include <hetsched/model/memest.hpp>
+
+namespace hetsched::cli {
+
+void add_list_flags(CLI::App& app, ListFlags& flags) {
+    app.add_flag("--list-models", flags.models, "List model presets as CSV and exit");
+    app.add_flag("--list-gpus", flags.gpus, "List the catalog's GPU types as CSV and exit");
+}
+
+bool write_list(const ListFlags& flags, const std::string& catalog, const std::string& output) {
+    if (!flags.models && !flags.gpus) return false;
+    io::write_output(output, flags.models ? model::list_models_csv() : model::list_gpus_csv(load_catalog(catalog)));
+    return true;
+}
+
+}  // namespace hetsched::cli
