@@ -172,6 +172,39 @@ TEST_CASE("whale orders by memory and balances by speed within memory", "[place]
     CHECK(std::abs(r.placement.layers[0] - r.placement.layers[1]) <= 1);
 }
 
+TEST_CASE("whale hands rounding leftovers to the lightest stage and takes the one-layer minimum back", "[place]") {
+    Problem even;
+    even.model = "m";
+    even.layers = 10;
+    even.types.push_back(uniform_type("a", 3, 100, 40, 10, 0.1, {10, 10, 10}));
+    // Equal speeds: shares 3.33 each, floors 3, 3, 3; the one layer left goes to the first lightest.
+    CHECK(place_whale(even, {0, 0, 0}).placement.layers == std::vector<long>{4, 3, 3});
+
+    Problem skewed;
+    skewed.model = "m";
+    skewed.layers = 4;
+    skewed.types.push_back(uniform_type("fast", 1, 100, 16, 4, 0.01, {4, 4, 4, 4}));
+    skewed.types.push_back(uniform_type("slow", 3, 1, 48, 4, 1.0, {4, 4, 4, 4}));
+    // Speeds 4 / 0.12 = 33.3 and 4 / 12 = 0.333 layers/s: shares 3.88 and 0.039, floors 3 and (at
+    // least) 1, 1, 1 = 6 > 4, so the heaviest stage with more than one layer gives two back.
+    const PlaceResult r = place_whale(skewed, {1, 1, 1, 0});
+    CHECK(r.placement.layers == std::vector<long>{1, 1, 1, 1});
+    CHECK(r.evaluated == 1);
+    CHECK(r.iteration_s > 0);
+}
+
+TEST_CASE("whale gives up when memory caps cannot hold every layer", "[place]") {
+    Problem p;
+    p.model = "m";
+    p.layers = 10;
+    p.types.push_back(uniform_type("a", 2, 100, 40, 10, 0.1, {4, 4}));
+    CHECK(place_whale(p, {0, 0}).placement.empty());
+    p.types[0].max_layers = {0, 10};  // a stage that holds nothing
+    CHECK(place_whale(p, {0, 0}).placement.empty());
+    p.types[0].max_layers = {5, 5};
+    CHECK(place_whale(p, {0, 0}).placement.layers == std::vector<long>{5, 5});
+}
+
 TEST_CASE("keep-order places stages in the allocation's order", "[place]") {
     Problem p;
     p.model = "m";

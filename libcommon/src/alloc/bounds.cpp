@@ -157,4 +157,78 @@ double min_price_per_speed(double price0, double speed0, int stages, const std::
     return lambda;
 }
 
+namespace {
+
+/// Busy time one layer on a stage of candidate `t` costs over the iteration (m passes and its sync).
+double busy_per_layer(const CandidateBounds& c, size_t t) {
+    return per_layer(c.types[t], static_cast<double>(c.job.micro_batches));
+}
+
+}  // namespace
+
+double completion_time_bound(const CandidateBounds& c, const PartialPlan& p) {
+    std::vector<BoundType> types = c.types;
+    for (size_t t = 0; t < types.size(); ++t) types[t].stages = p.counts[t];
+    if (p.left > 0) {
+        BoundType fast;
+        fast.layer_s = kInf;
+        fast.sync_s = kInf;
+        fast.stages = p.left;
+        int available = 0;
+        for (size_t t = p.next; t < types.size(); ++t) {
+            if (c.max_stages[t] <= 0) continue;
+            available += c.max_stages[t];
+            fast.layer_s = std::min(fast.layer_s, c.types[t].layer_s);
+            fast.sync_s = std::min(fast.sync_s, c.types[t].sync_s);
+            fast.backward_share = std::min(fast.backward_share, c.types[t].backward_share);
+            fast.max_layers = std::max(fast.max_layers, c.types[t].max_layers);
+        }
+        if (available < p.left) return kInf;
+        types.push_back(fast);
+    }
+    return iteration_lower_bound(c.job, types);
+}
+
+long completion_capacity(const CandidateBounds& c, const PartialPlan& p) {
+    long held = 0;
+    for (size_t t = 0; t < p.counts.size(); ++t) held += p.counts[t] * c.types[t].max_layers;
+    std::vector<std::pair<long, int>> room;
+    for (size_t t = p.next; t < p.counts.size(); ++t) room.emplace_back(c.types[t].max_layers, c.max_stages[t]);
+    std::sort(room.rbegin(), room.rend());
+    int left = p.left;
+    for (auto [layers_per_stage, n] : room) {
+        const int take = std::min(left, n);
+        held += take * layers_per_stage;
+        left -= take;
+    }
+    return left > 0 ? -1 : held;
+}
+
+double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, double time_bound, double iterations) {
+    double price0 = 0, speed0 = 0;
+    for (size_t t = 0; t < p.counts.size(); ++t) {
+        price0 += p.counts[t] * c.stage_price_s[t];
+        speed0 += p.counts[t] / busy_per_layer(c, t);
+    }
+    std::vector<RatioItem> items;
+    std::vector<std::pair<double, int>> cheapest;
+    for (size_t t = p.next; t < p.counts.size(); ++t) {
+        items.push_back({c.stage_price_s[t], 1 / busy_per_layer(c, t), c.max_stages[t]});
+        cheapest.emplace_back(c.stage_price_s[t], c.max_stages[t]);
+    }
+    // Busy bound: T ≥ L / Σ speed, so cost ≥ z·L·(price / speed) at its least.
+    const double busy = iterations * static_cast<double>(c.job.layers) * min_price_per_speed(price0, speed0, p.left, items);
+    // Product bound: the time bound times the cheapest completion's price.
+    std::sort(cheapest.begin(), cheapest.end());
+    double price = price0;
+    int left = p.left;
+    for (auto [each, n] : cheapest) {
+        const int take = std::min(left, n);
+        price += take * each;
+        left -= take;
+    }
+    if (left > 0) return kInf;
+    return std::max(busy, iterations * time_bound * price);
+}
+
 }  // namespace hetsched::alloc

@@ -20,8 +20,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct Layout {
     int dp = 0, pp = 0;
     std::unique_ptr<place::ProblemFactory> factory;
-    std::vector<BoundType> bound;  ///< per candidate, stages 0
-    BoundJob job;
+    CandidateBounds c;             ///< what the bounds know about each candidate type here
     double root_bound = 0;         ///< cost (or time) no plan of this pair beats
 };
 
@@ -100,12 +99,8 @@ private:
     double z() const { return static_cast<double>(space_.iterations); }
     bool cost_objective() const { return opt_.objective == Objective::cost; }
     /// Price of one stage of candidate `t` per second.
-    double stage_price_s(const Layout& l, size_t t) const { return l.dp * space_.types[t].price_per_hour / 3600; }
-    int max_stages(const Layout& l, size_t t) const { return space_.types[t].quota / l.dp; }
-    /// Busy time one layer on a stage of candidate `t` costs over the iteration (m passes and its sync).
-    double busy_per_layer(const Layout& l, size_t t) const {
-        return static_cast<double>(l.job.micro_batches) * l.bound[t].layer_s + l.bound[t].sync_s;
-    }
+    double stage_price_s(const Layout& l, size_t t) const { return l.c.stage_price_s[t]; }
+    int max_stages(const Layout& l, size_t t) const { return l.c.max_stages[t]; }
 
     /// The objective's value for an iteration time and a price per second of the whole plan.
     double value_of(double iteration_s, double price_s) const {
@@ -135,11 +130,15 @@ private:
                 std::vector<long> best_at(static_cast<size_t>(k), 0);  // roomiest type at each position
                 for (const auto& name : names_) {
                     const place::StageType& st = l.factory->type(name);
-                    l.bound.push_back(bound_type_of(st, l.factory->base()));
+                    l.c.types.push_back(bound_type_of(st, l.factory->base()));
                     for (size_t pos = 0; pos < st.max_layers.size(); ++pos)
                         best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
                 }
-                l.job = bound_job_of(*l.factory);
+                l.c.job = bound_job_of(*l.factory);
+                for (const auto& c : space_.types) {
+                    l.c.stage_price_s.push_back(dp * c.price_per_hour / 3600);
+                    l.c.max_stages.push_back(c.quota / dp);
+                }
                 long most = 0;  // layers k stages of the roomiest types hold, ignoring quotas
                 for (long n : best_at) most += n;
                 ++stats_.trees;
@@ -157,78 +156,22 @@ private:
     // ---- bounds over a partial plan: `counts` fixed for types before `next`, `left` stages to add ----
 
     std::vector<BoundType> bound_types(const Layout& l, const std::vector<int>& counts) const {
-        std::vector<BoundType> out = l.bound;
+        std::vector<BoundType> out = l.c.types;
         for (size_t t = 0; t < out.size(); ++t) out[t].stages = counts[t];
         return out;
     }
 
-    /// Lower bound of the iteration time of any completion: the `left` stages as the fastest,
-    /// roomiest type still allowed (infinity when none is).
     double completion_time_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
-        std::vector<BoundType> types = bound_types(l, counts);
-        if (left > 0) {
-            BoundType fast;
-            fast.layer_s = kInf;
-            fast.sync_s = kInf;
-            fast.stages = left;
-            int available = 0;
-            for (size_t t = next; t < types.size(); ++t) {
-                if (max_stages(l, t) <= 0) continue;
-                available += max_stages(l, t);
-                fast.layer_s = std::min(fast.layer_s, l.bound[t].layer_s);
-                fast.sync_s = std::min(fast.sync_s, l.bound[t].sync_s);
-                fast.backward_share = std::min(fast.backward_share, l.bound[t].backward_share);
-                fast.max_layers = std::max(fast.max_layers, l.bound[t].max_layers);
-            }
-            if (available < left) return kInf;
-            types.push_back(fast);
-        }
-        return iteration_lower_bound(l.job, types);
+        return alloc::completion_time_bound(l.c, {counts, next, left});
     }
-
-    /// The most layers any completion holds: the roomiest allowed types first, within quotas.
     long completion_capacity(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
-        long held = 0;
-        for (size_t t = 0; t < counts.size(); ++t) held += counts[t] * l.bound[t].max_layers;
-        std::vector<std::pair<long, int>> room;
-        for (size_t t = next; t < counts.size(); ++t) room.emplace_back(l.bound[t].max_layers, max_stages(l, t));
-        std::sort(room.rbegin(), room.rend());
-        for (auto [layers_per_stage, n] : room) {
-            const int take = std::min(left, n);
-            held += take * layers_per_stage;
-            left -= take;
-        }
-        return left > 0 ? -1 : held;
+        return alloc::completion_capacity(l.c, {counts, next, left});
     }
-
     /// Lower bound of the objective over every completion.
     double completion_value_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left,
                                   double time_bound) const {
         if (!cost_objective()) return z() * time_bound;
-        double price0 = 0, speed0 = 0;
-        for (size_t t = 0; t < counts.size(); ++t) {
-            price0 += counts[t] * stage_price_s(l, t);
-            speed0 += counts[t] / busy_per_layer(l, t);
-        }
-        std::vector<RatioItem> items;
-        std::vector<std::pair<double, int>> cheapest;
-        for (size_t t = next; t < counts.size(); ++t) {
-            items.push_back({stage_price_s(l, t), 1 / busy_per_layer(l, t), max_stages(l, t)});
-            cheapest.emplace_back(stage_price_s(l, t), max_stages(l, t));
-        }
-        // Busy bound: T ≥ L / Σ speed, so cost ≥ z·L·(price / speed) at its least.
-        const double ratio = min_price_per_speed(price0, speed0, left, items);
-        const double busy = z() * static_cast<double>(layers()) * ratio;
-        // Product bound: the time bound times the cheapest completion's price.
-        std::sort(cheapest.begin(), cheapest.end());
-        double price = price0;
-        for (auto [p, n] : cheapest) {
-            const int take = std::min(left, n);
-            price += take * p;
-            left -= take;
-        }
-        if (left > 0) return kInf;
-        return std::max(busy, z() * time_bound * price);
+        return alloc::completion_cost_bound(l.c, {counts, next, left}, time_bound, z());
     }
 
     /// Eq. 4-7: the least HomoConfig cost (or time) over the types that can fill the remaining stages,
@@ -237,12 +180,12 @@ private:
         double price0 = 0, speed0 = 0;
         for (size_t t = 0; t < counts.size(); ++t) {
             price0 += counts[t] * stage_price_s(l, t);
-            speed0 += counts[t] / l.bound[t].layer_s;
+            speed0 += counts[t] / l.c.types[t].layer_s;
         }
-        const double m = static_cast<double>(l.job.micro_batches);
+        const double m = static_cast<double>(l.c.job.micro_batches);
         const double work = static_cast<double>(layers()) * (m + l.pp - 1);  // W / p in layer-times
         auto homo = [&](size_t t) {
-            const double speed = speed0 + left / l.bound[t].layer_s, price = price0 + left * stage_price_s(l, t);
+            const double speed = speed0 + left / l.c.types[t].layer_s, price = price0 + left * stage_price_s(l, t);
             return value_of(work / speed, price);
         };
         if (left == 0) return value_of(work / speed0, price0);
@@ -258,7 +201,7 @@ private:
 
     /// The lower bound of a complete multiset's objective; infinity when it cannot hold the model.
     double leaf_bound(const Layout& l, const std::vector<int>& counts, double* time_bound) const {
-        const double t = iteration_lower_bound(l.job, bound_types(l, counts));
+        const double t = iteration_lower_bound(l.c.job, bound_types(l, counts));
         if (time_bound) *time_bound = t;
         double price = 0;
         for (size_t i = 0; i < counts.size(); ++i) price += counts[i] * stage_price_s(l, i);
@@ -366,12 +309,12 @@ private:
     double beta_bound(const Layout& l, const std::vector<int>& counts) const {
         double held = 0, speed = 0, price = 0;
         for (size_t t = 0; t < counts.size(); ++t) {
-            held += counts[t] * std::floor(opt_.beta * static_cast<double>(l.bound[t].max_layers));
-            speed += counts[t] / l.bound[t].layer_s;
+            held += counts[t] * std::floor(opt_.beta * static_cast<double>(l.c.types[t].max_layers));
+            speed += counts[t] / l.c.types[t].layer_s;
             price += counts[t] * stage_price_s(l, t);
         }
         held = std::min(held, static_cast<double>(layers()));
-        return z() * static_cast<double>(l.job.micro_batches) * held / speed * price;
+        return z() * static_cast<double>(l.c.job.micro_batches) * held / speed * price;
     }
 
     void espresso() {

@@ -63,4 +63,33 @@ struct RatioItem {
 /// Times L·iterations it bounds the cost of every completion: T ≥ L / Σ speed.
 double min_price_per_speed(double price0, double speed0, int stages, const std::vector<RatioItem>& items);
 
+/// The candidate types of one (dp, stages) layout as the completion bounds see them.
+struct CandidateBounds {
+    BoundJob job;
+    std::vector<BoundType> types;       ///< per candidate, `stages` 0
+    std::vector<double> stage_price_s;  ///< one stage (its dp GPUs), per second
+    std::vector<int> max_stages;        ///< stages the candidate's quota allows
+};
+
+/// A partial plan: `counts[t]` stages of the candidates before `next` are fixed, and `left` more
+/// stages are still to be drawn from candidates `next` onwards.
+struct PartialPlan {
+    const std::vector<int>& counts;
+    size_t next = 0;
+    int left = 0;
+};
+
+/// Lower bound on the iteration time of any completion of `p`: the `left` stages as the fastest,
+/// roomiest candidate still allowed (infinity when too few stages are allowed).
+double completion_time_bound(const CandidateBounds& c, const PartialPlan& p);
+
+/// The most layers any completion of `p` holds (the roomiest allowed candidates first, within
+/// quotas); -1 when the quotas cannot supply `left` more stages.
+long completion_capacity(const CandidateBounds& c, const PartialPlan& p);
+
+/// Lower bound on the cost of `iterations` iterations of any completion of `p` whose iteration time
+/// is at least `time_bound`: the larger of the busy bound (T ≥ L / Σ speed, priced at the least
+/// price per speed) and the time bound times the cheapest completion's price.
+double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, double time_bound, double iterations);
+
 }  // namespace hetsched::alloc
