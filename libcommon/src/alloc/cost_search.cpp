@@ -116,8 +116,6 @@ private:
     }
 
     void build_layouts() {
-        int quota_gpus = 0;
-        for (const auto& c : space_.types) quota_gpus += c.quota;
         for (int dp : dp_range(space_)) {
             int max_k = 0;
             for (const auto& c : space_.types) max_k += c.quota / dp;

@@ -17,6 +17,14 @@ std::string resolve(const io::YamlDocument& doc, const YAML::Node& n, const cata
     }
 }
 
+/// Deeper pipelines than limits::stages are refused before any placer runs.
+void check_stage_count(const Allocation& a) {
+    if (a.stages.size() > static_cast<size_t>(model::limits::stages))
+        throw DataError("expected at most " + std::to_string(model::limits::stages) + " pipeline stages, got " +
+                            std::to_string(a.stages.size()),
+                        a.where);
+}
+
 }  // namespace
 
 Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
@@ -39,8 +47,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (!gpus.IsMap()) throw DataError("expected a map of GPU type to count under 'gpus'", doc.where(gpus));
         for (const auto& kv : gpus) {
             const std::string name = resolve(doc, kv.first, c);
-            // At most one stage per layer: more GPUs than that cannot be placed.
-            const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::layers * a.dp);
+            const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::stages * a.dp);
             if (n % a.dp != 0)
                 throw DataError("expected a positive multiple of dp (" + std::to_string(a.dp) + ") GPUs of " + name +
                                     ", got " + kv.second.Scalar(),
@@ -61,10 +68,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
     }
-    if (a.stages.size() > static_cast<size_t>(model::limits::layers))
-        throw DataError("expected at most " + std::to_string(model::limits::layers) + " stages (one per layer), got " +
-                            std::to_string(a.stages.size()),
-                        a.where);
+    check_stage_count(a);
     return a;
 }
 
@@ -77,6 +81,9 @@ Allocation allocation_from_flags(int dp, const std::string& stages, const catalo
     while (std::getline(in, name, ','))
         if (!name.empty()) a.stages.push_back(c.find(name).name);
     if (a.stages.empty()) throw UsageError("--stages needs at least one GPU type");
+    if (a.stages.size() > static_cast<size_t>(model::limits::stages))
+        throw UsageError("--stages: expected at most " + std::to_string(model::limits::stages) +
+                         " pipeline stages, got " + std::to_string(a.stages.size()));
     return a;
 }
 

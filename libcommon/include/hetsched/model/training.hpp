@@ -57,6 +57,7 @@ inline constexpr long global_batch = 1L << 20;
 inline constexpr long iterations = 1000000000L;
 inline constexpr long degree = 1L << 16;      ///< tp, pp, dp, cp or vpp
 inline constexpr long layout_gpus = 1L << 20;  ///< tp x pp x dp x cp
+inline constexpr long stages = 1024;            ///< pipeline stages of an allocation to place
 inline constexpr double min_link_gb_s = 0.001;  ///< network speeds, GB/s
 inline constexpr double max_link_gb_s = 1e6;
 inline constexpr double max_memory_gib = 1e5;   ///< one GPU's memory, or one plan's peak
