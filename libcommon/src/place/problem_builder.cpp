@@ -49,7 +49,7 @@ long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? jo
 
 ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
                                const ProblemOptions& o, const SourcePos& where)
-    : job_(job), catalog_(c), options_(o), dp_(dp), stages_(stages) {
+    : catalog_(c), options_(o), dp_(dp), stages_(stages) {
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
     if (stages > L)

@@ -60,7 +60,6 @@ public:
     long micro_batches() const { return base_.micro_batches; }
 
 private:
-    const model::JobSpec& job_;
     const catalog::GpuCatalog& catalog_;
     ProblemOptions options_;
     int dp_, stages_;
