@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hetsched builds and tests with. Idempotent; needs root (or sudo).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libcli11-dev libyaml-cpp-dev libcsv-dev libnlopt-cxx-dev libeigen3-dev catch2 help2man
-      clang libclang-rt-14-dev)  # clang: the sanitizer build and the fuzz targets
+pkgs=(build-essential cmake pkg-config libcli11-dev libyaml-cpp-dev libcsv-dev libnlopt-cxx-dev libeigen3-dev catch2 help2man groff-base
+      clang libclang-rt-14-dev  # the sanitizer build and the fuzz targets
+      zsh fish)                 # the completion tests
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <hetsched/cli/app.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/validators.hpp>
 #include <hetsched/fit/fitthroughput.hpp>
@@ -24,13 +25,13 @@ int main(int argc, char** argv) {
          "Fit step-time models to profiled training steps, check them on held-out samples, and predict "
          "throughput, tune frozen layers or judge GPU sharing with them.",
          "Reads profiles from FILEs or stdin: Sia/Pollux placements-*.csv and scalability-*.csv as they are, or "
-         "hetsched's CSV app,gpu,num_nodes,num_gpus,per_gpu_batch[,frozen_layers,total_layers],step_time_s[,...]. "
+         "hetsched's CSV (app, gpu, num_nodes, num_gpus, per_gpu_batch, step_time_s; optionally frozen_layers, total_layers and more). "
          "Writes a throughput-model YAML document (or a quality table with --format csv).\n"
          "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; "
          "73/74 output errors.\nSee fitthroughput(1) and hetsched-formats(5)."},
         verbosity);
     app->add_option("FILE", inputs, "Profile files; - reads standard input");
-    app->add_option("-o,--output", output, "Write the result to FILE atomically instead of stdout");
+    app->add_option("-o,--output", output, "Write the result to FILE atomically instead of stdout")->type_name("FILE");
     const char* f = "Fit";
     app->add_option("--model", opt.model, "pollux, icefrog-ddp, icefrog-sdp, icefrog-pp or icefrog-hp")
         ->group(f)->check(CLI::IsMember({"pollux", "icefrog-ddp", "icefrog-sdp", "icefrog-pp", "icefrog-hp"}))
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
     app->add_option("--app", opt.app, "App of Sia profiles (default: the file's folder) or of rows without an app column")
         ->group(f);
     app->add_option("--gpu", opt.gpu, "GPU type of Sia profiles (default: from the cluster suffix) or of rows without a gpu column")
-        ->group(f);
+        ->group(f)->type_name("GPU");
     app->add_option("--validate", opt.validate, "K-fold cross-validation: held-out error per app x GPU")
         ->group(f)->check(cli::integer_in(2, 1000));
     app->add_flag("--no-curves", opt.no_curves, "ICEFROG models: the paper's forms only, without factor curves")
@@ -48,9 +49,9 @@ int main(int argc, char** argv) {
     app->add_option("--format", format, "yaml (the model document) or csv (one quality row per fit)")
         ->group(f)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
     const char* u = "Use";
-    app->add_option("--params", params, "A throughput-model document from an earlier fit")->group(u);
+    app->add_option("--params", params, "A throughput-model document from an earlier fit")->group(u)->type_name("FILE");
     app->add_option("--predict", predict, "Append predicted_step_time_s and predicted_throughput to this profile's rows")
-        ->group(u);
+        ->group(u)->type_name("FILE");
     app->add_flag("--grid", grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
     app->add_option("--gpus", opt.gpus, "GPU counts of the grid, or the allocation to tune for (comma-separated)")
         ->group(u)->delimiter(',')->check(gpu_count);
@@ -62,22 +63,26 @@ int main(int argc, char** argv) {
     const char* t = "Layer tuner";
     app->add_flag("--tune", tune, "Best per-GPU batch and frozen layers for an allocation (needs --params, "
                                       "--layer-stats, --app, --gpu, --gpus)")->group(t);
-    app->add_option("--layer-stats", layer_stats, "Per-layer gradient statistics: layer,grad_var[,grad_var_at_freeze,flops,params]")
-        ->group(t);
+    app->add_option("--layer-stats", layer_stats, "Per-layer gradient statistics: layer, grad_var (optionally grad_var_at_freeze, flops, params)")
+        ->group(t)->type_name("FILE");
     app->add_option("--nodes", opt.nodes, "Nodes of the allocation (default: as few as --gpus-per-node allows)")
         ->group(t)->check(gpu_count);
     app->add_option("--global-batch", opt.global_batch, "Fixed global batch, a multiple of --gpus: the per-GPU batch is it / --gpus")
         ->group(t)->check(cli::integer_in(1, 1099511627776));
     app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(cli::integer_in(1, 10000))->capture_default_str();
     const char* g = "GPU sharing";
-    app->add_option("--sharing", sharing, "Fit utilisation and memory models: app,gpu,per_gpu_batch[,frozen_layers,total_layers],gpu_util_pct,memory_gib")
-        ->group(g);
+    app->add_option("--sharing", sharing, "Fit utilisation and memory models: app, gpu, per_gpu_batch, gpu_util_pct, memory_gib (optionally frozen_layers, total_layers)")
+        ->group(g)->type_name("FILE");
     app->add_option("--pair", opt.pairs, "Jobs that would share one --gpu: APP:BATCH[:FROZEN/TOTAL], comma-separated")
         ->group(g)->delimiter(',');
     app->add_option("--capacity-gib", opt.capacity_gib, "GPU memory for the verdict (default: the catalog's for --gpu)")
         ->group(g)->check(cli::positive(fit::limits::max_memory_gib));
 
+    cli::ListFlags lists;
+    cli::add_list_flags(*app, lists, false);
+
     return cli::run_tool(*app, argc, argv, [&] {
+        if (cli::write_list(lists, "default", output)) return Exit::ok;
         opt.mode = fit::select_mode(!predict.empty(), grid, tune, !sharing.empty());
         opt.csv = format == "csv";
         fit::check_options(opt, {!params.empty(), !layer_stats.empty()});

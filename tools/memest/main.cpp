@@ -4,7 +4,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
-#include <hetsched/cli/list_flags.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/model/memest.hpp>
@@ -26,9 +26,8 @@ int main(int argc, char** argv) {
                              verbosity);
     cli::add_io_options(*app, io);
     cli::add_job_options(*app, opt.job);
-    app->add_option("--gpu", opt.gpu, "Only this GPU type (fit check for a layout, plans otherwise)");
-    app->add_option("--catalog", catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
-        ->capture_default_str();
+    app->add_option("--gpu", opt.gpu, "Only this GPU type (fit check for a layout, plans otherwise)")->type_name("GPU");
+    cli::add_catalog_option(*app, catalog);
     app->add_option("--method", method, "default (framework-aware) or frenzy (the paper's formula)")
         ->check(CLI::IsMember({"default", "frenzy"}))->capture_default_str();
     app->add_option("--measure", measure, "Predict allocated, reserved or device (nvidia-smi) memory")
@@ -40,7 +39,7 @@ int main(int argc, char** argv) {
     app->add_option("--top", opt.top, "Plans to print (0 = all)")->check(cli::integer_in(0, 1000000))->capture_default_str();
     app->add_option("--format", format, "yaml (a job document) or csv (a table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
-    app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv");
+    app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv")->type_name("FILE");
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {

@@ -3,7 +3,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
-#include <hetsched/cli/list_flags.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/place/placestages.hpp>
@@ -30,17 +30,18 @@ int main(int argc, char** argv) {
     app->add_option("--dp", opt.dp, "Data-parallel degree: GPUs per stage")->group(a)
         ->check(cli::integer_in(1, model::limits::degree));
     app->add_option("--stages", opt.stages, "GPU type of each stage, comma-separated (e.g. A100,A100,V100)")
+        ->type_name("GPUS")
         ->group(a);
-    app->add_option("--catalog", catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
-        ->capture_default_str();
+    cli::add_catalog_option(*app, catalog);
     app->add_option("--method", method, "cmr (Espresso), whale, hph, or optimal (exact search)")
         ->check(CLI::IsMember({"cmr", "whale", "hph", "optimal"}))->capture_default_str();
     app->add_flag("--keep-order", opt.keep_order, "Keep the allocation's stage order; only split the layers");
-    app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s)");
+    app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s)")
+        ->type_name("FILE");
     cli::add_model_flags(*app, model_flags);
     app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit")
         ->check(cli::integer_in(1, 1000000000000))->capture_default_str();
-    app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv");
+    app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv")->type_name("FILE");
     app->add_option("--format", format, "yaml (a job document) or csv (a stage table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
 

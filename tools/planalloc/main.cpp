@@ -6,7 +6,7 @@
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/job_flags.hpp>
-#include <hetsched/cli/list_flags.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/cli/progress.hpp>
 #include <hetsched/io/output_file.hpp>
@@ -37,11 +37,10 @@ int main(int argc, char** argv) {
         ->group(s)->check(CLI::IsMember({"espresso", "exhaustive", "homogeneous"}))->capture_default_str();
     app->add_option("--placer", placer, "Stage placer for each plan: cmr, whale, hph or optimal")
         ->group(s)->check(CLI::IsMember({"cmr", "whale", "hph", "optimal"}))->capture_default_str();
-    app->add_option("--catalog", catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
-        ->group(s)->capture_default_str();
+    cli::add_catalog_option(*app, catalog)->group(s);
     app->add_option("--quota", opt.quotas, "GPUs of a type one may take: TYPE=N, or all=N (repeatable)")->group(s);
     app->add_option("--price", opt.prices, "Price per GPU-hour of a type: TYPE=PRICE (repeatable)")->group(s);
-    app->add_option("--types", opt.types, "Only these GPU types, comma-separated")->group(s);
+    app->add_option("--types", opt.types, "Only these GPU types, comma-separated")->group(s)->type_name("GPUS");
     app->add_option("--top", opt.top, "Plans to report (the best, then alternatives)")
         ->group(s)->check(cli::integer_in(1, 1000))->capture_default_str();
     app->add_option("--beta", opt.beta, "Espresso's fragmentation coefficient for its cost-pruning estimate (0 = off)")
@@ -52,7 +51,7 @@ int main(int argc, char** argv) {
     cli::add_model_flags(*app, model_flags, m);
     const char* c = "Cluster";
     app->add_option("--cluster", cluster, "Best-fit onto this cluster (YAML kind: cluster, or CSV name,gpu,gpus,free)")
-        ->group(c);
+        ->group(c)->type_name("FILE");
     app->add_flag("--exact-type", opt.exact_type, "Only GPUs of each plan's own type (default: any with enough memory)")
         ->group(c);
     app->add_option("--format", format, "yaml (a job document) or csv (a table of the best plans)")

@@ -1,5 +1,7 @@
 #include <hetsched/cli/app.hpp>
 
+#include <hetsched/cli/option_spec.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -30,12 +32,14 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     app->add_flag("-v,--verbose", verbosity.verbose, "More detail on stderr (repeat for more)");
     if (!info.footer.empty()) app->footer(info.footer);
     app->get_formatter()->column_width(34);
+    // Hidden (no group): what scripts/gen-docs.sh builds the completions from.
+    app->add_flag("--completion-spec", "Print the options for the completion generator and exit")->group("");
     return app;
 }
 
 void add_io_options(CLI::App& app, IoOptions& io) {
     app.add_option("FILE", io.input, "Input file; - reads standard input")->capture_default_str();
-    app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout");
+    app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout")->type_name("FILE");
 }
 
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& body) {
@@ -55,6 +59,10 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
         std::cerr << tool << ": " << escape_control(lower_first(e.what())) << "\n"
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
+    }
+    if (app.get_option("--completion-spec")->count() > 0) {
+        std::cout << format_option_specs(option_specs(app)) << std::flush;
+        return 0;
     }
     Exit code = Exit::internal;
     try {

@@ -8,7 +8,7 @@ namespace hetsched::cli {
 void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     namespace lim = model::limits;
     const char* m = "Model";
-    app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m);
+    app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m)->type_name("MODEL");
     app.add_option("--layers", o.layers, "Transformer layers")->group(m)->check(integer_in(1, lim::layers));
     app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->check(integer_in(1, lim::hidden));
     app.add_option("--heads", o.heads, "Attention heads")->group(m)->check(integer_in(1, lim::heads));

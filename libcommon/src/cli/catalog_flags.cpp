@@ -1,4 +1,4 @@
-#include <hetsched/cli/list_flags.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
 
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/io/output_file.hpp>
@@ -6,8 +6,14 @@
 
 namespace hetsched::cli {
 
-void add_list_flags(CLI::App& app, ListFlags& flags) {
-    app.add_flag("--list-models", flags.models, "List model presets as CSV and exit");
+CLI::Option* add_catalog_option(CLI::App& app, std::string& catalog) {
+    return app.add_option("--catalog", catalog, "GPU catalog: default, juchi, sia, or a YAML/CSV file")
+        ->type_name("CATALOG")
+        ->capture_default_str();
+}
+
+void add_list_flags(CLI::App& app, ListFlags& flags, bool models) {
+    if (models) app.add_flag("--list-models", flags.models, "List model presets as CSV and exit");
     app.add_flag("--list-gpus", flags.gpus, "List the catalog's GPU types as CSV and exit");
 }
 

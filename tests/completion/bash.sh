@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Drives each tool's bash completion the way bash does (COMP_WORDS, COMP_CWORD, the _tool function)
+# on a few command lines and checks the candidates.   bash.sh BUILD_DIR
+set -u
+build=$(cd "$1" && pwd); root=$(cd "$(dirname "$0")/../.." && pwd)
+export PATH="$(printf '%s:' "$build"/tools/*)$PATH" LC_ALL=C
+for f in "$root"/completions/bash/*; do source "$f"; done
+fail=0
+
+# Candidates for LINE (a trailing space means the word being completed is empty), sorted, one a line.
+candidates() {
+  local line=$1 tool=${1%% *}
+  read -r -a COMP_WORDS <<<"$line"
+  [[ $line == *" " ]] && COMP_WORDS+=("")
+  COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+  COMPREPLY=()
+  "_$tool" "$tool"
+  printf '%s\n' "${COMPREPLY[@]}" | sort -u
+}
+
+# expect_exactly LINE WORD...: the candidates are exactly the words.
+expect_exactly() {
+  local line=$1; shift
+  local got want
+  got=$(candidates "$line"); want=$(printf '%s\n' "$@" | sort -u)
+  [ "$got" = "$want" ] || { echo "bash completion of '$line': expected [$(echo $want)], got [$(echo $got)]"; fail=1; }
+}
+
+# expect_some LINE WORD...: each word is a candidate, and nothing with a space or a '|'.
+expect_some() {
+  local line=$1; shift
+  local got w
+  got=$(candidates "$line")
+  for w in "$@"; do
+    grep -qxF -- "$w" <<<"$got" || { echo "bash completion of '$line': '$w' missing from [$(echo $got | cut -c1-300)]"; fail=1; }
+  done
+  if grep -q '[|]' <<<"$got"; then echo "bash completion of '$line': help text among the candidates"; fail=1; fi
+}
+
+models=$(memest --list-models | tail -n +2 | cut -d, -f1)
+juchi="RTX-A6000 A30 RTX-3090 RTX-A4000"
+cd "$root"  # file candidates: the repository's own files
+
+expect_some "memest " --help --model --catalog --method --gpu README.md
+expect_exactly "memest --me" --measure --method
+expect_exactly "memest --method " default frenzy
+expect_exactly "memest --model " $models
+expect_exactly "memest --model gpt3-1" gpt3-1.3b gpt3-13b gpt3-175b
+expect_some "memest --catalog " default juchi sia examples
+expect_exactly "memest --catalog juchi --gpu " $juchi
+expect_exactly "memest --layers " 
+expect_exactly "memest --format " yaml csv
+expect_some "memest -o exam" examples
+
+expect_some "placestages " --stages --dp --profile --list-gpus
+expect_exactly "placestages --method " cmr whale hph optimal
+expect_exactly "placestages --model " $models
+expect_some "placestages --catalog " default juchi sia
+expect_exactly "placestages --catalog juchi --stages A30,RTX-A" A30,RTX-A6000 A30,RTX-A4000
+expect_some "placestages --profile tests/data/la" tests/data/layer_profile.csv
+
+expect_some "planalloc " --slo-s --cluster --list-models
+expect_exactly "planalloc --method " espresso exhaustive homogeneous
+expect_exactly "planalloc --placer " cmr whale hph optimal
+expect_exactly "planalloc --model " $models
+expect_some "planalloc --catalog " default juchi sia
+expect_exactly "planalloc --catalog juchi --types RTX-3090," RTX-3090,RTX-A6000 RTX-3090,A30 RTX-3090,RTX-3090 RTX-3090,RTX-A4000
+
+expect_some "fitthroughput " --params --predict --tune --sharing
+expect_exactly "fitthroughput --model " pollux icefrog-ddp icefrog-sdp icefrog-pp icefrog-hp
+expect_some "fitthroughput --gpu " T4 V100-SXM2-32GB
+expect_some "fitthroughput --params tests/data/fi" tests/data/fit
+exit $fail
