@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <regex>
 
 #ifndef HETSCHED_VERSION
 #define HETSCHED_VERSION "0.0.0"
@@ -21,6 +22,20 @@ std::string lower_first(std::string s) {
         s[0] = static_cast<char>(s[0] - 'A' + 'a');
     while (!s.empty() && (s.back() == '.' || s.back() == '\n')) s.pop_back();
     return s;
+}
+
+/// CLI11's messages in the tools' voice: lower case, what was expected, then what came.
+std::string tidy_parse_error(const std::string& what) {
+    static const std::regex at_most(R"(^(-[-\w]+): At Most \d+ required but received \d+$)");
+    static const std::regex missing(R"(^(-[-\w]+): \d+ required .* missing$)");
+    static const std::regex not_in(R"(^(-[-\w]+): (.*) not in \{(.*)\}$)");
+    std::smatch m;
+    if (std::regex_match(what, m, at_most)) return m[1].str() + ": given more than once";
+    if (std::regex_match(what, m, missing)) return m[1].str() + ": expected a value after it";
+    if (std::regex_match(what, m, not_in))
+        return m[1].str() + ": expected one of " + std::regex_replace(m[3].str(), std::regex(","), ", ") + ", got '" +
+               m[2].str() + "'";
+    return lower_first(what);
 }
 
 }  // namespace
@@ -56,7 +71,7 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
         std::cout << app.version() << '\n' << std::flush;
         return 0;
     } catch (const CLI::ParseError& e) {
-        std::cerr << tool << ": " << escape_control(lower_first(e.what())) << "\n"
+        std::cerr << tool << ": " << escape_control(tidy_parse_error(e.what())) << "\n"
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
     }
