@@ -20,3 +20,12 @@ TEST_CASE("format_fixed rounds and trims", "[io]") {
     CHECK(format_fixed(3.0, 2) == "3");
     CHECK(format_fixed(-0.0001, 2) == "0");
 }
+
+TEST_CASE("one number format: never a 16-digit integer, exponents written short", "[io]") {
+    CHECK(format_number(1e15) == "1e15");
+    CHECK(format_number(2.5e-10) == "2.5e-10");
+    CHECK(format_number(123456789012345.0, 20) == "123456789012345");
+    CHECK(format_fixed(1e300, 2) == "1e300");
+    CHECK(format_fixed(-3.5e20, 3) == "-3.5e20");
+    CHECK(format_fixed(999999999999999.0, 0) == "999999999999999");
+}

@@ -58,7 +58,7 @@ TEST_CASE("profile errors say where and what", "[fit]") {
           "a/bert/placements-aws.csv:3:1: unknown placement '1x': expected one digit 1-9 per node, the replicas it "
           "holds (e.g. 12 = two nodes with 1 and 2)");
     CHECK(err("a/bert/placements-aws.csv", "placement,local_bsz,step_time,sync_time\n1,4,0,0\n") ==
-          "a/bert/placements-aws.csv:2:5: expected a number from 1e-6 to 86400 in column 'step_time', got '0'");
+          "a/bert/placements-aws.csv:2:5: expected a number from 0.000001 to 86400 in column 'step_time', got '0'");
     CHECK_THROWS_AS(fit::read_profile({"<stdin>", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n"}, {}),
                     UsageError);
     CHECK(err("p.csv", "gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\nT4,1,1,8,0.1\n") ==
@@ -87,9 +87,9 @@ TEST_CASE("profile numbers must be finite and inside fit/limits.hpp's ranges", "
         return std::string("no error");
     };
     CHECK(err("a,T4,1,1,8,0.2\n") == "no error");
-    CHECK(err("a,T4,1,1,8,1e308\n") == "p.csv:2:12: expected a number from 1e-6 to 86400 in column 'step_time_s', got '1e308'");
-    CHECK(err("a,T4,1,1,8,inf\n") == "p.csv:2:12: expected a number from 1e-6 to 86400 in column 'step_time_s', got 'inf'");
-    CHECK(err("a,T4,1,1,8,nan\n") == "p.csv:2:12: expected a number from 1e-6 to 86400 in column 'step_time_s', got 'nan'");
+    CHECK(err("a,T4,1,1,8,1e308\n") == "p.csv:2:12: expected a number from 0.000001 to 86400 in column 'step_time_s', got '1e308'");
+    CHECK(err("a,T4,1,1,8,inf\n") == "p.csv:2:12: expected a number from 0.000001 to 86400 in column 'step_time_s', got 'inf'");
+    CHECK(err("a,T4,1,1,8,nan\n") == "p.csv:2:12: expected a number from 0.000001 to 86400 in column 'step_time_s', got 'nan'");
     CHECK(err("a,T4,1,1,-8,0.2\n") == "p.csv:2:10: expected a positive number up to 1048576 in column 'per_gpu_batch', got '-8'");
     CHECK(err("a,T4,1,1048577,8,0.2\n") == "p.csv:2:8: expected an integer from 1 to 1048576 in column 'num_gpus', got '1048577'");
     CHECK(err("a,T4,2000000,2000000,8,0.2\n") == "p.csv:2:6: expected an integer from 1 to 1048576 in column 'num_nodes', got '2000000'");

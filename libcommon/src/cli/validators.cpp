@@ -1,6 +1,7 @@
 #include <hetsched/cli/validators.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 
 namespace hetsched::cli {
@@ -12,7 +13,7 @@ CLI::Validator number_in(double lo, double hi) {
             if (!x || *x < lo || *x > hi) return io::expected_number(lo, hi) + ", got '" + io::shown_value(v) + "'";
             return {};
         },
-        "NUMBER in [" + io::format_bound(lo) + ", " + io::format_bound(hi) + "]");
+        "NUMBER in [" + io::format_number(lo, 10) + ", " + io::format_number(hi, 10) + "]");
 }
 
 CLI::Validator positive(double hi) {

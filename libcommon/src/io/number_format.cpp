@@ -14,11 +14,24 @@ std::string trim_zeros(std::string s) {
     return s;
 }
 
+/// "%g" with its exponent tidied: 1e+15 -> 1e15, 2.5e-07 -> 2.5e-7.
+std::string exponent_form(double v, int significant) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+    std::string s = buf;
+    for (const char* from : {"e+0", "e+", "e-0"}) {
+        const size_t at = s.find(from);
+        if (at != std::string::npos) s.replace(at, std::string(from).size(), from[1] == '-' ? "e-" : "e");
+    }
+    return s;
+}
+
 }  // namespace
 
 std::string format_fixed(double v, int decimals) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (std::fabs(v) >= 1e15) return format_number(v);  // never a 16-digit-or-longer integer
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return trim_zeros(buf);
@@ -27,11 +40,7 @@ std::string format_fixed(double v, int decimals) {
 std::string format_number(double v, int significant) {
     if (!std::isfinite(v) || v == 0.0) return format_fixed(v, 0);
     double mag = std::floor(std::log10(std::fabs(v)));
-    if (mag >= 15 || mag < -9) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*g", significant, v);
-        return buf;
-    }
+    if (mag >= 15 || mag < -9) return exponent_form(v, significant);
     int decimals = significant - 1 - static_cast<int>(mag);
     if (decimals < 0) decimals = 0;
     return format_fixed(v, decimals);

@@ -3,10 +3,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 
 namespace hetsched::io {
 
@@ -36,22 +36,11 @@ std::string shown_value(const std::string& text) {
     return escape_control(text.size() > 60 ? text.substr(0, 60) + "..." : text);
 }
 
-std::string format_bound(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    std::string s = buf;
-    for (const char* from : {"e+0", "e+", "e-0"}) {
-        const size_t at = s.find(from);
-        if (at != std::string::npos) s.replace(at, std::string(from).size(), from[1] == '-' ? "e-" : "e");
-    }
-    return s;
-}
-
 std::string expected_number(double lo, double hi) {
-    return "expected a number from " + format_bound(lo) + " to " + format_bound(hi);
+    return "expected a number from " + format_number(lo, 10) + " to " + format_number(hi, 10);
 }
 
-std::string expected_positive(double hi) { return "expected a positive number up to " + format_bound(hi); }
+std::string expected_positive(double hi) { return "expected a positive number up to " + format_number(hi, 10); }
 
 std::string expected_integer(long lo, long hi) {
     return "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);

@@ -76,10 +76,12 @@ std::string list_models_csv() {
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
     io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "gpus_per_node",
                      "price_per_hour", "currency", "quota"});
+    // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
+    auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
         w.add_row({g.name, io::format_number(g.memory_gib), io::format_number(g.tflops),
-                   g.tflops_from_fp32 ? "fp32" : "tensor", io::format_number(g.mem_bw_gb_s),
-                   io::format_number(g.link_gb_s), std::to_string(g.gpus_per_node),
+                   g.tflops_from_fp32 ? "fp32" : "tensor", known(g.mem_bw_gb_s), known(g.link_gb_s),
+                   std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
                    g.quota < 0 ? "" : std::to_string(g.quota)});
     return w.text();

@@ -5,10 +5,12 @@
 namespace hetsched::io {
 
 /// `v` with at most `significant` significant digits, fixed-point, trailing zeros removed
-/// ("0.1", "53.2188", "7000000"); non-finite values as "nan"/"inf"/"-inf".
+/// ("0.1", "53.2188", "7000000"), in exponent form from 1e15 up and below 1e-9 ("1e15", "2.5e-10");
+/// non-finite values as "nan"/"inf"/"-inf".
 std::string format_number(double v, int significant = 6);
 
-/// `v` rounded to `decimals` places, trailing zeros removed ("12.5", "3").
+/// `v` rounded to `decimals` places, trailing zeros removed ("12.5", "3"); from 1e15 up as
+/// format_number() writes it.
 std::string format_fixed(double v, int decimals);
 
 }  // namespace hetsched::io

@@ -15,9 +15,6 @@ std::optional<long> parse_whole(const std::string& text, long lo, long hi);
 /// `text` as shown in a message: control bytes escaped, cut short when long.
 std::string shown_value(const std::string& text);
 
-/// A range's bound as messages write it: 86400, 1048576, 1e-6, 1e30.
-std::string format_bound(double v);
-
 /// "expected a number from LO to HI", "expected a positive number up to HI" and "expected an integer
 /// from LO to HI", for messages that go on to name the field and what came.
 std::string expected_number(double lo, double hi);
