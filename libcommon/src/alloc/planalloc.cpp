@@ -21,6 +21,10 @@ namespace {
 
 constexpr double kMaxPrice = 1e6;  ///< per GPU-hour, as in a catalog file
 constexpr double kMaxQuota = 1e6;  ///< GPUs of one type, as in a catalog file
+/// Effort (tree nodes plus stages placed) the search for the fastest plan may spend when no plan meets
+/// the SLO: its bounds ignore transfers and bubbles, so on deep pipelines they rarely prune and an
+/// unbounded search ran for minutes; this keeps the answer under a second on the Espresso catalog.
+constexpr long kFastestEffort = 600;
 
 /// "TYPE=VALUE" split at the last '='; UsageError naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
@@ -120,6 +124,60 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     return io::yaml_number(doc, slo, "slo_s", 1e-3, kMaxSloS);
 }
 
+/// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
+/// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
+PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,
+                                const SearchSpace& space, const SearchOptions& so, const SearchStats& slo_stats,
+                                const ReportContext& ctx, const std::vector<std::string>& skipped) {
+    SearchOptions fastest = so;
+    fastest.objective = Objective::time;
+    fastest.top = 1;
+    fastest.effort_limit = kFastestEffort;
+    SearchSpace open = space;
+    open.slo_s = 0;
+    const SearchResult f = search_plans(open, fastest);
+    const std::string currency = ctx.currency;
+    if (f.plans.empty())
+        throw Infeasible(std::string(f.stats.complete ? "no plan within the quotas can hold "
+                                                      : "the search for the fastest plan found none that holds ") +
+                         job.model.name + (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : "") +
+                         (f.stats.complete ? "" : " within its budget"));
+    const PlanRecord& p = f.plans.front();
+    PlanallocResult out;
+    out.feasible = false;
+    out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, 6) + " s for " +
+                  std::to_string(job.iterations) + " iterations: the fastest " +
+                  (f.stats.complete ? "takes " : "found takes ") + io::format_number(p.total_s, 6) + " s (" +
+                  io::format_number(p.iteration_s, 6) + " s per iteration) with " + describe_plan(space, p) +
+                  ", costing " + io::format_number(p.cost, 6) + " " + currency +
+                  (f.stats.complete ? "" : "; not proven fastest: no plan takes less than " +
+                                               io::format_number(f.stats.lower_bound, 6) + " s");
+    out.summary = out.message;
+    if (o.csv) {
+        out.text = plans_to_csv(space, f.plans);
+        return out;
+    }
+    model::write_job_spec(doc.root, job);
+    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
+    YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
+    a["slo_met"] = false;
+    a["fastest"] = f.stats.complete ? "proven" : "found";
+    if (!f.stats.complete) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
+    doc.root["allocation"] = a;
+    YAML::Node s = search_to_yaml(slo_stats, {}, ctx, skipped);
+    YAML::Node fs(YAML::NodeType::Map);
+    fs.SetStyle(YAML::EmitterStyle::Flow);
+    fs["nodes_expanded"] = f.stats.nodes_expanded;
+    fs["plans_evaluated"] = f.stats.plans_evaluated;
+    fs["complete"] = f.stats.complete;
+    fs["effort"] = f.stats.effort;
+    fs["effort_limit"] = kFastestEffort;
+    s["fastest_search"] = fs;
+    doc.root["search"] = s;
+    out.text = io::emit_yaml(doc.root);
+    return out;
+}
+
 PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
                          catalog::GpuCatalog& cat) {
     if (job.iterations <= 0)
@@ -144,25 +202,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     const SearchResult r = search_plans(space, so);
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
 
-    if (r.plans.empty()) {
-        SearchOptions fastest = so;
-        fastest.objective = Objective::time;
-        fastest.top = 1;
-        SearchSpace open = space;
-        open.slo_s = 0;
-        const SearchResult f = search_plans(open, fastest);
-        if (f.plans.empty())
-            throw Infeasible("no plan within the quotas can hold " + job.model.name +
-                             (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : ""));
-        const PlanRecord& p = f.plans.front();
-        throw Infeasible("no plan meets the SLO of " + io::format_number(slo, 6) + " s for " +
-                         std::to_string(job.iterations) + " iterations: the fastest takes " +
-                         io::format_number(p.total_s, 6) + " s (" + io::format_number(p.iteration_s, 6) +
-                         " s per iteration) with " + describe_plan(space, p) + ", costing " +
-                         io::format_number(p.cost, 6) + " " + cat.currency);
-    }
-
     PlanallocResult out;
+    if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r.stats, ctx, types.skipped);
+
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +
