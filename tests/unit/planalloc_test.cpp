@@ -137,6 +137,6 @@ TEST_CASE("cluster mode best-fits the first plan the free GPUs allow", "[alloc]"
     CHECK(a["method"].as<std::string>() == "best-fit");
     const int gpus = a["plan"]["rank"].as<int>() > 0 ? a["tp"].as<int>() * a["pp"].as<int>() * a["dp"].as<int>() : 0;
     int taken = 0;
-    for (const auto& kv : a["nodes"]) taken += kv.second.as<int>();
+    for (const auto& kv : a["nodes"]) taken += kv.second["gpus"].as<int>();
     CHECK(taken == gpus);
 }

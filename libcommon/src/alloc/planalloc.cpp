@@ -287,35 +287,45 @@ void check_cluster_options(const PlanallocOptions& o) {
 PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
                              io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
     check_cluster_options(o);
-    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
+    const std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
                                              : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
     const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster");
-    auto eligible_nodes = [&](const model::Plan& p) {
-        std::vector<ClusterNode> out;
-        for (const auto& n : nodes)
-            if (!o.exact_type || n.gpu == p.gpu) out.push_back(n);
-        return out;
+    // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
+    // memest's tens of thousands of plans took seconds, more with a long file name in each node).
+    auto request = [&](const model::Plan& p) {
+        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string()};
     };
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
-        std::vector<ClusterNode> pool = eligible_nodes(p);
-        const std::vector<NodeShare> shares = best_fit(pool, {static_cast<int>(p.layout.gpus()), p.peak_gib}, o.model.usable_fraction);
+        const std::vector<NodeShare> shares = best_fit_shares(nodes, request(p), o.model.usable_fraction);
         if (shares.empty()) continue;
         YAML::Node a(YAML::NodeType::Map);
         a["method"] = "best-fit";
+        // memest sized the plan for one type; best-fit takes any free GPUs with the memory it needs,
+        // so say so, and what the GPUs taken hold, lest the plan's type be read as the GPUs allocated.
+        a["matched_by"] = o.exact_type ? "memory and type" : "memory";
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
         plan["rank"] = i + 1;
-        plan["gpu"] = p.gpu;
+        plan["sized_for"] = p.gpu;
         plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
         a["plan"] = plan;
+        double usable = shares.front().memory_gib;
+        for (const auto& s : shares) usable = std::min(usable, s.memory_gib);
+        a["usable_gib"] = io::format_fixed(usable * o.model.usable_fraction, 3);
         YAML::Node gpus(YAML::NodeType::Map), where(YAML::NodeType::Map);
         gpus.SetStyle(YAML::EmitterStyle::Flow);
         std::map<std::string, int> per_type;
         for (const auto& s : shares) per_type[s.gpu] += s.gpus;
         for (const auto& [t, n] : per_type) gpus[t] = n;
-        for (const auto& s : shares) where[s.node] = s.gpus;
+        for (const auto& s : shares) {
+            YAML::Node share(YAML::NodeType::Map);
+            share.SetStyle(YAML::EmitterStyle::Flow);
+            share["gpu"] = s.gpu;
+            share["gpus"] = s.gpus;
+            where[s.node] = share;
+        }
         a["gpus"] = gpus;
         a["tp"] = p.layout.tp;
         a["pp"] = p.layout.pp;
@@ -323,8 +333,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["micro_batch"] = p.layout.micro_batch;
         a["nodes"] = where;
         PlanallocResult out;
-        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (" + std::to_string(p.layout.gpus()) + " x " +
-                      p.gpu + "-class, " + io::format_fixed(p.peak_gib, 2) + " GiB) on " +
+        std::string taken;
+        for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
+        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
+                      io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";
         model::write_job_spec(doc.root, job);
         doc.root["allocation"] = a;
@@ -340,7 +352,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     auto need = [&](const model::Plan& p) {
         return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + ", and " +
-               std::to_string(free_gpus_with(eligible_nodes(p), p.peak_gib, o.model.usable_fraction)) + " such GPUs are free";
+               std::to_string(free_gpus_with(nodes, request(p), o.model.usable_fraction)) + " such GPUs are free";
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
