@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+#include <tuple>
+
 #include <hetsched/alloc/best_fit.hpp>
 #include <hetsched/alloc/cluster.hpp>
 
@@ -9,7 +13,7 @@ namespace {
 
 /// Frenzy's Node(n, s): n free GPUs of s GiB (memory used as is: usable fraction 1).
 alloc::ClusterNode node(const std::string& name, int free, double gib, int gpus = 8) {
-    return {name, "", gib, gpus, free, {}};
+    return {name, "", gib, gpus, free};
 }
 
 io::YamlDocument doc(const std::string& text) { return io::parse_yaml({"cluster.yaml", text}); }
@@ -18,7 +22,7 @@ io::YamlDocument doc(const std::string& text) { return io::parse_yaml({"cluster.
 
 TEST_CASE("Frenzy: Job(2, 32) goes to Node(3, 40) rather than Node(6, 80)", "[alloc]") {
     std::vector<alloc::ClusterNode> nodes{node("big", 6, 80), node("small", 3, 40)};
-    const auto got = alloc::best_fit(nodes, {2, 32}, 1.0);
+    const auto got = alloc::best_fit(nodes, {2, 32, ""}, 1.0);
     REQUIRE(got.size() == 1);
     CHECK(got[0].node == "small");
     CHECK(got[0].gpus == 2);
@@ -29,7 +33,7 @@ TEST_CASE("Frenzy: Job(2, 32) goes to Node(3, 40) rather than Node(6, 80)", "[al
 TEST_CASE("Frenzy: Job(4, 35) goes to one Node(4, 40) rather than four Node(1, 40)", "[alloc]") {
     std::vector<alloc::ClusterNode> nodes{node("a", 1, 40), node("b", 1, 40), node("c", 1, 40), node("d", 1, 40),
                                           node("four", 4, 40)};
-    const auto got = alloc::best_fit(nodes, {4, 35}, 1.0);
+    const auto got = alloc::best_fit(nodes, {4, 35, ""}, 1.0);
     REQUIRE(got.size() == 1);
     CHECK(got[0].node == "four");
     CHECK(got[0].gpus == 4);
@@ -37,7 +41,7 @@ TEST_CASE("Frenzy: Job(4, 35) goes to one Node(4, 40) rather than four Node(1, 4
 
 TEST_CASE("no single node suffices: the largest first, then best fit for the rest", "[alloc]") {
     std::vector<alloc::ClusterNode> nodes{node("n1", 2, 40), node("n2", 5, 40), node("n3", 3, 40), node("n4", 4, 24)};
-    const auto got = alloc::best_fit(nodes, {7, 30}, 1.0);
+    const auto got = alloc::best_fit(nodes, {7, 30, ""}, 1.0);
     REQUIRE(got.size() == 2);
     CHECK(got[0].node == "n2");  // 5 free, the most among nodes with 30 GiB or more
     CHECK(got[0].gpus == 5);
@@ -48,11 +52,102 @@ TEST_CASE("no single node suffices: the largest first, then best fit for the res
 
 TEST_CASE("too few eligible GPUs leaves the cluster untouched", "[alloc]") {
     std::vector<alloc::ClusterNode> nodes{node("n1", 4, 40), node("n2", 8, 24)};
-    CHECK(alloc::free_gpus_with(nodes, 30, 1.0) == 4);
-    CHECK(alloc::best_fit(nodes, {5, 30}, 1.0).empty());
+    CHECK(alloc::free_gpus_with(nodes, {0, 30, ""}, 1.0) == 4);
+    CHECK(alloc::best_fit(nodes, {5, 30, ""}, 1.0).empty());
     CHECK(nodes[0].free == 4);
     // The usable fraction counts: 40 GiB cards hold 39.2 GiB at 0.98.
-    CHECK(alloc::free_gpus_with(nodes, 39.5, 0.98) == 0);
+    CHECK(alloc::free_gpus_with(nodes, {0, 39.5, ""}, 0.98) == 0);
+}
+
+TEST_CASE("best_fit_shares leaves the nodes as they are and gives best_fit's answer", "[alloc]") {
+    // Equally free nodes: the last by name unless another has smaller GPUs (Alg. 1's tie rule as it was).
+    std::vector<alloc::ClusterNode> nodes{node("a", 3, 40), node("b", 3, 40), node("c", 3, 80), node("d", 1, 40),
+                                          node("e", 2, 48)};
+    const auto before = nodes;
+    for (int gpus = 1; gpus <= 12; ++gpus)
+        for (double gib : {24.0, 40.0, 44.0}) {
+            const auto shares = alloc::best_fit_shares(nodes, {gpus, gib, ""}, 1.0);
+            for (size_t i = 0; i < nodes.size(); ++i) CHECK(nodes[i].free == before[i].free);
+            auto copy = nodes;
+            const auto taken = alloc::best_fit(copy, {gpus, gib, ""}, 1.0);
+            REQUIRE(taken.size() == shares.size());
+            for (size_t i = 0; i < taken.size(); ++i) {
+                CHECK(taken[i].node == shares[i].node);
+                CHECK(taken[i].gpus == shares[i].gpus);
+            }
+        }
+    const auto seven = alloc::best_fit_shares(nodes, {7, 24, ""}, 1.0);
+    REQUIRE(seven.size() == 3);
+    CHECK(seven[0].node == "a");  // 3 free each: c has larger GPUs, so the first of the smaller
+    CHECK(seven[1].node == "b");
+    CHECK(seven[2].node == "d");  // 1 left: the fewest free that suffice
+}
+
+namespace {
+
+/// Alg. 1 as best_fit did it before it sorted once: re-sorts every step, takes GPUs as it goes.
+std::vector<alloc::NodeShare> reference(std::vector<alloc::ClusterNode> nodes, int left, double gib) {
+    auto ok = [&](const alloc::ClusterNode& n) { return n.free > 0 && n.memory_gib >= gib; };
+    int total = 0;
+    for (const auto& n : nodes)
+        if (ok(n)) total += n.free;
+    if (left <= 0 || total < left) return {};
+    std::vector<alloc::NodeShare> out;
+    while (left > 0) {
+        std::vector<alloc::ClusterNode*> fit;
+        for (auto& n : nodes)
+            if (ok(n)) fit.push_back(&n);
+        std::sort(fit.begin(), fit.end(), [](const alloc::ClusterNode* a, const alloc::ClusterNode* b) {
+            return std::tie(a->free, a->memory_gib, a->name) < std::tie(b->free, b->memory_gib, b->name);
+        });
+        auto single = std::find_if(fit.begin(), fit.end(), [&](const alloc::ClusterNode* n) { return n->free >= left; });
+        if (single != fit.end()) {
+            out.push_back({(*single)->name, "", left});
+            break;
+        }
+        alloc::ClusterNode* most = fit.back();
+        for (alloc::ClusterNode* n : fit)
+            if (n->free == most->free && n->memory_gib < most->memory_gib) most = n;
+        out.push_back({most->name, "", most->free});
+        left -= most->free;
+        most->free = 0;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("best_fit_shares answers as Alg. 1 re-sorted at every step did", "[alloc]") {
+    std::mt19937 rng(3);
+    const double sizes[] = {16, 24, 40, 48, 80};
+    for (int round = 0; round < 300; ++round) {
+        std::vector<alloc::ClusterNode> nodes;
+        const int n = 1 + static_cast<int>(rng() % 12);
+        for (int i = 0; i < n; ++i)
+            nodes.push_back(node("n" + std::to_string(rng() % 100) + "-" + std::to_string(i),
+                                 static_cast<int>(rng() % 5), sizes[rng() % 5]));
+        const int gpus = 1 + static_cast<int>(rng() % 20);
+        const double gib = sizes[rng() % 5] - 1;
+        const auto want = reference(nodes, gpus, gib);
+        const auto got = alloc::best_fit_shares(nodes, {gpus, gib, ""}, 1.0);
+        REQUIRE(got.size() == want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+            CHECK(got[i].node == want[i].node);
+            CHECK(got[i].gpus == want[i].gpus);
+        }
+    }
+}
+
+TEST_CASE("a request may name a GPU type", "[alloc]") {
+    std::vector<alloc::ClusterNode> nodes{node("x", 4, 80), node("y", 4, 80)};
+    nodes[0].gpu = "H100-SXM";
+    nodes[1].gpu = "A100-80GB-SXM";
+    CHECK(alloc::free_gpus_with(nodes, {0, 40, "A100-80GB-SXM"}, 1.0) == 4);
+    const auto got = alloc::best_fit_shares(nodes, {2, 40, "H100-SXM"}, 1.0);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].node == "x");
+    CHECK(got[0].gpu == "H100-SXM");
+    CHECK(got[0].memory_gib == 80);
 }
 
 TEST_CASE("a cluster section is read with the catalog's memory sizes", "[alloc]") {

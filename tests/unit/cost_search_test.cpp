@@ -146,3 +146,21 @@ TEST_CASE("the search stops at its node limit with advice", "[alloc]") {
     o.node_limit = 3;
     CHECK_THROWS_AS(alloc::search_plans(c->space, o), UsageError);
 }
+
+TEST_CASE("an effort limit stops the search with its best plan, a valid bound and complete false", "[alloc]") {
+    std::mt19937 rng(11);
+    for (int n = 0; n < 4; ++n) {
+        auto c = small_case(rng);
+        alloc::SearchOptions o;
+        o.objective = alloc::Objective::time;
+        const auto full = alloc::search_plans(c->space, o);
+        if (full.plans.empty()) continue;
+        CHECK(full.stats.complete);
+        o.effort_limit = 3;
+        const auto cut = alloc::search_plans(c->space, o);
+        CHECK_FALSE(cut.stats.complete);
+        CHECK(cut.stats.effort <= 3);
+        CHECK(cut.stats.lower_bound <= full.plans.front().total_s * (1 + 1e-9));
+        if (!cut.plans.empty()) CHECK(cut.plans.front().total_s >= full.plans.front().total_s * (1 - 1e-12));
+    }
+}

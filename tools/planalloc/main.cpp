@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
         auto result = alloc::run_planalloc(job, cat, cli::optional_input(cluster), opt);
         progress.finish();
         io::write_output(io.output, result.text);
+        if (!result.feasible) {
+            std::cerr << "planalloc: " << result.message << '\n';
+            return Exit::negative;
+        }
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "planalloc: " << result.summary << '\n';
         return Exit::ok;
     });

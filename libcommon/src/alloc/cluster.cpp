@@ -9,11 +9,11 @@ namespace hetsched::alloc {
 namespace {
 
 /// Checks one node's numbers and fills its memory from the catalog unless given.
-void complete(ClusterNode& n, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos) {
+void complete(ClusterNode& n, const SourcePos& where, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos) {
     if (n.free < 0 || n.free > n.gpus)
         throw DataError("node '" + n.name + "' has " + std::to_string(n.free) + " free of " + std::to_string(n.gpus) +
                             " GPUs (expected 0 to " + std::to_string(n.gpus) + ")",
-                        n.where);
+                        where);
     if (n.memory_gib > 0 && n.gpu.empty()) return;
     try {
         const catalog::GpuType& g = catalog.find(n.gpu);
@@ -24,10 +24,12 @@ void complete(ClusterNode& n, const catalog::GpuCatalog& catalog, const SourcePo
     }
 }
 
-void check_unique(const std::vector<ClusterNode>& nodes) {
+/// `where[i]` is the position of `nodes[i]`.
+void check_unique(const std::vector<ClusterNode>& nodes, const std::vector<SourcePos>& where) {
     std::set<std::string> seen;
-    for (const auto& n : nodes)
-        if (!seen.insert(n.name).second) throw DataError("node '" + n.name + "' is listed twice", n.where);
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (!seen.insert(nodes[i].name).second)
+            throw DataError("node '" + nodes[i].name + "' is listed twice", where[i]);
     if (nodes.empty()) throw DataError("the cluster has no nodes");
 }
 
@@ -37,20 +39,21 @@ std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCat
     const int gpu = t.find("gpu"), free = t.find("free"), memory = t.find("memory_gib");
     if (gpu < 0 && memory < 0) t.require("gpu");  // says which columns are there
     std::vector<ClusterNode> out;
+    std::vector<SourcePos> where;
     for (size_t r = 0; r < t.rows(); ++r) {
         ClusterNode n;
         n.name = t.cell(r, name).text;
-        n.where = t.where(r, 0);
+        where.push_back(t.where(r, 0));
         n.gpus = static_cast<int>(t.integer(r, gpus, 1, kMaxGpusPerNode));
         n.free = free >= 0 ? static_cast<int>(t.integer(r, free, 0, kMaxGpusPerNode)) : n.gpus;
         if (memory >= 0 && !t.cell(r, memory).text.empty())
             n.memory_gib = t.number(r, memory, 0.01, model::limits::max_memory_gib);
         if (gpu >= 0) n.gpu = t.cell(r, gpu).text;
         if (n.name.empty()) throw DataError("expected a node name", t.where(r, name));
-        complete(n, catalog, gpu >= 0 ? t.where(r, gpu) : n.where);
+        complete(n, where.back(), catalog, gpu >= 0 ? t.where(r, gpu) : where.back());
         out.push_back(n);
     }
-    check_unique(out);
+    check_unique(out, where);
     return out;
 }
 
@@ -62,10 +65,11 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
     if (!nodes.IsSequence() || nodes.size() == 0)
         throw DataError("expected a list of nodes under 'nodes'", doc.where(nodes));
     std::vector<ClusterNode> out;
+    std::vector<SourcePos> where;
     for (const auto& item : nodes) {
         if (!item.IsMap()) throw DataError("expected a node as a map {name, gpu, gpus, free}", doc.where(item));
         ClusterNode n;
-        n.where = doc.where(item);
+        where.push_back(doc.where(item));
         n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
         n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus", 1, kMaxGpusPerNode));
         const YAML::Node free = io::optional_child(doc, item, "free");
@@ -75,10 +79,10 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
             n.memory_gib = io::yaml_number(doc, memory, "memory_gib", 0.01, model::limits::max_memory_gib);
         const YAML::Node gpu = memory.IsDefined() ? io::optional_child(doc, item, "gpu") : io::required_child(doc, item, "gpu");
         if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
-        complete(n, catalog, doc.where(gpu.IsDefined() ? gpu : item));
+        complete(n, where.back(), catalog, doc.where(gpu.IsDefined() ? gpu : item));
         out.push_back(n);
     }
-    check_unique(out);
+    check_unique(out, where);
     return out;
 }
 

@@ -22,7 +22,12 @@ struct Layout {
     std::unique_ptr<place::ProblemFactory> factory;
     CandidateBounds c;             ///< what the bounds know about each candidate type here
     double root_bound = 0;         ///< cost (or time) no plan of this pair beats
+    std::vector<int> seed;         ///< time objective: the fastest-types-first plan placed before the tree
+    double estimate = kInf;        ///< time objective: that plan's iteration time under Whale's cheap split
 };
+
+/// Thrown inside the search when it has spent its effort_limit; run() keeps the best plans so far.
+struct EffortSpent {};
 
 /// The best `top` plans so far: a heap with the worst on top, sorted best first at the end.
 class Incumbents {
@@ -71,14 +76,19 @@ public:
 
     SearchResult run() {
         build_layouts();
-        switch (opt_.method) {
-        case SearchMethod::espresso: espresso(); break;
-        case SearchMethod::exhaustive: exhaustive(); break;
-        case SearchMethod::homogeneous: homogeneous(); break;
+        try {
+            switch (opt_.method) {
+            case SearchMethod::espresso: espresso(); break;
+            case SearchMethod::exhaustive: exhaustive(); break;
+            case SearchMethod::homogeneous: homogeneous(); break;
+            }
+        } catch (const EffortSpent&) {
+            stats_.complete = false;
         }
         SearchResult r;
         r.plans = best_.take();
         stats_.lower_bound = r.plans.empty() ? lower_bound_ : std::min(lower_bound_, best_.value(r.plans.front()));
+        if (!stats_.complete) stats_.lower_bound = space_lower_bound();
         if (std::isinf(stats_.lower_bound)) stats_.lower_bound = 0;
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         r.stats = stats_;
@@ -105,6 +115,23 @@ private:
     /// The objective's value for an iteration time and a price per second of the whole plan.
     double value_of(double iteration_s, double price_s) const {
         return cost_objective() ? z() * iteration_s * price_s : z() * iteration_s;
+    }
+
+    /// Charges `n` to the effort budget; EffortSpent once it is gone.
+    void spend(long n) {
+        if (opt_.effort_limit > 0 && stats_.effort + n > opt_.effort_limit) throw EffortSpent{};
+        stats_.effort += n;
+    }
+
+    /// What no plan of any layout beats: the least root bound (the layouts BP dropped hold no plan).
+    double space_lower_bound() const {
+        double lo = kInf;
+        for (const auto& l : layouts_) {
+            const std::vector<int> none(names_.size(), 0);
+            const double t = completion_time_bound(l, none, 0, l.pp);
+            lo = std::min(lo, completion_value_bound(l, none, 0, l.pp, t));
+        }
+        return std::isinf(lo) ? 0 : lo;
     }
 
     void count_node() {
@@ -209,6 +236,7 @@ private:
     /// Places a complete plan and offers it to the incumbents.
     void evaluate(Layout& l, const std::vector<int>& counts, double bound) {
         count_node();
+        spend(l.pp);
         ++stats_.plans_evaluated;
         lower_bound_ = std::min(lower_bound_, bound);
         const place::Problem p = l.factory->problem(names_, counts);
@@ -251,6 +279,7 @@ private:
 
     /// Prunes a complete plan by its bounds (counted), else evaluates it.
     void visit_leaf(Layout& l, const std::vector<int>& counts) {
+        if (!l.seed.empty() && counts == l.seed) return;  // placed before the tree
         double time_bound = 0;
         const double bound = leaf_bound(l, counts, &time_bound);
         if (std::isinf(time_bound)) {
@@ -324,6 +353,7 @@ private:
         }
         std::stable_sort(layouts_.begin(), layouts_.end(),
                          [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
+        if (!cost_objective()) seed_fastest();
         long seq = 0;
         for (auto& l : layouts_) {
             if (l.root_bound > best_.threshold()) {
@@ -341,6 +371,7 @@ private:
                     continue;
                 }
                 count_node();
+                spend(1);
                 ++stats_.nodes_expanded;
                 if (prune(l, n.counts, n.placed, n.next)) {
                     if (root) ++stats_.trees_pruned;
@@ -359,6 +390,44 @@ private:
                     queue.push(std::move(child));
                 }
             }
+        }
+    }
+
+    /// For the time objective, whose bounds are loose (transfers and bubbles they cannot see): each
+    /// layout's fastest-types-first plan, split by Whale (one estimator run, not CMR's dozens), orders
+    /// the layouts, and the best few are placed first, so a fast incumbent comes before the budget goes.
+    void seed_fastest() {
+        std::vector<size_t> by_speed(names_.size());
+        for (size_t t = 0; t < by_speed.size(); ++t) by_speed[t] = t;
+        for (auto& l : layouts_) {
+            std::stable_sort(by_speed.begin(), by_speed.end(),
+                             [&](size_t a, size_t b) { return l.c.types[a].layer_s < l.c.types[b].layer_s; });
+            std::vector<int> counts(names_.size(), 0);
+            int left = l.pp;
+            for (size_t t : by_speed) {
+                counts[t] = std::min(left, max_stages(l, t));
+                left -= counts[t];
+            }
+            if (left > 0) continue;
+            const place::Problem p = l.factory->problem(names_, counts);
+            const place::PlaceResult r = place::place_whale(p, place::order_by_memory(p));
+            if (r.placement.empty()) continue;
+            l.seed = counts;
+            l.estimate = r.iteration_s;
+        }
+        std::stable_sort(layouts_.begin(), layouts_.end(),
+                         [](const Layout& a, const Layout& b) { return a.estimate < b.estimate; });
+        constexpr size_t kSeeds = 8;
+        for (size_t i = 0; i < layouts_.size(); ++i) {
+            Layout& l = layouts_[i];
+            if (l.seed.empty()) continue;
+            if (i >= kSeeds) {
+                l.seed.clear();
+                continue;
+            }
+            double time_bound = 0;
+            const double bound = leaf_bound(l, l.seed, &time_bound);
+            evaluate(l, l.seed, std::isinf(time_bound) ? kInf : bound);
         }
     }
 

@@ -21,6 +21,10 @@ namespace {
 
 constexpr double kMaxPrice = 1e6;  ///< per GPU-hour, as in a catalog file
 constexpr double kMaxQuota = 1e6;  ///< GPUs of one type, as in a catalog file
+/// Effort (tree nodes plus stages placed) the search for the fastest plan may spend when no plan meets
+/// the SLO: its bounds ignore transfers and bubbles, so on deep pipelines they rarely prune and an
+/// unbounded search ran for minutes; this keeps the answer under a second on the Espresso catalog.
+constexpr long kFastestEffort = 600;
 
 /// "TYPE=VALUE" split at the last '='; UsageError naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
@@ -120,6 +124,60 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     return io::yaml_number(doc, slo, "slo_s", 1e-3, kMaxSloS);
 }
 
+/// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
+/// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
+PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,
+                                const SearchSpace& space, const SearchOptions& so, const SearchStats& slo_stats,
+                                const ReportContext& ctx, const std::vector<std::string>& skipped) {
+    SearchOptions fastest = so;
+    fastest.objective = Objective::time;
+    fastest.top = 1;
+    fastest.effort_limit = kFastestEffort;
+    SearchSpace open = space;
+    open.slo_s = 0;
+    const SearchResult f = search_plans(open, fastest);
+    const std::string currency = ctx.currency;
+    if (f.plans.empty())
+        throw Infeasible(std::string(f.stats.complete ? "no plan within the quotas can hold "
+                                                      : "the search for the fastest plan found none that holds ") +
+                         job.model.name + (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : "") +
+                         (f.stats.complete ? "" : " within its budget"));
+    const PlanRecord& p = f.plans.front();
+    PlanallocResult out;
+    out.feasible = false;
+    out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, 6) + " s for " +
+                  std::to_string(job.iterations) + " iterations: the fastest " +
+                  (f.stats.complete ? "takes " : "found takes ") + io::format_number(p.total_s, 6) + " s (" +
+                  io::format_number(p.iteration_s, 6) + " s per iteration) with " + describe_plan(space, p) +
+                  ", costing " + io::format_number(p.cost, 6) + " " + currency +
+                  (f.stats.complete ? "" : "; not proven fastest: no plan takes less than " +
+                                               io::format_number(f.stats.lower_bound, 6) + " s");
+    out.summary = out.message;
+    if (o.csv) {
+        out.text = plans_to_csv(space, f.plans);
+        return out;
+    }
+    model::write_job_spec(doc.root, job);
+    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
+    YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
+    a["slo_met"] = false;
+    a["fastest"] = f.stats.complete ? "proven" : "found";
+    if (!f.stats.complete) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
+    doc.root["allocation"] = a;
+    YAML::Node s = search_to_yaml(slo_stats, {}, ctx, skipped);
+    YAML::Node fs(YAML::NodeType::Map);
+    fs.SetStyle(YAML::EmitterStyle::Flow);
+    fs["nodes_expanded"] = f.stats.nodes_expanded;
+    fs["plans_evaluated"] = f.stats.plans_evaluated;
+    fs["complete"] = f.stats.complete;
+    fs["effort"] = f.stats.effort;
+    fs["effort_limit"] = kFastestEffort;
+    s["fastest_search"] = fs;
+    doc.root["search"] = s;
+    out.text = io::emit_yaml(doc.root);
+    return out;
+}
+
 PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model::JobSpec& job,
                          catalog::GpuCatalog& cat) {
     if (job.iterations <= 0)
@@ -144,25 +202,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     const SearchResult r = search_plans(space, so);
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
 
-    if (r.plans.empty()) {
-        SearchOptions fastest = so;
-        fastest.objective = Objective::time;
-        fastest.top = 1;
-        SearchSpace open = space;
-        open.slo_s = 0;
-        const SearchResult f = search_plans(open, fastest);
-        if (f.plans.empty())
-            throw Infeasible("no plan within the quotas can hold " + job.model.name +
-                             (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : ""));
-        const PlanRecord& p = f.plans.front();
-        throw Infeasible("no plan meets the SLO of " + io::format_number(slo, 6) + " s for " +
-                         std::to_string(job.iterations) + " iterations: the fastest takes " +
-                         io::format_number(p.total_s, 6) + " s (" + io::format_number(p.iteration_s, 6) +
-                         " s per iteration) with " + describe_plan(space, p) + ", costing " +
-                         io::format_number(p.cost, 6) + " " + cat.currency);
-    }
-
     PlanallocResult out;
+    if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r.stats, ctx, types.skipped);
+
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +
@@ -245,35 +287,45 @@ void check_cluster_options(const PlanallocOptions& o) {
 PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
                              io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
     check_cluster_options(o);
-    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
+    const std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
                                              : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
     const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster");
-    auto eligible_nodes = [&](const model::Plan& p) {
-        std::vector<ClusterNode> out;
-        for (const auto& n : nodes)
-            if (!o.exact_type || n.gpu == p.gpu) out.push_back(n);
-        return out;
+    // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
+    // memest's tens of thousands of plans took seconds, more with a long file name in each node).
+    auto request = [&](const model::Plan& p) {
+        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string()};
     };
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
-        std::vector<ClusterNode> pool = eligible_nodes(p);
-        const std::vector<NodeShare> shares = best_fit(pool, {static_cast<int>(p.layout.gpus()), p.peak_gib}, o.model.usable_fraction);
+        const std::vector<NodeShare> shares = best_fit_shares(nodes, request(p), o.model.usable_fraction);
         if (shares.empty()) continue;
         YAML::Node a(YAML::NodeType::Map);
         a["method"] = "best-fit";
+        // memest sized the plan for one type; best-fit takes any free GPUs with the memory it needs,
+        // so say so, and what the GPUs taken hold, lest the plan's type be read as the GPUs allocated.
+        a["matched_by"] = o.exact_type ? "memory and type" : "memory";
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
         plan["rank"] = i + 1;
-        plan["gpu"] = p.gpu;
+        plan["sized_for"] = p.gpu;
         plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
         a["plan"] = plan;
+        double usable = shares.front().memory_gib;
+        for (const auto& s : shares) usable = std::min(usable, s.memory_gib);
+        a["usable_gib"] = io::format_fixed(usable * o.model.usable_fraction, 3);
         YAML::Node gpus(YAML::NodeType::Map), where(YAML::NodeType::Map);
         gpus.SetStyle(YAML::EmitterStyle::Flow);
         std::map<std::string, int> per_type;
         for (const auto& s : shares) per_type[s.gpu] += s.gpus;
         for (const auto& [t, n] : per_type) gpus[t] = n;
-        for (const auto& s : shares) where[s.node] = s.gpus;
+        for (const auto& s : shares) {
+            YAML::Node share(YAML::NodeType::Map);
+            share.SetStyle(YAML::EmitterStyle::Flow);
+            share["gpu"] = s.gpu;
+            share["gpus"] = s.gpus;
+            where[s.node] = share;
+        }
         a["gpus"] = gpus;
         a["tp"] = p.layout.tp;
         a["pp"] = p.layout.pp;
@@ -281,8 +333,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["micro_batch"] = p.layout.micro_batch;
         a["nodes"] = where;
         PlanallocResult out;
-        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (" + std::to_string(p.layout.gpus()) + " x " +
-                      p.gpu + "-class, " + io::format_fixed(p.peak_gib, 2) + " GiB) on " +
+        std::string taken;
+        for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
+        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
+                      io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";
         model::write_job_spec(doc.root, job);
         doc.root["allocation"] = a;
@@ -298,7 +352,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     auto need = [&](const model::Plan& p) {
         return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + ", and " +
-               std::to_string(free_gpus_with(eligible_nodes(p), p.peak_gib, o.model.usable_fraction)) + " such GPUs are free";
+               std::to_string(free_gpus_with(nodes, request(p), o.model.usable_fraction)) + " such GPUs are free";
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +

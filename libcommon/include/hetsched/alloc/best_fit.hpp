@@ -17,13 +17,15 @@ struct ClusterNode {
     double memory_gib = 0;   ///< per GPU
     int gpus = 0;
     int free = 0;
-    SourcePos where;
+    ///< No source position here: best-fit copies and scans nodes per plan, and a position carries the
+    ///< file name; the readers check the nodes while they still hold the positions.
 };
 
 /// A request: this many GPUs with at least this much usable memory each (Frenzy's Job(n, s)).
 struct GpuRequest {
     int gpus = 0;
     double min_memory_gib = 0;
+    std::string gpu;  ///< only GPUs of this type; empty: any type with the memory
 };
 
 /// GPUs taken from one node.
@@ -31,13 +33,20 @@ struct NodeShare {
     std::string node;
     std::string gpu;
     int gpus = 0;
+    double memory_gib = 0;  ///< per GPU
 };
 
-/// Free GPUs of `nodes` whose memory times `usable_fraction` is at least `min_memory_gib`.
-int free_gpus_with(const std::vector<ClusterNode>& nodes, double min_memory_gib, double usable_fraction);
+/// Free GPUs of `nodes` that `r` may use: of its type when it names one, with usable memory (memory
+/// times `usable_fraction`) of at least `r.min_memory_gib`.
+int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);
 
-/// Best-fit placement of `r` (Alg. 1 lines 11-36); takes the GPUs from `nodes`. Empty, and `nodes`
-/// unchanged, when the eligible free GPUs are too few.
+/// Best-fit placement of `r` (Alg. 1 lines 11-36) over `nodes`, which it leaves as they are, so a
+/// caller trying many plans on one cluster copies nothing per plan. Empty when the eligible free GPUs
+/// are too few.
+std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
+                                       double usable_fraction);
+
+/// best_fit_shares, then takes the GPUs from `nodes` (unchanged when the result is empty).
 std::vector<NodeShare> best_fit(std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);
 
 }  // namespace hetsched::alloc

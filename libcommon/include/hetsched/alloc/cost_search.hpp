@@ -54,6 +54,10 @@ struct SearchOptions {
                                   ///< cost pruning; 0 = only the admissible bounds
     long node_limit = 50000000;   ///< tree nodes (espresso) or plans (exhaustive) before giving up
     long placer_limit = 20000000; ///< branch-and-bound nodes for the hph and optimal placers
+    long effort_limit = 0;        ///< nodes expanded plus stages placed (a placement costs about its
+                                  ///< stage count) before the search stops with the best plans so far
+                                  ///< and stats.complete false; 0 = none. Bounds how long the search
+                                  ///< for the fastest plan takes when its bounds are too loose to prune
     ProgressFn progress;          ///< told the nodes and plans visited so far (may be empty)
 };
 
@@ -85,6 +89,8 @@ struct SearchStats {
     long plans_unplaceable = 0;    ///< of those, the placer found no placement that fits memory
     long plans_too_slow = 0;       ///< of those, placed but missing the SLO
     double lower_bound = 0;        ///< no placement of any plan in the space does better than this
+    bool complete = true;          ///< false: stopped at effort_limit, the best plans are not proven best
+    long effort = 0;               ///< nodes expanded plus stages placed
     double seconds = 0;
 };
 

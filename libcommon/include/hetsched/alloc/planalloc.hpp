@@ -37,13 +37,16 @@ struct PlanallocOptions {
 };
 
 struct PlanallocResult {
+    bool feasible = true; ///< false: no plan meets the SLO; `text` holds the fastest found (exit 1)
+    std::string message;  ///< for stderr when not feasible
     std::string text;     ///< the output
     std::string summary;  ///< one line for stderr with -v
 };
 
 /// Plans the job in `job_text` (none: the flags describe it alone) over `catalog`: cluster mode when
 /// `cluster` (a cluster file's text) is given or the document has a `cluster:` section, SLO mode
-/// otherwise. Infeasible (exit 1) when no plan meets the SLO (the message gives the fastest plan) or
+/// otherwise. When no plan meets the SLO the result is not `feasible`: its text holds the fastest plan
+/// a bounded search found and its message says so. Infeasible (exit 1) when no plan holds the model or
 /// no plan fits the cluster (the message says what is missing); UsageError when SLO-search options are
 /// given in cluster mode, where they would mean nothing.
 PlanallocResult run_planalloc(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& catalog,
