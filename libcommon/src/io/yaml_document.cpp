@@ -73,13 +73,6 @@ double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::s
     return *v;
 }
 
-double yaml_positive(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double hi) {
-    const std::optional<double> v = node.IsScalar() ? parse_finite(node.Scalar()) : std::nullopt;
-    if (!v || !(*v > 0) || *v > hi)
-        throw DataError(expected_positive(hi) + " for '" + what + "', got " + came(node), doc.where(node));
-    return *v;
-}
-
 long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what, long lo, long hi) {
     const std::optional<long> v = node.IsScalar() ? parse_whole(node.Scalar(), lo, hi) : std::nullopt;
     if (!v) throw DataError(expected_integer(lo, hi) + " for '" + what + "', got " + came(node), doc.where(node));

@@ -36,8 +36,6 @@ YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const 
 /// node naming `what`, the range and what came. Every reader states its field's range here.
 double yaml_number(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double lo, double hi);
 long yaml_integer(const YamlDocument& doc, const YAML::Node& node, const std::string& what, long lo, long hi);
-/// A finite number in (0, hi].
-double yaml_positive(const YamlDocument& doc, const YAML::Node& node, const std::string& what, double hi);
 /// Other scalars: DataError at the node, saying what was expected and what came.
 bool yaml_bool(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
 std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const std::string& what);
