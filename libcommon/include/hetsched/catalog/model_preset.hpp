@@ -26,7 +26,8 @@ struct ModelSpec {
 /// Every preset, in the order --list-models shows them.
 const std::vector<ModelSpec>& model_presets();
 
-/// The preset called `name` (case and punctuation ignored); UsageError with close names otherwise.
+/// The preset called exactly `name` (ASCII case ignored, nothing else); UsageError naming close names
+/// as suggestions only otherwise.
 const ModelSpec& find_model(const std::string& name);
 
 }  // namespace hetsched::catalog
