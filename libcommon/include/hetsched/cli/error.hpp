@@ -16,6 +16,7 @@ enum class Exit : int {
     internal = 70,
     cant_create = 73,
     io = 74,
+    tempfail = 75,     ///< try again later: a lock held too long, a solver out of time
     config = 78,
 };
 
@@ -62,6 +63,10 @@ struct OutputError : Error {
 /// A read or write that failed part-way (exit 74).
 struct IoError : Error {
     explicit IoError(std::string message) : Error(Exit::io, std::move(message)) {}
+};
+/// Not now: a lock another run holds past the wait, a solver that ran out of time (exit 75).
+struct TryLater : Error {
+    explicit TryLater(std::string message) : Error(Exit::tempfail, std::move(message)) {}
 };
 /// A catalog or configuration file that is unusable (exit 78).
 struct ConfigError : Error {

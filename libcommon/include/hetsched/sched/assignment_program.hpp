@@ -1,0 +1,77 @@
+#pragma once
+/// The per-round program of FFT (Eq. 1, 6, 7), in the form any type-level policy can state: binary
+/// x[j][i] = job j runs on GPU type i this round; each job on at most one type; each type's GPUs not
+/// over-subscribed; at least K GPUs busy (work conservation); minimise the sum of the chosen costs.
+/// Two exact solvers: the plain program handed to GLPK's MIP solver, and a structured one (Lagrangian
+/// bound over the M+1 coupling rows, variable fixing against an incumbent, GLPK on what is left).
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <hetsched/sched/glpk.hpp>
+
+namespace hetsched::sched {
+
+/// The program. Costs are row-major (job × type); NaN marks a type the job may not use.
+struct AssignmentProgram {
+    int types = 0;
+    std::vector<int> capacity;    ///< Y_i: GPUs of each type
+    std::vector<int> demand;      ///< d_j: GPUs each job needs
+    std::vector<double> cost;     ///< cost[j * types + i]
+    std::vector<char> must_run;   ///< per job, optional: 1 = Σ_i x[j][i] = 1 (a reduced program's fixings)
+    long min_busy = 0;            ///< K: the work-conserving lower bound on Σ d·x
+
+    int jobs() const { return static_cast<int>(demand.size()); }
+    double c(int j, int i) const { return cost[static_cast<size_t>(j) * types + i]; }
+    bool allowed(int j, int i) const { return !std::isnan(c(j, i)); }
+    bool runs_surely(int j) const { return !must_run.empty() && must_run[static_cast<size_t>(j)]; }
+    /// Binary variables of the program as stated (allowed job-type pairs).
+    long variables() const;
+};
+
+/// A schedule: each job's type, or -1 when it does not run.
+struct Assignment {
+    std::vector<int> type;
+    double objective = 0;  ///< Σ chosen costs
+    long busy = 0;         ///< Σ d over running jobs
+};
+
+/// Cost and busy GPUs of `type` under `p` (checks nothing).
+Assignment evaluate(const AssignmentProgram& p, std::vector<int> type);
+/// Whether `a` satisfies every constraint of `p`.
+bool feasible(const AssignmentProgram& p, const Assignment& a);
+
+/// K(t) exactly: the most GPUs the jobs can keep busy under the per-type capacities (a packing
+/// problem). Returns an assignment reaching it (costs ignored). A greedy packing is accepted when it
+/// meets the max-flow bound; otherwise GLPK's MIP decides. TryLater (75) past `time_limit_s`.
+Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s);
+
+/// How a solve went, for the `solve:` section.
+struct SolveStats {
+    std::string method;          ///< "structured" or "exact"
+    double objective = 0;
+    double bound = 0;            ///< proven lower bound on the optimum (== objective when solved)
+    double lagrangian_bound = 0; ///< the Lagrangian (LP) bound the structured path fixed against
+    long variables = 0;          ///< binary variables of the program as stated
+    long reduced_variables = 0;  ///< variables left for GLPK after fixing (structured)
+    long bound_iterations = 0;   ///< cutting-plane iterations for the Lagrangian bound (structured)
+
+    double gap() const { return objective - bound; }
+};
+
+/// The program as it stands in GLPK's MIP solver (presolver on, nothing else): the optimum, or nothing
+/// when the program is infeasible. TryLater (75) past `time_limit_s`.
+std::optional<Assignment> solve_in_glpk(const AssignmentProgram& p, double time_limit_s);
+
+/// The optimum by the plain program in GLPK's MIP solver. TryLater (75) past `time_limit_s`.
+Assignment solve_exact(const AssignmentProgram& p, double time_limit_s, SolveStats& stats);
+
+/// The same optimum by exploiting the structure: Lagrangian multipliers for the M+1 coupling rows by
+/// a cutting-plane method, an incumbent from them, every x[j][i] whose Lagrangian cost exceeds the
+/// incumbent fixed to 0, and GLPK's MIP on the jobs still undecided. `start` is any feasible schedule
+/// (max_busy_assignment's). TryLater past `time_limit_s`.
+Assignment solve_structured(const AssignmentProgram& p, const Assignment& start, double time_limit_s,
+                            SolveStats& stats);
+
+}  // namespace hetsched::sched

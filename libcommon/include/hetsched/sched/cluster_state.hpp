@@ -1,0 +1,102 @@
+#pragma once
+/// The cluster as a scheduling round sees it (DESIGN §4, `kind: cluster-state`): the clock, GPU types,
+/// nodes, and the active jobs with their demand, progress, throughput per type, current placement and
+/// each policy's bookkeeping. Typed and free of YAML, so that replay can run rounds in memory; the
+/// state reader and writer convert it to and from the file.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hetsched::sched {
+
+/// One GPU type of the cluster.
+struct GpuTypeInfo {
+    std::string name;
+    double memory_gib = 0;  ///< per GPU; 0 = unknown (no memory check against it)
+};
+
+/// One host: GPUs of one type.
+struct Node {
+    std::string name;
+    int type = 0;       ///< index into ClusterState::types
+    int gpus = 0;
+    bool down = false;  ///< holds nothing while down
+};
+
+/// GPUs a job holds on one node.
+struct NodeShare {
+    int node = 0;  ///< index into ClusterState::nodes
+    int gpus = 0;
+    bool operator==(const NodeShare& o) const { return node == o.node && gpus == o.gpus; }
+};
+
+/// Where a job runs: one GPU type, GPUs on one or more of its nodes; type -1 = not running.
+struct Placement {
+    int type = -1;
+    std::vector<NodeShare> shares;  ///< sorted by node index
+
+    bool running() const { return type >= 0; }
+    bool operator==(const Placement& o) const { return type == o.type && shares == o.shares; }
+    bool operator!=(const Placement& o) const { return !(*this == o); }
+};
+
+/// How a job communicates, which decides how much it gains from sitting on few hosts (FFT §4.3).
+enum class Parallelism {
+    data,      ///< data or tensor parallel: all-reduce traffic, packed into the fewest hosts first
+    pipeline,  ///< pipeline only: point-to-point traffic, placed after the others
+};
+
+/// What the policies remember about a job between rounds (written by the round, read back next round).
+struct JobBook {
+    double rho = 0;             ///< FFT's fairness compensation ρ_j (rounds of the job's fastest type)
+    double tau_s = -1;          ///< FFT's fair-share finish time τ_j, seconds; < 0 = not yet estimated
+    double attained_gpu_s = 0;  ///< GPUs × seconds run so far
+    std::vector<double> time_per_type_s;  ///< seconds run on each type (indexed like the types)
+    double first_start_s = -1;  ///< when it first ran; < 0 = never
+    long migrations = 0;        ///< moves to another type or other hosts decided so far
+};
+
+/// One active job.
+struct Job {
+    std::string id;
+    double submit_time_s = 0;
+    int num_gpus = 1;
+    double work = 0;  ///< total work units (epochs, steps, samples: the unit is the job's own)
+    double done = 0;  ///< work units completed
+    /// Work units per second on each type (indexed like the types); 0 = the type cannot run it.
+    std::vector<double> throughput;
+    double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
+    double checkpoint_gib = 0;  ///< state moved on a migration
+    Parallelism parallelism = Parallelism::data;
+    Placement placement;
+    JobBook book;
+
+    double remaining() const { return work > done ? work - done : 0; }
+};
+
+/// The whole cluster at one instant.
+struct ClusterState {
+    double time_s = 0;           ///< when this round's decision is made
+    long round = 0;              ///< rounds decided before this one
+    double round_length_s = 300;
+    std::vector<GpuTypeInfo> types;
+    std::vector<Node> nodes;
+    std::vector<Job> jobs;
+    double last_decision_s = -1;  ///< time_s of the previous decision; < 0 = none
+    std::uint64_t active_set = 0;  ///< digest of the job ids the previous decision saw (0 = none)
+
+    /// GPUs of each type on nodes that are up.
+    std::vector<int> capacity() const;
+    /// GPUs of each type on all nodes, up or down.
+    std::vector<int> installed() const;
+    /// Whether job `j` may run on type `t`: a positive throughput, and enough memory when both are known.
+    bool can_run(const Job& j, int t) const;
+    /// Whether jobs arrived or left since the previous decision (always true before the first).
+    bool churned() const;
+};
+
+/// A digest of the ids of `jobs` (order-independent), to tell a round whether jobs arrived or left.
+std::uint64_t active_set_digest(const std::vector<Job>& jobs);
+
+}  // namespace hetsched::sched

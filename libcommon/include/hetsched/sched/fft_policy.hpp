@@ -1,0 +1,28 @@
+#pragma once
+/// FFT's round (§4.2, Eq. 1–7): each unfinished job gets at most one GPU type by minimising
+///   Σ_j Σ_i ((t − a_j)·θ_ji/W_j + d_j·W_j/θ_ji + s_ji − ρ_j·θ_ji/θ_j,max)·x_ji
+/// subject to one type per job, per-type capacity and at least K(t) GPUs busy, then updates the
+/// fairness compensation ρ_j (Eq. 5) and, when jobs arrived or left, the fair-share finish time τ_j.
+/// Time is counted in rounds and work in rounds of the job on its fastest type, so that no term
+/// depends on the unit a job's work is counted in (schedround(1) gives the derivation).
+#include <hetsched/sched/policy.hpp>
+
+namespace hetsched::sched {
+
+/// The program FFT solves this round over `s`'s unfinished jobs (K not yet set); with `explain`,
+/// each job's terms per usable type.
+AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
+                              std::vector<std::vector<CostTerms>>* explain = nullptr);
+
+/// τ_j: when job j would finish from now with a 1/|A| share of every type's GPUs and no preemption:
+/// t + (W − done) / max_i θ_ji·min(1, Y_i / (|A|·d_j)); < 0 when no type can run it now.
+double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
+
+/// Eq. 5 for one job after the round: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)), μ = (t − a)/(τ − a),
+/// with θ_x the job's throughput this round (0 when it does not run).
+double next_rho(const ClusterState& s, const Job& j, int type);
+
+/// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`.
+TypeDecision fft_decide(ClusterState& s, const RoundOptions& o);
+
+}  // namespace hetsched::sched

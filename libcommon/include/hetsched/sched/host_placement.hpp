@@ -1,0 +1,21 @@
+#pragma once
+/// FFT's hierarchical placement (§4.3, Fig. 6), within each GPU type the round chose:
+///  1. a job that keeps its type keeps its hosts (no migration), unless one of them is down;
+///  2. at churn (jobs arrived or left), multi-GPU data/tensor-parallel jobs spread over several hosts
+///     are re-packed onto fewer when the GPUs now allow it, the cheapest to migrate first;
+///  3. the other jobs of the type are best-fitted (alloc's Frenzy best-fit: an exact or smallest
+///     sufficient node, else the largest free nodes), data/tensor-parallel jobs before pipeline-only
+///     ones, larger jobs first.
+/// A job never spans two types, and down nodes hold nothing.
+#include <vector>
+
+#include <hetsched/sched/cluster_state.hpp>
+#include <hetsched/sched/policy.hpp>
+
+namespace hetsched::sched {
+
+/// Each job's placement for the round whose types are `type` (-1: not running). The types must
+/// respect every type's capacity on up nodes (Error 70 otherwise: a policy bug).
+std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o);
+
+}  // namespace hetsched::sched

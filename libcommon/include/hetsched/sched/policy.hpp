@@ -1,0 +1,52 @@
+#pragma once
+/// What every scheduling policy takes and gives: the cluster state (whose bookkeeping it may update)
+/// and the round's options in; each job's GPU type for this round out, with how the decision was
+/// solved. Host placement, actions and the shared bookkeeping are the round's, not the policy's.
+#include <string>
+#include <vector>
+
+#include <hetsched/sched/assignment_program.hpp>
+#include <hetsched/sched/cluster_state.hpp>
+
+namespace hetsched::sched {
+
+/// Which policy decides the round.
+enum class PolicyKind { fft };
+PolicyKind parse_policy(const std::string& name);  ///< UsageError with close names otherwise
+std::string policy_name(PolicyKind p);
+std::vector<std::string> policy_names();
+
+/// Options of a round, for every policy (each reads its own).
+struct RoundOptions {
+    PolicyKind policy = PolicyKind::fft;
+    double migration_gb_s = 1.25;      ///< checkpoint transfer speed, GB/s (10 Gb/s, FFT's testbed LAN)
+    double migration_restart_s = 30;   ///< stop, restart and re-join time of a migrated job, seconds
+    bool exact = false;                ///< hand the plain program to GLPK's MIP solver
+    double time_limit_s = 60;          ///< for the solver; past it the round fails with TryLater (75)
+    bool explain = false;              ///< keep each job's cost terms
+    SolverLog solver_log;              ///< GLPK's messages (-v); dropped when empty
+};
+
+/// FFT's cost of one job on one type, by term (all in rounds; see schedround(1)).
+struct CostTerms {
+    int type = 0;
+    double age = 0;       ///< (t − a)·θ/W
+    double demand = 0;    ///< d·W/θ, GPU-rounds (W the job's total work, as FFT writes it)
+    double change = 0;    ///< s: migration time when the type changes
+    double fairness = 0;  ///< ρ·θ/θ_max
+    double total() const { return age + demand + change - fairness; }
+};
+
+/// A policy's answer for the round.
+struct TypeDecision {
+    std::string policy;     ///< the policy's name
+    std::vector<int> type;  ///< per job, -1 = does not run this round
+    SolveStats stats;
+    long min_busy = 0;      ///< K
+    std::vector<std::vector<CostTerms>> explain;  ///< per job, per usable type (with --explain)
+};
+
+/// Seconds a job loses when it moves: checkpoint / bandwidth + restart.
+double migration_seconds(const Job& j, const RoundOptions& o);
+
+}  // namespace hetsched::sched

@@ -1,0 +1,42 @@
+#pragma once
+/// The cluster-state file (`kind: cluster-state`, hetsched-formats(5)): read into a ClusterState with
+/// every field checked at its position, and written back with the keys the round owns (placements,
+/// bookkeeping, the clock's round counter, `solve:`) updated and every other key passed through.
+#include <string>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/sched/cluster_state.hpp>
+#include <hetsched/sched/round.hpp>
+
+namespace hetsched::sched {
+
+/// The largest values the state's fields may take (documented in hetsched-formats(5)).
+namespace state_limits {
+inline constexpr double time_s = 1e12;           ///< clock, submit times, τ (about 31,700 years)
+inline constexpr double round_length_s = 1e7;
+inline constexpr double work = 1e18;
+inline constexpr double throughput = 1e15;       ///< work units per second
+inline constexpr double checkpoint_gib = 1e6;
+inline constexpr long gpus = 1L << 20;           ///< a job's GPUs
+inline constexpr long rounds = 1000000000000L;
+inline constexpr double rho = 1e15;
+}  // namespace state_limits
+
+/// A state as read: the typed state and the YAML it came from, whose other keys are written back.
+struct StateDocument {
+    io::YamlDocument yaml;
+    ClusterState state;
+};
+
+/// Parses and checks a state. Types listed under `gpu_types` take their memory from there; without
+/// that list, the node types and their memory come from `catalog`. DataError (65) at the offending
+/// field: unknown types, duplicate ids, impossible numbers, a job no type can ever run, placements on
+/// missing nodes or beyond a node's GPUs, a newer version.
+StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog);
+
+/// The next state's text: `doc`'s YAML with the round's keys set from `r` (and, with `explain`, each
+/// job's cost terms under `solve:`); `wall_time_s` goes into `solve:` as measured.
+std::string write_state(StateDocument doc, const RoundResult& r, bool explain);
+
+}  // namespace hetsched::sched

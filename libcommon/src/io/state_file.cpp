@@ -1,0 +1,105 @@
+#include <hetsched/io/state_file.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <thread>
+#include <unistd.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
+
+namespace hetsched::io {
+namespace {
+
+std::string folder_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string temp_name(const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    return (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + "." + base + ".tmp";
+}
+
+[[noreturn]] void fail_write(const std::string& path, int err) {
+    throw IoError("error writing '" + path + "': " + std::strerror(err));
+}
+
+void write_fully(int fd, const std::string& text, const std::string& path) {
+    size_t off = 0;
+    while (off < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail_write(path, errno);
+        off += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0) fail_write(path, errno);
+}
+
+}  // namespace
+
+FileLock::FileLock(const std::string& path, double timeout_s) {
+    const std::string lock = path + ".lock";
+    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(errno));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            const int err = errno;
+            ::close(fd_);
+            throw IoError("cannot lock '" + lock + "': " + std::strerror(err));
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            ::close(fd_);
+            throw TryLater("'" + path + "' is locked by another run (" + lock + ") for more than " +
+                           format_number(timeout_s) + " s; try again later or raise --lock-timeout-s");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+FileLock::~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+void replace_durably(const std::string& path, const std::string& text) {
+    const std::string tmp = temp_name(path), folder = folder_of(path);
+    ::unlink(tmp.c_str());  // a run killed between naming and renaming left it
+    int fd = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+    const bool unnamed = fd >= 0;
+    if (!unnamed) fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw OutputError("cannot create '" + tmp + "': " + std::strerror(errno));
+    try {
+        write_fully(fd, text, path);
+        if (unnamed) {
+            // An unnamed file vanishes if the run dies; it is named only for the instant before the rename.
+            const std::string self = "/proc/self/fd/" + std::to_string(fd);
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0)
+                throw OutputError("cannot create '" + tmp + "': " + std::strerror(errno));
+        }
+        if (::close(fd) != 0) {
+            fd = -1;
+            fail_write(path, errno);
+        }
+        fd = -1;
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            throw OutputError("cannot replace '" + path + "': " + std::strerror(errno));
+    } catch (...) {
+        if (fd >= 0) ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+}  // namespace hetsched::io

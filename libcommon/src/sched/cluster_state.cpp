@@ -1,0 +1,38 @@
+#include <hetsched/sched/cluster_state.hpp>
+
+namespace hetsched::sched {
+
+std::vector<int> ClusterState::capacity() const {
+    std::vector<int> cap(types.size(), 0);
+    for (const auto& n : nodes)
+        if (!n.down) cap[static_cast<size_t>(n.type)] += n.gpus;
+    return cap;
+}
+
+std::vector<int> ClusterState::installed() const {
+    std::vector<int> cap(types.size(), 0);
+    for (const auto& n : nodes) cap[static_cast<size_t>(n.type)] += n.gpus;
+    return cap;
+}
+
+bool ClusterState::can_run(const Job& j, int t) const {
+    const auto i = static_cast<size_t>(t);
+    if (j.throughput[i] <= 0) return false;
+    const double mem = types[i].memory_gib;
+    return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
+}
+
+bool ClusterState::churned() const { return active_set == 0 || active_set != active_set_digest(jobs); }
+
+std::uint64_t active_set_digest(const std::vector<Job>& jobs) {
+    // The sum of each id's FNV-1a hash: independent of order, and a change of one id changes it.
+    std::uint64_t sum = 0;
+    for (const auto& j : jobs) {
+        std::uint64_t h = 1469598103934665603ull;
+        for (unsigned char c : j.id) h = (h ^ c) * 1099511628211ull;
+        sum += h;
+    }
+    return sum == 0 ? 1 : sum;
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,99 @@
+#include <hetsched/sched/fft_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetsched::sched {
+namespace {
+
+/// Among equally cheap schedules, the one that moves fewer jobs: a change of type costs at least this
+/// many rounds even when the checkpoint is free.
+constexpr double kLeastChange = 1e-6;
+
+/// θ_max: the job's best throughput on any type it may use.
+double best_throughput(const ClusterState& s, const Job& j) {
+    double best = 0;
+    for (size_t i = 0; i < s.types.size(); ++i)
+        if (s.can_run(j, static_cast<int>(i))) best = std::max(best, j.throughput[i]);
+    return best;
+}
+
+bool unfinished(const Job& j) { return j.remaining() > 0; }
+
+}  // namespace
+
+AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
+                              std::vector<std::vector<CostTerms>>* explain) {
+    const int m = static_cast<int>(s.types.size());
+    const std::vector<int> cap = s.capacity();
+    const double L = s.round_length_s;
+    AssignmentProgram p;
+    p.types = m;
+    p.capacity = cap;
+    p.cost.reserve(s.jobs.size() * static_cast<size_t>(m));
+    if (explain) explain->assign(s.jobs.size(), {});
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        p.demand.push_back(j.num_gpus);
+        const double fastest = best_throughput(s, j);
+        const double age_s = std::max(0.0, s.time_s - j.submit_time_s);
+        for (int i = 0; i < m; ++i) {
+            const double th = j.throughput[static_cast<size_t>(i)];
+            if (!unfinished(j) || !s.can_run(j, i) || j.num_gpus > cap[static_cast<size_t>(i)]) {
+                p.cost.push_back(std::nan(""));
+                continue;
+            }
+            CostTerms t;
+            t.type = i;
+            t.age = age_s * th / j.work;
+            t.demand = j.num_gpus * j.work / (th * L);
+            if (j.placement.running() && j.placement.type != i)
+                t.change = std::max(kLeastChange, migration_seconds(j, o) / L);
+            t.fairness = j.book.rho * th / fastest;
+            p.cost.push_back(t.total());
+            if (explain) (*explain)[k].push_back(t);
+        }
+    }
+    return p;
+}
+
+double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
+    const std::vector<int> cap = s.capacity();
+    double rate = 0;
+    for (size_t i = 0; i < s.types.size(); ++i) {
+        if (!s.can_run(j, static_cast<int>(i))) continue;
+        const double share = static_cast<double>(cap[i]) / (static_cast<double>(active) * j.num_gpus);
+        rate = std::max(rate, j.throughput[i] * std::min(1.0, share));
+    }
+    return rate > 0 ? s.time_s + j.remaining() / rate : -1;
+}
+
+double next_rho(const ClusterState& s, const Job& j, int type) {
+    const double lifetime = j.book.tau_s - j.submit_time_s;  // τ − a
+    const double fastest = best_throughput(s, j);
+    if (j.book.tau_s < 0 || lifetime <= 0 || fastest <= 0) return j.book.rho;
+    const double mu = std::max(0.0, s.time_s - j.submit_time_s) / lifetime;
+    const double fair = j.work / (fastest * lifetime);  // fastest-type rounds per round under the fair share
+    const double got = type >= 0 ? j.throughput[static_cast<size_t>(type)] / fastest : 0;
+    return std::max(0.0, j.book.rho + mu * (fair - got));
+}
+
+TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
+    const size_t active = static_cast<size_t>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
+    if (s.churned())
+        for (auto& j : s.jobs)
+            if (unfinished(j)) j.book.tau_s = fair_finish_s(s, j, active);
+
+    TypeDecision d;
+    AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);
+    const Assignment start = max_busy_assignment(p, o.time_limit_s);
+    p.min_busy = d.min_busy = start.busy;
+    const Assignment a = o.exact ? solve_exact(p, o.time_limit_s, d.stats)
+                                 : solve_structured(p, start, o.time_limit_s, d.stats);
+    d.type = a.type;
+    for (size_t k = 0; k < s.jobs.size(); ++k)
+        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k]);
+    return d;
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,111 @@
+#include <hetsched/sched/host_placement.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+#include <unordered_map>
+
+#include <hetsched/alloc/best_fit.hpp>
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// One type's up nodes as best-fit sees them, and the way back from names to node indices.
+struct TypeNodes {
+    std::vector<alloc::ClusterNode> nodes;
+    std::vector<int> index;  ///< nodes[k] is ClusterState::nodes[index[k]]
+    std::unordered_map<int, size_t> slot;  ///< node index → k
+};
+
+std::vector<TypeNodes> nodes_by_type(const ClusterState& s) {
+    std::vector<TypeNodes> by(s.types.size());
+    for (size_t n = 0; n < s.nodes.size(); ++n) {
+        const Node& node = s.nodes[n];
+        if (node.down) continue;
+        TypeNodes& t = by[static_cast<size_t>(node.type)];
+        t.slot[static_cast<int>(n)] = t.nodes.size();
+        t.nodes.push_back({node.name, s.types[static_cast<size_t>(node.type)].name, 0, node.gpus, node.gpus});
+        t.index.push_back(static_cast<int>(n));
+    }
+    return by;
+}
+
+/// Adds `sign` × the placement's GPUs back to (or takes them from) the free counts.
+void adjust(TypeNodes& t, const Placement& p, int sign) {
+    for (const auto& sh : p.shares) t.nodes[t.slot.at(sh.node)].free += sign * sh.gpus;
+}
+
+/// Whether every host of `p` is up and of its type.
+bool hosts_up(const TypeNodes& t, const Placement& p) {
+    return std::all_of(p.shares.begin(), p.shares.end(), [&](const NodeShare& sh) { return t.slot.count(sh.node); });
+}
+
+/// A best-fit placement of `gpus` GPUs in `t`, taken from its free counts; empty when they are too few.
+Placement fit(TypeNodes& t, int type, int gpus) {
+    std::vector<alloc::NodeShare> shares = alloc::best_fit(t.nodes, {gpus, 0, ""}, 1.0);
+    Placement p;
+    if (shares.empty()) return p;
+    p.type = type;
+    for (const auto& sh : shares) {
+        const auto k = std::find_if(t.nodes.begin(), t.nodes.end(), [&](const auto& n) { return n.name == sh.node; });
+        p.shares.push_back({t.index[static_cast<size_t>(k - t.nodes.begin())], sh.gpus});
+    }
+    std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return p;
+}
+
+}  // namespace
+
+std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o) {
+    std::vector<TypeNodes> by = nodes_by_type(s);
+    std::vector<Placement> out(s.jobs.size());
+    std::vector<size_t> fresh, kept;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Placement& was = s.jobs[k].placement;
+        if (type[k] < 0) continue;
+        if (was.running() && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was)) {
+            out[k] = was;
+            adjust(by[static_cast<size_t>(type[k])], was, -1);
+            kept.push_back(k);
+        } else {
+            fresh.push_back(k);
+        }
+    }
+
+    if (s.churned()) {  // re-pack spread data-parallel jobs, the cheapest to move first
+        std::vector<size_t> spread;
+        for (size_t k : kept)
+            if (out[k].shares.size() > 1 && s.jobs[k].parallelism == Parallelism::data) spread.push_back(k);
+        std::sort(spread.begin(), spread.end(), [&](size_t a, size_t b) {
+            return std::make_tuple(migration_seconds(s.jobs[a], o), s.jobs[a].id) <
+                   std::make_tuple(migration_seconds(s.jobs[b], o), s.jobs[b].id);
+        });
+        for (size_t k : spread) {
+            TypeNodes& t = by[static_cast<size_t>(out[k].type)];
+            adjust(t, out[k], +1);
+            Placement moved = fit(t, out[k].type, s.jobs[k].num_gpus);
+            if (moved.shares.size() < out[k].shares.size()) {
+                out[k] = std::move(moved);
+            } else {
+                if (moved.running()) adjust(t, moved, +1);
+                adjust(t, out[k], -1);
+            }
+        }
+    }
+
+    std::sort(fresh.begin(), fresh.end(), [&](size_t a, size_t b) {
+        const Job &ja = s.jobs[a], &jb = s.jobs[b];
+        return std::make_tuple(ja.parallelism != Parallelism::data, -ja.num_gpus, ja.id) <
+               std::make_tuple(jb.parallelism != Parallelism::data, -jb.num_gpus, jb.id);
+    });
+    for (size_t k : fresh) {
+        out[k] = fit(by[static_cast<size_t>(type[k])], type[k], s.jobs[k].num_gpus);
+        if (!out[k].running())
+            throw Error(Exit::internal, "job '" + s.jobs[k].id + "' was given more GPUs of type '" +
+                                            s.types[static_cast<size_t>(type[k])].name + "' than are free");
+    }
+    return out;
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,90 @@
+#include <hetsched/sched/round.hpp>
+
+#include <chrono>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/sched/fft_policy.hpp>
+#include <hetsched/sched/host_placement.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// Credits the time since the previous decision to the jobs that held GPUs through it.
+void credit_service(ClusterState& s) {
+    if (s.last_decision_s < 0 || s.time_s <= s.last_decision_s) return;
+    const double elapsed = s.time_s - s.last_decision_s;
+    for (auto& j : s.jobs) {
+        if (!j.placement.running()) continue;
+        j.book.attained_gpu_s += elapsed * j.num_gpus;
+        j.book.time_per_type_s[static_cast<size_t>(j.placement.type)] += elapsed;
+    }
+}
+
+TypeDecision decide(ClusterState& s, const RoundOptions& o) {
+    const GlpkOutput output(o.solver_log);
+    TypeDecision d;
+    switch (o.policy) {
+    case PolicyKind::fft: d = fft_decide(s, o); break;
+    }
+    d.policy = policy_name(o.policy);
+    return d;
+}
+
+ActionKind action_for(const Placement& was, const Placement& now) {
+    if (!was.running()) return ActionKind::start;
+    if (!now.running()) return ActionKind::stop;
+    return was == now ? ActionKind::keep : ActionKind::migrate;
+}
+
+}  // namespace
+
+std::string action_name(ActionKind a) {
+    switch (a) {
+    case ActionKind::start: return "start";
+    case ActionKind::stop: return "stop";
+    case ActionKind::migrate: return "migrate";
+    case ActionKind::keep: return "keep";
+    }
+    return "keep";
+}
+
+RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RoundResult r;
+    r.state = in;
+    ClusterState& s = r.state;
+    credit_service(s);
+    r.decision = decide(s, o);
+    const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o);
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        Job& j = s.jobs[k];
+        if (!j.placement.running() && !placed[k].running()) continue;
+        const ActionKind kind = action_for(j.placement, placed[k]);
+        r.actions.push_back({j.id, kind, placed[k]});
+        if (kind == ActionKind::migrate) ++j.book.migrations;
+        if (placed[k].running() && j.book.first_start_s < 0) j.book.first_start_s = s.time_s;
+        j.placement = placed[k];
+    }
+    s.last_decision_s = s.time_s;
+    s.active_set = active_set_digest(s.jobs);
+    ++s.round;
+    r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+std::string actions_csv(const ClusterState& s, const std::vector<Action>& actions) {
+    io::CsvWriter out({"job_id", "action", "gpu", "nodes"});
+    for (const auto& a : actions) {
+        std::string nodes, gpu;
+        if (a.placement.running()) {
+            gpu = s.types[static_cast<size_t>(a.placement.type)].name;
+            for (const auto& sh : a.placement.shares)
+                nodes += (nodes.empty() ? "" : ";") + s.nodes[static_cast<size_t>(sh.node)].name + ":" +
+                         std::to_string(sh.gpus);
+        }
+        out.add_row({a.job_id, action_name(a.kind), gpu, nodes});
+    }
+    return out.text();
+}
+
+}  // namespace hetsched::sched

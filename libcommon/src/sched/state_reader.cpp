@@ -1,0 +1,279 @@
+#include <hetsched/sched/state_document.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+
+#include <hetsched/alloc/cluster.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/number_range.hpp>
+#include <hetsched/model/training.hpp>
+#include <hetsched/sched/job_model.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+using io::YamlDocument;
+namespace lim = state_limits;
+
+/// Reads one state; `types` maps type names to indices.
+class StateReader {
+public:
+    StateReader(const YamlDocument& doc, const catalog::GpuCatalog& catalog) : doc_(doc), catalog_(catalog) {}
+
+    ClusterState read() {
+        const YAML::Node& root = doc_.root;
+        s_.time_s = number(root, "time_s", 0, lim::time_s, true, 0);
+        s_.round = integer(root, "round", 0, lim::rounds, 0);
+        s_.round_length_s = number(root, "round_length_s", 1e-3, lim::round_length_s, false, 300);
+        s_.last_decision_s = number(root, "last_decision_s", 0, s_.time_s, false, -1, "the state's time_s");
+        if (YAML::Node a = io::optional_child(doc_, root, "active_set"); a.IsDefined()) {
+            const std::string hex = io::yaml_string(doc_, a, "active_set");
+            char* end = nullptr;
+            s_.active_set = std::strtoull(hex.c_str(), &end, 16);
+            if (hex.empty() || *end) throw DataError("expected a hexadecimal digest for 'active_set', got '" + hex + "'", doc_.where(a));
+        }
+        read_types();
+        read_nodes();
+        read_jobs();
+        return std::move(s_);
+    }
+
+private:
+    double number(const YAML::Node& map, const char* key, double lo, double hi, bool required, double fallback,
+                  const char* hi_name = nullptr) {
+        const YAML::Node n = required ? io::required_child(doc_, map, key) : io::optional_child(doc_, map, key);
+        if (!n.IsDefined()) return fallback;
+        if (hi_name && n.IsScalar()) {
+            const auto v = io::parse_finite(n.Scalar());
+            if (v && *v > hi && *v >= lo)
+                throw DataError(std::string("'") + key + "' is " + n.Scalar() + ", after " + hi_name, doc_.where(n));
+        }
+        return io::yaml_number(doc_, n, key, lo, hi);
+    }
+
+    long integer(const YAML::Node& map, const char* key, long lo, long hi, long fallback, bool required = false) {
+        const YAML::Node n = required ? io::required_child(doc_, map, key) : io::optional_child(doc_, map, key);
+        return n.IsDefined() ? io::yaml_integer(doc_, n, key, lo, hi) : fallback;
+    }
+
+    const YAML::Node list(const YAML::Node& map, const char* key, const char* what) {
+        const YAML::Node n = io::required_child(doc_, map, key);
+        if (!n.IsSequence()) throw DataError(std::string("expected a list of ") + what + " under '" + key + "'", doc_.where(n));
+        return n;
+    }
+
+    /// The index of type `name` at `at`; DataError naming the known types otherwise.
+    int type_of(const YAML::Node& at, const std::string& name) {
+        if (auto it = type_index_.find(name); it != type_index_.end()) return it->second;
+        std::vector<std::string> names;
+        for (const auto& t : s_.types) names.push_back(t.name);
+        throw DataError("unknown GPU type '" + escape_control(name) + "'" + catalog::did_you_mean(name, names) +
+                            " (the state's types: " + join(names) + ")",
+                        doc_.where(at));
+    }
+
+    static std::string join(const std::vector<std::string>& v) {
+        std::string out;
+        for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+        return out.empty() ? "none" : out;
+    }
+
+    void add_type(const YAML::Node& at, GpuTypeInfo t) {
+        if (!type_index_.emplace(t.name, static_cast<int>(s_.types.size())).second)
+            throw DataError("GPU type '" + t.name + "' is listed twice", doc_.where(at));
+        s_.types.push_back(std::move(t));
+    }
+
+    void read_types() {
+        const YAML::Node types = io::optional_child(doc_, doc_.root, "gpu_types");
+        if (!types.IsDefined()) return;  // from the nodes and the catalog
+        if (!types.IsSequence()) throw DataError("expected a list of {name, memory_gib} under 'gpu_types'", doc_.where(types));
+        for (const auto& item : types) {
+            GpuTypeInfo t;
+            t.name = io::yaml_string(doc_, io::required_child(doc_, item, "name"), "name");
+            t.memory_gib = number(item, "memory_gib", 0.01, model::limits::max_memory_gib, false, 0);
+            if (t.memory_gib == 0)
+                if (const catalog::GpuType* g = catalog_.lookup(t.name)) t.memory_gib = g->memory_gib;
+            add_type(item, t);
+        }
+    }
+
+    void read_nodes() {
+        const bool listed = !s_.types.empty();
+        std::unordered_map<std::string, int> seen;
+        for (const auto& item : list(doc_.root, "nodes", "nodes {name, gpu, gpus}")) {
+            Node n;
+            n.name = io::yaml_string(doc_, io::required_child(doc_, item, "name"), "name");
+            const YAML::Node gpu = io::required_child(doc_, item, "gpu");
+            const std::string type = io::yaml_string(doc_, gpu, "gpu");
+            if (!listed && !type_index_.count(type)) {
+                const catalog::GpuType* g = catalog_.lookup(type);
+                if (!g)
+                    throw DataError("unknown GPU type '" + escape_control(type) + "': not in the catalog '" + catalog_.name +
+                                        "' and the state has no 'gpu_types' list",
+                                    doc_.where(gpu));
+                add_type(gpu, {g->name, g->memory_gib});
+                type_index_.emplace(type, type_index_.at(g->name));
+            }
+            n.type = type_of(gpu, type);
+            n.gpus = static_cast<int>(integer(item, "gpus", 1, alloc::kMaxGpusPerNode, 0, true));
+            if (YAML::Node d = io::optional_child(doc_, item, "down"); d.IsDefined()) n.down = io::yaml_bool(doc_, d, "down");
+            if (!seen.emplace(n.name, static_cast<int>(s_.nodes.size())).second)
+                throw DataError("node '" + escape_control(n.name) + "' is listed twice", doc_.where(item));
+            s_.nodes.push_back(n);
+        }
+        if (s_.nodes.empty()) throw DataError("the state has no nodes", doc_.where(doc_.root["nodes"]));
+        node_index_ = std::move(seen);
+        used_.assign(s_.nodes.size(), 0);
+    }
+
+    /// A map {TYPE: number} into a per-type vector; numbers within [lo, hi].
+    std::vector<double> per_type(const YAML::Node& map, const char* key, double lo, double hi) {
+        std::vector<double> out(s_.types.size(), 0);
+        if (!map.IsMap()) throw DataError(std::string("expected a map {GPU type: value} under '") + key + "'", doc_.where(map));
+        for (const auto& kv : map) {
+            const int t = type_of(kv.first, kv.first.Scalar());
+            out[static_cast<size_t>(t)] = io::yaml_number(doc_, kv.second, std::string(key) + "." + kv.first.Scalar(), lo, hi);
+        }
+        return out;
+    }
+
+    void read_jobs() {
+        std::unordered_map<std::string, bool> ids;
+        const std::vector<int> installed = s_.installed();
+        for (const auto& item : list(doc_.root, "jobs", "jobs")) {
+            Job j;
+            const YAML::Node id = io::required_child(doc_, item, "id");
+            j.id = io::yaml_string(doc_, id, "id");
+            if (j.id.empty()) throw DataError("expected a non-empty job id", doc_.where(id));
+            if (!ids.emplace(j.id, true).second) throw DataError("job '" + escape_control(j.id) + "' is listed twice", doc_.where(id));
+            j.submit_time_s = number(item, "submit_time_s", 0, s_.time_s, true, 0, "the state's time_s");
+            j.num_gpus = static_cast<int>(integer(item, "num_gpus", 1, lim::gpus, 0, true));
+            j.work = number(item, "work", 1e-9, lim::work, true, 0);
+            const YAML::Node done = io::optional_child(doc_, item, "done");
+            if (done.IsDefined() && done.IsScalar())
+                if (auto v = io::parse_finite(done.Scalar()); v && *v > j.work)
+                    throw DataError("'done' is " + done.Scalar() + ", more than the job's work " + io::format_number(j.work),
+                                    doc_.where(done));
+            j.done = number(item, "done", 0, j.work, false, 0);
+            j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
+            read_memory(item, j);
+            if (YAML::Node p = io::optional_child(doc_, item, "parallelism"); p.IsDefined()) {
+                const std::string v = io::yaml_string(doc_, p, "parallelism");
+                if (v == "pipeline") j.parallelism = Parallelism::pipeline;
+                else if (v != "data" && v != "tensor")
+                    throw DataError("expected data, tensor or pipeline for 'parallelism', got '" + escape_control(v) + "'", doc_.where(p));
+            }
+            check_runnable(item, j, installed);
+            read_placement(item, j);
+            read_book(item, j);
+            s_.jobs.push_back(std::move(j));
+        }
+    }
+
+    void read_memory(const YAML::Node& item, Job& j) {
+        const YAML::Node mem = io::optional_child(doc_, item, "memory_gib"), mod = io::optional_child(doc_, item, "model");
+        if (mem.IsDefined() && mod.IsDefined())
+            throw DataError("job '" + j.id + "' gives both 'memory_gib' and 'model': give one", doc_.where(mod));
+        if (mem.IsDefined()) j.memory_gib = io::yaml_number(doc_, mem, "memory_gib", 0.01, model::limits::max_memory_gib);
+        double checkpoint = -1;
+        if (mod.IsDefined()) {
+            const YamlDocument sub{doc_.name, item};
+            try {
+                const model::JobSpec spec = model::read_job_spec(sub);
+                j.memory_gib = model_memory_gib(spec, j.num_gpus);
+                checkpoint = model_checkpoint_gib(spec);
+            } catch (const DataError& e) {
+                if (!e.pos().file.empty()) throw;
+                throw DataError("job '" + j.id + "': " + e.what(), doc_.where(mod));
+            }
+        }
+        j.checkpoint_gib = number(item, "checkpoint_gib", 0, lim::checkpoint_gib, false, checkpoint < 0 ? 0 : checkpoint);
+    }
+
+    /// A job that no type could ever run is an error, not a job left waiting forever.
+    void check_runnable(const YAML::Node& item, const Job& j, const std::vector<int>& installed) {
+        bool memory = false, size = false;
+        for (size_t i = 0; i < s_.types.size(); ++i) {
+            if (!s_.can_run(j, static_cast<int>(i))) continue;
+            memory = true;
+            size = size || installed[i] >= j.num_gpus;
+        }
+        if (!memory)
+            throw DataError("job '" + j.id + "' needs " + io::format_number(j.memory_gib) +
+                                " GiB per GPU, more than every type it has a throughput for",
+                            doc_.where(item));
+        if (!size)
+            throw DataError("job '" + j.id + "' needs " + std::to_string(j.num_gpus) +
+                                " GPUs, more than the cluster has of any type that can run it",
+                            doc_.where(item));
+    }
+
+    void read_placement(const YAML::Node& item, Job& j) {
+        const YAML::Node p = io::optional_child(doc_, item, "placement");
+        if (!p.IsDefined()) return;
+        const YAML::Node gpu = io::required_child(doc_, p, "gpu");
+        j.placement.type = type_of(gpu, io::yaml_string(doc_, gpu, "gpu"));
+        const YAML::Node nodes = io::required_child(doc_, p, "nodes");
+        if (!nodes.IsMap() || nodes.size() == 0)
+            throw DataError("expected a map {node: GPUs} under 'placement.nodes'", doc_.where(nodes));
+        long total = 0;
+        for (const auto& kv : nodes) {
+            const auto it = node_index_.find(kv.first.Scalar());
+            if (it == node_index_.end())
+                throw DataError("job '" + j.id + "' is placed on node '" + escape_control(kv.first.Scalar()) +
+                                    "', which the state does not list",
+                                doc_.where(kv.first));
+            const Node& node = s_.nodes[static_cast<size_t>(it->second)];
+            if (node.type != j.placement.type)
+                throw DataError("job '" + j.id + "' is placed on node '" + node.name + "' of type '" +
+                                    s_.types[static_cast<size_t>(node.type)].name + "', not its placement's '" +
+                                    s_.types[static_cast<size_t>(j.placement.type)].name + "'",
+                                doc_.where(kv.first));
+            const int g = static_cast<int>(io::yaml_integer(doc_, kv.second, "placement.nodes." + node.name, 1, node.gpus));
+            used_[static_cast<size_t>(it->second)] += g;
+            if (used_[static_cast<size_t>(it->second)] > node.gpus)
+                throw DataError("node '" + node.name + "' has " + std::to_string(node.gpus) + " GPUs, but the placements on it take " +
+                                    std::to_string(used_[static_cast<size_t>(it->second)]),
+                                doc_.where(kv.first));
+            total += g;
+            j.placement.shares.push_back({it->second, g});
+        }
+        if (total != j.num_gpus)
+            throw DataError("job '" + j.id + "' needs " + std::to_string(j.num_gpus) + " GPUs, but its placement holds " +
+                                std::to_string(total),
+                            doc_.where(nodes));
+        std::sort(j.placement.shares.begin(), j.placement.shares.end(),
+                  [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    }
+
+    void read_book(const YAML::Node& item, Job& j) {
+        JobBook& b = j.book;
+        b.rho = number(item, "rho", 0, lim::rho, false, 0);
+        b.tau_s = number(item, "tau_s", 0, lim::time_s, false, -1);
+        b.attained_gpu_s = number(item, "attained_gpu_s", 0, lim::time_s * lim::gpus, false, 0);
+        const YAML::Node per = io::optional_child(doc_, item, "time_per_type_s");
+        b.time_per_type_s = per.IsDefined() ? per_type(per, "time_per_type_s", 0, lim::time_s)
+                                            : std::vector<double>(s_.types.size(), 0);
+        b.first_start_s = number(item, "first_start_s", 0, s_.time_s, false, -1, "the state's time_s");
+        b.migrations = integer(item, "migrations", 0, lim::rounds, 0);
+    }
+
+    const YamlDocument& doc_;
+    const catalog::GpuCatalog& catalog_;
+    ClusterState s_;
+    std::unordered_map<std::string, int> type_index_, node_index_;
+    std::vector<int> used_;
+};
+
+}  // namespace
+
+StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
+    StateDocument d{io::parse_yaml(in), {}};
+    io::require_kind(d.yaml, "cluster-state");
+    d.state = StateReader(d.yaml, catalog).read();
+    return d;
+}
+
+}  // namespace hetsched::sched

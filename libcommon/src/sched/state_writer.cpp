@@ -1,0 +1,104 @@
+#include <hetsched/sched/state_document.hpp>
+
+#include <cstdio>
+
+#include <hetsched/io/number_format.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+YAML::Node num(double v) { return io::yaml_number_node(v); }
+
+/// `{TYPE: value}` for the types whose value is non-zero, in the types' order.
+YAML::Node per_type(const ClusterState& s, const std::vector<double>& v) {
+    YAML::Node m(YAML::NodeType::Map);
+    m.SetStyle(YAML::EmitterStyle::Flow);
+    for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] != 0) m[s.types[i].name] = num(v[i]);
+    return m;
+}
+
+YAML::Node placement_node(const ClusterState& s, const Placement& p) {
+    YAML::Node out(YAML::NodeType::Map), nodes(YAML::NodeType::Map);
+    out.SetStyle(YAML::EmitterStyle::Flow);
+    nodes.SetStyle(YAML::EmitterStyle::Flow);
+    out["gpu"] = s.types[static_cast<size_t>(p.type)].name;
+    for (const auto& sh : p.shares) nodes[s.nodes[static_cast<size_t>(sh.node)].name] = sh.gpus;
+    out["nodes"] = nodes;
+    return out;
+}
+
+/// Sets or removes `key` of a job's map: written when `keep`, removed otherwise.
+void set_or_drop(YAML::Node job, const char* key, bool keep, const YAML::Node& value) {
+    if (keep) job[key] = value;
+    else if (job[key]) job.remove(key);
+}
+
+void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
+    const JobBook& b = j.book;
+    set_or_drop(node, "placement", j.placement.running(), j.placement.running() ? placement_node(s, j.placement) : YAML::Node());
+    node["rho"] = num(b.rho);
+    set_or_drop(node, "tau_s", b.tau_s >= 0, num(b.tau_s));
+    node["attained_gpu_s"] = num(b.attained_gpu_s);
+    node["time_per_type_s"] = per_type(s, b.time_per_type_s);
+    set_or_drop(node, "first_start_s", b.first_start_s >= 0, num(b.first_start_s));
+    node["migrations"] = b.migrations;
+}
+
+YAML::Node solve_node(const RoundResult& r, bool explain, const ClusterState& s) {
+    const SolveStats& st = r.decision.stats;
+    YAML::Node out(YAML::NodeType::Map);
+    out["policy"] = r.decision.policy;
+    out["method"] = st.method;
+    out["objective"] = num(st.objective);
+    out["bound"] = num(st.bound);
+    out["gap"] = num(st.gap());
+    out["lagrangian_bound"] = num(st.lagrangian_bound);
+    out["min_busy_gpus"] = r.decision.min_busy;
+    out["jobs"] = static_cast<long>(s.jobs.size());
+    out["variables"] = st.variables;
+    out["reduced_variables"] = st.reduced_variables;
+    out["bound_iterations"] = st.bound_iterations;
+    out["wall_time_s"] = num(r.wall_time_s);
+    if (!explain) return out;
+    YAML::Node jobs(YAML::NodeType::Sequence);
+    for (size_t k = 0; k < s.jobs.size() && k < r.decision.explain.size(); ++k) {
+        YAML::Node e(YAML::NodeType::Map);
+        e["id"] = s.jobs[k].id;
+        const int chosen = r.decision.type[k];
+        e["gpu"] = chosen >= 0 ? s.types[static_cast<size_t>(chosen)].name : "none";
+        YAML::Node costs(YAML::NodeType::Map);
+        for (const CostTerms& t : r.decision.explain[k]) {
+            YAML::Node c(YAML::NodeType::Map);
+            c.SetStyle(YAML::EmitterStyle::Flow);
+            c["age"] = num(t.age);
+            c["demand"] = num(t.demand);
+            c["change"] = num(t.change);
+            c["fairness"] = num(t.fairness);
+            c["cost"] = num(t.total());
+            costs[s.types[static_cast<size_t>(t.type)].name] = c;
+        }
+        e["costs"] = costs;
+        jobs.push_back(e);
+    }
+    out["explain"] = jobs;
+    return out;
+}
+
+}  // namespace
+
+std::string write_state(StateDocument doc, const RoundResult& r, bool explain) {
+    const ClusterState& s = r.state;
+    YAML::Node root = doc.yaml.root;
+    root["round"] = s.round;
+    root["last_decision_s"] = num(s.last_decision_s);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(s.active_set));
+    root["active_set"] = std::string(hex);
+    YAML::Node jobs = root["jobs"];
+    for (size_t k = 0; k < s.jobs.size(); ++k) write_job(jobs[k], s, s.jobs[k]);
+    root["solve"] = solve_node(r, explain, s);
+    return io::emit_yaml(root);
+}
+
+}  // namespace hetsched::sched

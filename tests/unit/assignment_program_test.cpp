@@ -1,0 +1,140 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include <hetsched/sched/assignment_program.hpp>
+#include <hetsched/sched/lagrangian_bound.hpp>
+
+using namespace hetsched::sched;
+
+namespace {
+
+/// A random program: costs of both signs, some forbidden pairs, demands 1/2/4/8.
+AssignmentProgram random_program(std::mt19937& rng, int jobs, int types, int per_type) {
+    std::uniform_real_distribution<double> u(0, 1);
+    AssignmentProgram p;
+    p.types = types;
+    p.capacity.assign(static_cast<size_t>(types), per_type);
+    for (int j = 0; j < jobs; ++j) {
+        const double r = u(rng);
+        p.demand.push_back(r < 0.5 ? 1 : r < 0.75 ? 2 : r < 0.9 ? 4 : 8);
+        const double size = std::exp(u(rng) * 4);
+        for (int i = 0; i < types; ++i)
+            p.cost.push_back(u(rng) < 0.2 ? std::nan("") : size * (1 + i * 0.3) * (0.5 + u(rng)) - 3 * u(rng) * u(rng));
+    }
+    return p;
+}
+
+/// Every schedule of a tiny program, the cheapest feasible one's cost.
+double brute_force(const AssignmentProgram& p) {
+    double best = HUGE_VAL;
+    std::vector<int> type(static_cast<size_t>(p.jobs()), -1);
+    std::function<void(int)> go = [&](int j) {
+        if (j == p.jobs()) {
+            const Assignment a = evaluate(p, type);
+            if (feasible(p, a)) best = std::min(best, a.objective);
+            return;
+        }
+        for (int i = -1; i < p.types; ++i) {
+            if (i >= 0 && !p.allowed(j, i)) continue;
+            type[static_cast<size_t>(j)] = i;
+            go(j + 1);
+        }
+    };
+    go(0);
+    return best;
+}
+
+long brute_force_busy(const AssignmentProgram& p) {
+    long best = 0;
+    std::vector<int> type(static_cast<size_t>(p.jobs()), -1);
+    std::function<void(int)> go = [&](int j) {
+        if (j == p.jobs()) {
+            AssignmentProgram q = p;
+            q.min_busy = 0;
+            const Assignment a = evaluate(q, type);
+            if (feasible(q, a)) best = std::max(best, a.busy);
+            return;
+        }
+        for (int i = -1; i < p.types; ++i) {
+            if (i >= 0 && !p.allowed(j, i)) continue;
+            type[static_cast<size_t>(j)] = i;
+            go(j + 1);
+        }
+    };
+    go(0);
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("K is the most GPUs the jobs can keep busy, found exactly", "[assignment]") {
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 60; ++trial) {
+        AssignmentProgram p = random_program(rng, 1 + trial % 7, 1 + trial % 3, 1 + trial % 9);
+        const Assignment a = max_busy_assignment(p, 10);
+        CHECK(a.busy == brute_force_busy(p));
+        p.min_busy = a.busy;
+        CHECK(feasible(p, a));
+    }
+}
+
+TEST_CASE("K when the greedy packing falls short needs the packing program", "[assignment]") {
+    // Type capacity 6; jobs of 4, 3, 3: largest first takes 4 and wastes 2, while 3 + 3 fills it.
+    AssignmentProgram p;
+    p.types = 1;
+    p.capacity = {6};
+    p.demand = {4, 3, 3};
+    p.cost = {1, 1, 1};
+    CHECK(max_busy_assignment(p, 10).busy == 6);
+}
+
+TEST_CASE("The structured solver and GLPK on the plain program find the same optimum", "[assignment]") {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 80; ++trial) {
+        const int jobs = 5 + trial * 3, types = 1 + trial % 5;
+        AssignmentProgram p = random_program(rng, jobs, types, 2 + trial % 13);
+        const Assignment start = max_busy_assignment(p, 10);
+        p.min_busy = start.busy;
+        SolveStats exact_stats, structured_stats;
+        const Assignment e = solve_exact(p, 30, exact_stats);
+        const Assignment s = solve_structured(p, start, 30, structured_stats);
+        INFO("trial " << trial << ": " << jobs << " jobs, " << types << " types");
+        CHECK(feasible(p, s));
+        CHECK(s.objective == Approx(e.objective).epsilon(1e-9).margin(1e-9));
+        CHECK(structured_stats.bound <= s.objective + 1e-9);
+        CHECK(structured_stats.lagrangian_bound <= e.objective + 1e-6);
+        if (jobs <= 8 && types <= 3) CHECK(e.objective == Approx(brute_force(p)));
+    }
+}
+
+TEST_CASE("The Lagrangian bound never exceeds the optimum and reaches the LP bound's neighbourhood",
+          "[assignment]") {
+    std::mt19937 rng(3);
+    for (int trial = 0; trial < 20; ++trial) {
+        AssignmentProgram p = random_program(rng, 40, 3, 10);
+        const Assignment start = max_busy_assignment(p, 10);
+        p.min_busy = start.busy;
+        SolveStats st;
+        const double opt = solve_exact(p, 30, st).objective;
+        const Multipliers m = maximise_lagrangian(p, evaluate(p, start.type).objective);
+        CHECK(m.bound <= opt + 1e-9);
+        CHECK(lagrangian_value(p, m.lambda, m.pi) == Approx(m.bound));
+    }
+}
+
+TEST_CASE("A program where nothing may run has the empty schedule", "[assignment]") {
+    AssignmentProgram p;
+    p.types = 2;
+    p.capacity = {4, 4};
+    p.demand = {8, 1};
+    p.cost = {1, 2, std::nan(""), std::nan("")};  // the 8-GPU job fits nowhere; the other may use nothing
+    const Assignment start = max_busy_assignment(p, 10);
+    CHECK(start.busy == 0);
+    SolveStats st;
+    const Assignment s = solve_structured(p, start, 10, st);
+    CHECK(s.type == std::vector<int>{-1, -1});
+    CHECK(solve_exact(p, 10, st).type == std::vector<int>{-1, -1});
+}

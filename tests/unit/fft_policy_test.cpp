@@ -1,0 +1,183 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include <hetsched/sched/fft_policy.hpp>
+#include <hetsched/sched/round.hpp>
+
+using namespace hetsched::sched;
+
+namespace {
+
+/// A cluster with one node of `gpus` GPUs per type.
+ClusterState cluster(const std::vector<std::string>& types, int gpus = 1, double round_length_s = 60) {
+    ClusterState s;
+    s.round_length_s = round_length_s;
+    for (size_t i = 0; i < types.size(); ++i) {
+        s.types.push_back({types[i], 0});
+        s.nodes.push_back({types[i] + "-node", static_cast<int>(i), gpus, false});
+    }
+    return s;
+}
+
+Job job(const std::string& id, double work, std::vector<double> throughput, int gpus = 1) {
+    Job j;
+    j.id = id;
+    j.work = work;
+    j.num_gpus = gpus;
+    j.book.time_per_type_s.assign(throughput.size(), 0);
+    j.throughput = std::move(throughput);
+    return j;
+}
+
+/// Runs rounds until every job is done, advancing each running job at its type's throughput and
+/// finishing it at the exact instant its work completes; returns each job's completion time.
+std::map<std::string, double> run_to_completion(ClusterState s, const RoundOptions& o) {
+    std::map<std::string, double> finish;
+    for (int round = 0; round < 1000 && !s.jobs.empty(); ++round) {
+        s = run_round(s, o).state;
+        for (auto& j : s.jobs) {
+            if (!j.placement.running()) continue;
+            const double rate = j.throughput[static_cast<size_t>(j.placement.type)];
+            const double needed = j.remaining() / rate;
+            if (needed <= s.round_length_s + 1e-9) {
+                j.done = j.work;
+                finish[j.id] = s.time_s + needed;
+            } else {
+                j.done += rate * s.round_length_s;
+            }
+        }
+        s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.remaining() <= 0; }),
+                     s.jobs.end());
+        s.time_s += s.round_length_s;
+    }
+    return finish;
+}
+
+}  // namespace
+
+TEST_CASE("FFT Table 1: two 16-epoch jobs, 8 vs 1 epochs/min, total JCT 5.75 min, not 64/9", "[fft]") {
+    ClusterState s = cluster({"GPU0", "GPU1"});
+    s.jobs.push_back(job("I0", 16, {8.0 / 60, 1.0 / 60}));
+    s.jobs.push_back(job("I1", 16, {8.0 / 60, 1.0 / 60}));
+    RoundOptions o;
+    o.migration_restart_s = 0;  // migration free, as in the example
+    const auto finish = run_to_completion(s, o);
+    REQUIRE(finish.size() == 2);
+    // One job on GPU0 finishes at 2 min; the other runs 2 epochs on GPU1, then moves: 2 + 14/8 min.
+    const double total_min = (finish.at("I0") + finish.at("I1")) / 60;
+    CHECK(total_min == Approx(5.75));
+    CHECK(total_min < 64.0 / 9);
+    CHECK(std::min(finish.at("I0"), finish.at("I1")) == Approx(120));
+}
+
+TEST_CASE("FFT Fig. 2: a 2-minute migration is not taken when the speed-up does not pay for it", "[fft]") {
+    // J4 has run 5 of its 14.4 minutes on the T4; the A10 has just been freed.
+    auto at_five_minutes = [](double a10_speedup, double migration_s) {
+        ClusterState s = cluster({"T4", "A10"});
+        s.time_s = 300;
+        Job j = job("J4", 14.4, {1.0 / 60, a10_speedup / 60});
+        j.done = 5;
+        j.placement = {0, {{0, 1}}};
+        s.jobs.push_back(j);
+        RoundOptions o;
+        o.migration_restart_s = migration_s;
+        const RoundResult r = run_round(s, o);
+        REQUIRE(r.actions.size() == 1);
+        return r.actions[0];
+    };
+    // A10 1.15x: FFT's demand term gains 14.4 (1 - 1/1.15) = 1.88 rounds, less than 2 rounds moving.
+    CHECK(at_five_minutes(1.15, 120).kind == ActionKind::keep);
+    CHECK(at_five_minutes(1.15, 0).kind == ActionKind::migrate);
+    // A10 1.6x (the lower end of Fig. 1's speed-ups): 5.4 rounds gained pay for the 2-minute move.
+    const Action fast = at_five_minutes(1.6, 120);
+    CHECK(fast.kind == ActionKind::migrate);
+    CHECK(fast.placement.type == 1);
+}
+
+TEST_CASE("FFT cost terms are in rounds and do not depend on the unit work is counted in", "[fft]") {
+    ClusterState s = cluster({"A", "B"}, 4, 300);
+    s.time_s = 3000;
+    Job j = job("j", 1000, {2.0, 0.5}, 2);
+    j.submit_time_s = 1200;
+    j.book.rho = 0.3;
+    j.placement = {1, {{1, 2}}};
+    j.checkpoint_gib = 10;
+    s.jobs.push_back(j);
+    RoundOptions o;
+    o.migration_gb_s = 1.25;
+    o.migration_restart_s = 30;
+    std::vector<std::vector<CostTerms>> terms;
+    const AssignmentProgram p = fft_program(s, o, &terms);
+    const CostTerms& a = terms[0][0];
+    CHECK(a.age == Approx(1800 * 2.0 / 1000));               // (t - a) θ / W
+    CHECK(a.demand == Approx(2 * 1000 / (2.0 * 300)));       // d W / θ, in rounds
+    CHECK(a.change == Approx((10 * 1.073741824 / 1.25 + 30) / 300));
+    CHECK(a.fairness == Approx(0.3 * 2.0 / 2.0));
+    CHECK(terms[0][1].change == 0);
+    CHECK(p.c(0, 0) == Approx(a.total()));
+    // The same job counted in units 1000 times smaller costs the same.
+    s.jobs[0].work *= 1000;
+    s.jobs[0].throughput = {2000, 500};
+    std::vector<std::vector<CostTerms>> scaled;
+    fft_program(s, o, &scaled);
+    CHECK(scaled[0][0].total() == Approx(a.total()));
+}
+
+TEST_CASE("FFT's rho grows while a job falls behind its fair share and is spent when it runs", "[fft]") {
+    ClusterState s = cluster({"A"}, 1, 60);
+    s.time_s = 600;
+    Job j = job("j", 100, {1.0 / 60});
+    j.book.tau_s = 200 * 60;  // fair finish at 200 min: 0.5 of the GPU
+    s.jobs.push_back(j);
+    // μ = 10/200; fair progress 100 / (1 · 200) = 0.5 fastest-type rounds per round.
+    CHECK(next_rho(s, s.jobs[0], -1) == Approx(0.05 * 0.5));
+    s.jobs[0].book.rho = 1;
+    CHECK(next_rho(s, s.jobs[0], 0) == Approx(1 + 0.05 * (0.5 - 1)));
+    s.jobs[0].book.rho = 0;
+    CHECK(next_rho(s, s.jobs[0], 0) == 0);  // never negative
+}
+
+TEST_CASE("FFT's tau is the finish time under a 1/|A| share of every type, without preemption", "[fft]") {
+    ClusterState s = cluster({"A", "B"}, 4);
+    s.time_s = 100;
+    const Job j = job("j", 1000, {2.0, 1.0}, 2);
+    // Four jobs: a quarter of A is 1 GPU of the 2 needed (rate 2 · 0.5), of B the same (1 · 0.5).
+    CHECK(fair_finish_s(s, j, 4) == Approx(100 + 1000 / 1.0));
+    // Alone, the job has A whole.
+    CHECK(fair_finish_s(s, j, 1) == Approx(100 + 1000 / 2.0));
+}
+
+TEST_CASE("FFT keeps every GPU busy that the jobs can use, even when running costs more", "[fft]") {
+    ClusterState s = cluster({"A", "B"}, 2);
+    s.jobs.push_back(job("big", 1e6, {1.0, 1.0}, 2));
+    s.jobs.push_back(job("small", 10, {1.0, 1.0}, 1));
+    s.jobs.push_back(job("only-a", 10, {1.0, 0.0}, 2));
+    s.nodes[1].down = true;  // B's GPUs are away: two of A's are all there is
+    const RoundResult r = run_round(s, {});
+    CHECK(r.decision.min_busy == 2);
+    long busy = 0;
+    for (size_t k = 0; k < r.state.jobs.size(); ++k)
+        if (r.state.jobs[k].placement.running()) {
+            busy += r.state.jobs[k].num_gpus;
+            CHECK(r.state.jobs[k].placement.type == 0);
+        }
+    CHECK(busy == 2);
+}
+
+TEST_CASE("The exact and structured paths give the same round", "[fft]") {
+    ClusterState s = cluster({"A", "B", "C"}, 4, 300);
+    s.time_s = 5000;
+    for (int k = 0; k < 30; ++k) {
+        Job j = job("j" + std::to_string(k), 1000 + 137 * k, {1.0 + k % 3, 0.5 + (k % 5) * 0.3, k % 4 ? 0.7 : 0.0},
+                    1 << (k % 3));
+        j.submit_time_s = 100.0 * k;
+        s.jobs.push_back(j);
+    }
+    RoundOptions exact;
+    exact.exact = true;
+    const RoundResult a = run_round(s, {}), b = run_round(s, exact);
+    CHECK(a.decision.stats.objective == Approx(b.decision.stats.objective));
+    CHECK(a.decision.stats.gap() == 0);
+}

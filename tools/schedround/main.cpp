@@ -1,0 +1,83 @@
+// schedround: one scheduling round for a heterogeneous cluster: which job runs on which GPU type and
+// hosts now (FFT by default), from a cluster-state file, safe to run from cron with --state.
+#include <iostream>
+#include <memory>
+
+#include <hetsched/cli/app.hpp>
+#include <hetsched/cli/inputs.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
+#include <hetsched/io/output_file.hpp>
+#include <hetsched/io/state_file.hpp>
+#include <hetsched/sched/state_document.hpp>
+
+using namespace hetsched;
+
+int main(int argc, char** argv) {
+    sched::RoundOptions opt;
+    cli::IoOptions io;
+    cli::Verbosity verbosity;
+    std::string policy = "fft", catalog = "default", format = "state", state_path, actions_path;
+    double lock_timeout_s = 60;
+    bool dry_run = false;
+    auto app = cli::make_app(
+        {"schedround",
+         "Decide one scheduling round for a cluster of mixed GPU types: which jobs run, on which type and hosts.",
+         "Reads a cluster state (kind: cluster-state) from FILE or stdin, or from --state FILE, which it rewrites "
+         "under a lock.\nExit status: 0 ok; 64 usage; 65 bad state; 66 no input; 70 internal; 73/74 output "
+         "errors; 75 state locked or solver out of time; 78 bad catalog.\nSee schedround(1) and "
+         "hetsched-formats(5)."},
+        verbosity);
+    cli::add_io_options(*app, io);
+    const char* p = "Policy";
+    app->add_option("--policy", policy, "Scheduling policy")
+        ->group(p)->check(CLI::IsMember(sched::policy_names()))->capture_default_str();
+    app->add_option("--migration-gb-s", opt.migration_gb_s, "Checkpoint transfer speed of a migration, GB/s")
+        ->group(p)->check(cli::positive(1e6))->capture_default_str();
+    app->add_option("--migration-restart-s", opt.migration_restart_s, "Stop and restart time of a migration, seconds")
+        ->group(p)->check(cli::number_in(0, 1e6))->capture_default_str();
+    app->add_flag("--exact", opt.exact, "Hand the plain program to GLPK's MIP solver (for checking; slower)")->group(p);
+    app->add_option("--time-limit-s", opt.time_limit_s, "Give up (exit 75) when the solver needs longer")
+        ->group(p)->check(cli::positive(1e6))->capture_default_str();
+    cli::add_catalog_option(*app, catalog)->group(p);
+    const char* o = "Output";
+    app->add_option("--format", format, "state (the next state) or actions (CSV job_id,action,gpu,nodes)")
+        ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();
+    app->add_option("--actions", actions_path, "Also write the actions CSV to FILE")->group(o)->type_name("FILE");
+    app->add_flag("--explain", opt.explain, "Add each job's cost terms to the solve: section")->group(o);
+    const char* c = "Cron";
+    app->add_option("--state", state_path, "Read FILE and replace it with the next state, under FILE.lock")
+        ->group(c)->type_name("FILE");
+    app->add_option("--lock-timeout-s", lock_timeout_s, "Wait this long for another run's lock, then exit 75")
+        ->group(c)->check(cli::number_in(0, 86400))->capture_default_str();
+    app->add_flag("--dry-run", dry_run, "With --state: decide and print, but leave the file as it is")->group(c);
+    cli::ListFlags lists;
+    cli::add_list_flags(*app, lists, false);
+
+    return cli::run_tool(*app, argc, argv, [&] {
+        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
+        if (!state_path.empty() && io.input != "-") throw UsageError("give the state as FILE or as --state FILE, not both");
+        if (!state_path.empty() && !io.output.empty() && !dry_run)
+            throw UsageError("--state rewrites its own file; -o is for a state read from FILE or stdin");
+        if (dry_run && state_path.empty()) throw UsageError("--dry-run goes with --state");
+        opt.policy = sched::parse_policy(policy);
+        if (verbosity.verbose > 0) opt.solver_log = [](const std::string& s) { std::cerr << s; };
+        const auto cat = cli::load_catalog(catalog);
+        std::unique_ptr<io::FileLock> lock;
+        if (!state_path.empty()) lock = std::make_unique<io::FileLock>(state_path, lock_timeout_s);
+        sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat);
+        const sched::RoundResult r = sched::run_round(doc.state, opt);
+        const std::string actions = sched::actions_csv(r.state, r.actions);
+        const std::string next = sched::write_state(std::move(doc), r, opt.explain);
+        if (!actions_path.empty()) io::write_output(actions_path, actions);
+        if (!state_path.empty() && !dry_run) {
+            io::replace_durably(state_path, next);
+            if (format == "actions" || !io.output.empty()) io::write_output(io.output, format == "actions" ? actions : next);
+        } else {
+            io::write_output(io.output, format == "actions" ? actions : next);
+        }
+        if (verbosity.verbose > 0 && !verbosity.quiet)
+            std::cerr << "schedround: round " << r.state.round << ": " << r.actions.size() << " actions, "
+                      << r.decision.stats.method << " solve in " << r.wall_time_s << " s\n";
+        return Exit::ok;
+    });
+}
