@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include <hetsched/cli/error.hpp>
@@ -48,67 +49,125 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// The program left when each job keeps only the options whose Lagrangian raise over its best is at
+/// most `threshold`: jobs with one option left are fixed (their GPUs leave the capacities and K), the
+/// others form `rest`, indexed back into the full program by `index`.
+struct Restriction {
+    AssignmentProgram rest;
+    std::vector<int> fixed;  ///< per job of the full program: its fixed type, -1 (idle or in rest)
+    std::vector<int> index;  ///< rest's jobs in the full program
+    bool empty = false;      ///< the fixings alone over-fill a type: no schedule has these options
+};
+
+Restriction restrict_options(const AssignmentProgram& p, const Multipliers& m, double threshold) {
+    Restriction r;
+    r.rest.types = p.types;
+    r.rest.capacity = p.capacity;
+    r.rest.min_busy = p.min_busy;
+    r.fixed.assign(static_cast<size_t>(p.jobs()), -1);
+    std::vector<int> kept;
+    for (int j = 0; j < p.jobs(); ++j) {
+        double least = p.runs_surely(j) ? HUGE_VAL : 0;
+        for (int i = 0; i < p.types; ++i)
+            if (p.allowed(j, i)) least = std::min(least, reduced_cost(p, m, j, i));
+        const bool idle_ok = !p.runs_surely(j) && -least <= threshold;
+        kept.clear();
+        for (int i = 0; i < p.types; ++i)
+            if (p.allowed(j, i) && reduced_cost(p, m, j, i) - least <= threshold) kept.push_back(i);
+        const int d = p.demand[static_cast<size_t>(j)];
+        if (kept.empty() || (kept.size() == 1 && !idle_ok)) {
+            const int i = kept.empty() ? -1 : kept.front();
+            r.fixed[static_cast<size_t>(j)] = i;
+            if (i >= 0) {
+                r.rest.capacity[static_cast<size_t>(i)] -= d;
+                r.rest.min_busy -= d;
+                r.empty = r.empty || r.rest.capacity[static_cast<size_t>(i)] < 0;
+            }
+            continue;
+        }
+        r.index.push_back(j);
+        r.rest.demand.push_back(d);
+        r.rest.must_run.push_back(idle_ok ? 0 : 1);
+        for (int i = 0; i < p.types; ++i)
+            r.rest.cost.push_back(std::find(kept.begin(), kept.end(), i) != kept.end() ? p.c(j, i) : std::nan(""));
+    }
+    r.rest.min_busy = std::max(0L, r.rest.min_busy);
+    return r;
+}
+
+/// Each job's raise to its second-best option (not running included): how close a call it is.
+std::vector<double> second_raises(const AssignmentProgram& p, const Multipliers& m) {
+    std::vector<double> out;
+    out.reserve(static_cast<size_t>(p.jobs()));
+    for (int j = 0; j < p.jobs(); ++j) {
+        double first = p.runs_surely(j) ? HUGE_VAL : 0, next = HUGE_VAL;
+        for (int i = 0; i < p.types; ++i) {
+            if (!p.allowed(j, i)) continue;
+            const double rc = reduced_cost(p, m, j, i);
+            if (rc < first) {
+                next = first;
+                first = rc;
+            } else if (rc < next) {
+                next = rc;
+            }
+        }
+        out.push_back(next - first);
+    }
+    return out;
+}
+
+/// The best schedule of the full program that uses only the restriction's options, if any.
+std::optional<Assignment> solve_restriction(const AssignmentProgram& p, const Restriction& r, double time_limit_s) {
+    if (r.empty) return std::nullopt;
+    if (time_limit_s <= 0) throw TryLater("the round was not solved within --time-limit-s");
+    const std::optional<Assignment> sub = solve_in_glpk(r.rest, time_limit_s);
+    if (!sub) return std::nullopt;
+    std::vector<int> type = r.fixed;
+    for (size_t k = 0; k < r.index.size(); ++k) type[static_cast<size_t>(r.index[k])] = sub->type[k];
+    Assignment a = evaluate(p, std::move(type));
+    if (!feasible(p, a)) return std::nullopt;
+    return a;
+}
+
 }  // namespace
 
 Assignment solve_structured(const AssignmentProgram& p, const Assignment& start, double time_limit_s,
                             SolveStats& stats) {
     const auto t0 = std::chrono::steady_clock::now();
+    auto left_s = [&] { return time_limit_s - seconds_since(t0); };
     stats.method = "structured";
     stats.variables = p.variables();
     Assignment best = evaluate(p, start.type);
+    auto consider = [&best](std::optional<Assignment> a) {
+        if (a && a->objective < best.objective) best = std::move(*a);
+    };
 
     const Multipliers m = maximise_lagrangian(p, best.objective);
     stats.lagrangian_bound = m.bound;
     stats.bound_iterations = m.iterations;
-    if (Assignment g = price_greedy(p, m); feasible(p, g) && g.objective < best.objective) best = std::move(g);
+    if (Assignment g = price_greedy(p, m); feasible(p, g)) consider(std::move(g));
 
-    // Options whose Lagrangian raise exceeds the gap go; a margin keeps rounding from dropping one
-    // that belongs.
+    // An incumbent near the optimum: at (near-)optimal prices the jobs whose best option is clearly
+    // better than their next sit where the LP puts them; only the closest calls go to the MIP, 16 jobs'
+    // worth first, then four times as many until the fixed rest leaves it a schedule.
+    std::vector<double> second = second_raises(p, m);
+    std::sort(second.begin(), second.end());
+    for (size_t core = 16; best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound)); core *= 4) {
+        const double tie = second[std::min(core, second.size()) - 1];
+        std::optional<Assignment> a = solve_restriction(p, restrict_options(p, m, tie), left_s());
+        const bool found = a.has_value();
+        consider(std::move(a));
+        if (found || core >= second.size()) break;
+    }
+
+    // The proof: options whose Lagrangian raise exceeds the gap cannot be in a schedule cheaper than
+    // the incumbent; a margin keeps rounding from dropping one that belongs.
     const double gap = best.objective - m.bound;
     const double margin = 1e-7 * (1 + std::abs(best.objective) + std::abs(m.bound));
-    AssignmentProgram rest;
-    rest.types = p.types;
-    rest.capacity = p.capacity;
-    rest.min_busy = p.min_busy;
-    std::vector<int> fixed(static_cast<size_t>(p.jobs()), -1), index;  // index: rest's jobs in p
-    bool hopeless = false;  // the fixings leave no room: nothing beats the incumbent
-    for (int j = 0; j < p.jobs() && gap > margin; ++j) {
-        double least = p.runs_surely(j) ? HUGE_VAL : 0;
-        for (int i = 0; i < p.types; ++i)
-            if (p.allowed(j, i)) least = std::min(least, reduced_cost(p, m, j, i));
-        const bool idle_ok = !p.runs_surely(j) && -least <= gap + margin;
-        std::vector<int> kept;
-        for (int i = 0; i < p.types; ++i)
-            if (p.allowed(j, i) && reduced_cost(p, m, j, i) - least <= gap + margin) kept.push_back(i);
-        const long d = p.demand[static_cast<size_t>(j)];
-        if (kept.empty() || (kept.size() == 1 && !idle_ok)) {
-            const int i = kept.empty() ? -1 : kept.front();
-            fixed[static_cast<size_t>(j)] = i;
-            if (i >= 0) {
-                rest.capacity[static_cast<size_t>(i)] -= static_cast<int>(d);
-                rest.min_busy -= d;
-                hopeless = hopeless || rest.capacity[static_cast<size_t>(i)] < 0;
-            }
-            continue;
-        }
-        index.push_back(j);
-        rest.demand.push_back(static_cast<int>(d));
-        rest.must_run.push_back(idle_ok ? 0 : 1);
-        for (int i = 0; i < p.types; ++i)
-            rest.cost.push_back(std::find(kept.begin(), kept.end(), i) != kept.end() ? p.c(j, i) : std::nan(""));
-    }
-    stats.reduced_variables = rest.variables();
-
-    if (gap > margin && !hopeless) {
-        rest.min_busy = std::max(0L, rest.min_busy);
-        const double left_s = time_limit_s - seconds_since(t0);
-        if (left_s <= 0) throw TryLater("the round was not solved within --time-limit-s");
-        if (std::optional<Assignment> r = solve_in_glpk(rest, left_s)) {
-            std::vector<int> type = fixed;
-            for (size_t k = 0; k < index.size(); ++k) type[static_cast<size_t>(index[k])] = r->type[k];
-            Assignment a = evaluate(p, std::move(type));
-            if (feasible(p, a) && a.objective < best.objective) best = std::move(a);
-        }
+    if (gap > margin) {
+        const Restriction r = restrict_options(p, m, gap + margin);
+        stats.reduced_variables = r.rest.variables();
+        consider(solve_restriction(p, r, left_s()));
     }
     stats.objective = best.objective;
     stats.bound = gap > margin ? best.objective : m.bound;  // solved, or the incumbent within rounding of L
