@@ -70,4 +70,10 @@ expect_some "fitthroughput " --params --predict --tune --sharing
 expect_exactly "fitthroughput --model " pollux icefrog-ddp icefrog-sdp icefrog-pp icefrog-hp
 expect_some "fitthroughput --gpu " T4 V100-SXM2-32GB
 expect_some "fitthroughput --params tests/data/fi" tests/data/fit
+
+expect_some "schedround " --policy --state --format --actions --explain --exact examples
+expect_exactly "schedround --policy " fft
+expect_exactly "schedround --format " state actions
+expect_some "schedround --catalog " default juchi sia
+expect_some "schedround --state examples/clu" examples/cluster-state.yaml
 exit $fail

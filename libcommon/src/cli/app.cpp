@@ -1,5 +1,6 @@
 #include <hetsched/cli/app.hpp>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/option_spec.hpp>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <iostream>
 #include <new>
 #include <regex>
+#include <sstream>
 
 #ifndef HETSCHED_VERSION
 #define HETSCHED_VERSION "0.0.0"
@@ -32,9 +34,13 @@ std::string tidy_parse_error(const std::string& what) {
     std::smatch m;
     if (std::regex_match(what, m, at_most)) return m[1].str() + ": given more than once";
     if (std::regex_match(what, m, missing)) return m[1].str() + ": expected a value after it";
-    if (std::regex_match(what, m, not_in))
+    if (std::regex_match(what, m, not_in)) {
+        std::vector<std::string> choices;
+        std::stringstream list(m[3].str());
+        for (std::string c; std::getline(list, c, ',');) choices.push_back(c);
         return m[1].str() + ": expected one of " + std::regex_replace(m[3].str(), std::regex(","), ", ") + ", got '" +
-               m[2].str() + "'";
+               m[2].str() + "'" + catalog::did_you_mean(m[2].str(), choices);
+    }
     return lower_first(what);
 }
 
