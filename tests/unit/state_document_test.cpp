@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <hetsched/model/memory.hpp>
+#include <hetsched/model/transformer.hpp>
+#include <hetsched/sched/state_document.hpp>
+
+using namespace hetsched;
+using namespace hetsched::sched;
+
+namespace {
+
+io::TextInput example() {
+    std::ifstream f(HETSCHED_TEST_DATA "/../../examples/cluster-state.yaml");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return {"cluster-state.yaml", ss.str()};
+}
+
+const catalog::GpuCatalog& default_catalog() {
+    static const catalog::GpuCatalog c = catalog::named_catalog("default");
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("A state written by a round reads back as the round left it", "[state]") {
+    StateDocument doc = read_state(example(), default_catalog());
+    REQUIRE(doc.state.jobs.size() == 5);
+    REQUIRE(doc.state.types.size() == 3);
+    RoundOptions o;
+    const RoundResult r = run_round(doc.state, o);
+    const std::string text = write_state(doc, r, false);
+    const StateDocument back = read_state({"next.yaml", text}, default_catalog());
+    const ClusterState &a = r.state, &b = back.state;
+    CHECK(b.round == a.round);
+    CHECK(b.last_decision_s == a.last_decision_s);
+    CHECK(b.active_set == a.active_set);
+    CHECK_FALSE(b.churned());
+    for (size_t k = 0; k < a.jobs.size(); ++k) {
+        INFO("job " << a.jobs[k].id);
+        CHECK(b.jobs[k].placement == a.jobs[k].placement);
+        CHECK(b.jobs[k].book.rho == Approx(a.jobs[k].book.rho).epsilon(1e-5));
+        CHECK(b.jobs[k].book.tau_s == Approx(a.jobs[k].book.tau_s).epsilon(1e-5));
+        CHECK(b.jobs[k].book.migrations == a.jobs[k].book.migrations);
+        CHECK(b.jobs[k].book.first_start_s == a.jobs[k].book.first_start_s);
+    }
+    CHECK(text.find("user: alice") != std::string::npos);  // unknown keys pass through
+}
+
+TEST_CASE("The next round credits the time each job held its GPUs", "[state]") {
+    StateDocument doc = read_state(example(), default_catalog());
+    ClusterState s = run_round(doc.state, {}).state;
+    s.time_s += 300;
+    const ClusterState next = run_round(s, {}).state;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        REQUIRE(j.placement.running());
+        CHECK(next.jobs[k].book.attained_gpu_s == Approx(300.0 * j.num_gpus));
+        CHECK(next.jobs[k].book.time_per_type_s[static_cast<size_t>(j.placement.type)] == Approx(300));
+    }
+}
+
+TEST_CASE("A job's model gives its memory per GPU and its checkpoint", "[state]") {
+    const StateDocument doc = read_state(example(), default_catalog());
+    const Job& j = doc.state.jobs.back();
+    REQUIRE(j.id == "gptneo-e");
+    CHECK(j.memory_gib > 16);  // a 1.3B model with Adam does not fit a 16 GiB P100 ...
+    CHECK(j.memory_gib < 32);  // ... but fits the 32 GiB V100
+    CHECK_FALSE(doc.state.can_run(j, 1));
+    CHECK(doc.state.can_run(j, 0));
+    const double params = model::total_params(catalog::find_model("gpt-neo-1.3b"));
+    CHECK(j.checkpoint_gib == Approx(params * (2 + 12) / model::kGiB));  // bf16 weights, fp32 master, Adam
+}
+
+TEST_CASE("Without a gpu_types list, node types and their memory come from the catalog", "[state]") {
+    const std::string text = "kind: cluster-state\nversion: 1\ntime_s: 0\n"
+                             "nodes: [{name: n, gpu: a100-80gb-sxm, gpus: 8}]\n"
+                             "jobs: [{id: j, submit_time_s: 0, num_gpus: 1, work: 1, "
+                             "throughput: {A100-80GB-SXM: 1}}]\n";
+    const StateDocument doc = read_state({"s.yaml", text}, default_catalog());
+    REQUIRE(doc.state.types.size() == 1);
+    CHECK(doc.state.types[0].name == "A100-80GB-SXM");
+    CHECK(doc.state.types[0].memory_gib == 80);
+}
+
+TEST_CASE("A solver out of time is an error to try later, never an answer", "[state]") {
+    StateDocument doc = read_state(example(), default_catalog());
+    RoundOptions o;
+    o.exact = true;
+    o.time_limit_s = 1e-9;
+    CHECK_THROWS_AS(run_round(doc.state, o), TryLater);
+}
