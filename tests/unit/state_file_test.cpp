@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <dirent.h>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/state_file.hpp>
+#include <hetsched/io/text_input.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+std::set<std::string> entries(const std::string& dir) {
+    std::set<std::string> out;
+    DIR* d = opendir(dir.c_str());
+    while (dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.insert(e->d_name);
+    closedir(d);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("replace_durably swaps the file whole and leaves nothing beside it", "[io]") {
+    char dir[] = "/tmp/hetsched-state-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string path = std::string(dir) + "/state.yaml";
+    {
+        io::FileLock lock(path, 1);
+        io::replace_durably(path, "first\n");
+        io::replace_durably(path, "second\n");
+    }
+    CHECK(io::read_input(path).text == "second\n");
+    CHECK(entries(dir) == std::set<std::string>{"state.yaml", "state.yaml.lock"});
+    std::remove(path.c_str());
+    std::remove((path + ".lock").c_str());
+    rmdir(dir);
+}
+
+TEST_CASE("A second lock on the same state waits, then gives up with try-later", "[io]") {
+    char dir[] = "/tmp/hetsched-state-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string path = std::string(dir) + "/state.yaml";
+    {
+        io::FileLock first(path, 1);
+        CHECK_THROWS_AS(io::FileLock(path, 0.05), TryLater);
+    }
+    { io::FileLock again(path, 0.05); }  // released with the first
+    std::remove((path + ".lock").c_str());
+    rmdir(dir);
+}
