@@ -27,16 +27,11 @@ AssignmentProgram random_program(std::mt19937& rng, int jobs, int types, int per
     return p;
 }
 
-/// Every schedule of a tiny program, the cheapest feasible one's cost.
-double brute_force(const AssignmentProgram& p) {
-    double best = HUGE_VAL;
+/// Calls `visit` with every schedule of a tiny program (each job on an allowed type or idle).
+void for_each_schedule(const AssignmentProgram& p, const std::function<void(const std::vector<int>&)>& visit) {
     std::vector<int> type(static_cast<size_t>(p.jobs()), -1);
     std::function<void(int)> go = [&](int j) {
-        if (j == p.jobs()) {
-            const Assignment a = evaluate(p, type);
-            if (feasible(p, a)) best = std::min(best, a.objective);
-            return;
-        }
+        if (j == p.jobs()) return visit(type);
         for (int i = -1; i < p.types; ++i) {
             if (i >= 0 && !p.allowed(j, i)) continue;
             type[static_cast<size_t>(j)] = i;
@@ -44,27 +39,26 @@ double brute_force(const AssignmentProgram& p) {
         }
     };
     go(0);
+}
+
+/// The cheapest feasible schedule's cost, by enumeration.
+double brute_force(const AssignmentProgram& p) {
+    double best = HUGE_VAL;
+    for_each_schedule(p, [&](const std::vector<int>& type) {
+        const Assignment a = evaluate(p, type);
+        if (feasible(p, a)) best = std::min(best, a.objective);
+    });
     return best;
 }
 
-long brute_force_busy(const AssignmentProgram& p) {
+/// The most GPUs any schedule within the capacities keeps busy, by enumeration.
+long brute_force_busy(AssignmentProgram p) {
+    p.min_busy = 0;
     long best = 0;
-    std::vector<int> type(static_cast<size_t>(p.jobs()), -1);
-    std::function<void(int)> go = [&](int j) {
-        if (j == p.jobs()) {
-            AssignmentProgram q = p;
-            q.min_busy = 0;
-            const Assignment a = evaluate(q, type);
-            if (feasible(q, a)) best = std::max(best, a.busy);
-            return;
-        }
-        for (int i = -1; i < p.types; ++i) {
-            if (i >= 0 && !p.allowed(j, i)) continue;
-            type[static_cast<size_t>(j)] = i;
-            go(j + 1);
-        }
-    };
-    go(0);
+    for_each_schedule(p, [&](const std::vector<int>& type) {
+        const Assignment a = evaluate(p, type);
+        if (feasible(p, a)) best = std::max(best, a.busy);
+    });
     return best;
 }
 

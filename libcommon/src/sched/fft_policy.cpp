@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include <hetsched/sched/type_fill.hpp>
+
 namespace hetsched::sched {
 namespace {
 
 /// Among equally cheap schedules, the one that moves fewer jobs: a change of type costs at least this
 /// many rounds even when the checkpoint is free.
 constexpr double kLeastChange = 1e-6;
-
-/// θ_max: the job's best throughput on any type it may use.
-double best_throughput(const ClusterState& s, const Job& j) {
-    double best = 0;
-    for (size_t i = 0; i < s.types.size(); ++i)
-        if (s.can_run(j, static_cast<int>(i))) best = std::max(best, j.throughput[i]);
-    return best;
-}
 
 bool unfinished(const Job& j) { return j.remaining() > 0; }
 
