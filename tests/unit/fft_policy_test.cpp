@@ -6,30 +6,13 @@
 #include <hetsched/sched/fft_policy.hpp>
 #include <hetsched/sched/round.hpp>
 
+#include "sched_fixture.hpp"
+
 using namespace hetsched::sched;
+using test::cluster;
+using test::job;
 
 namespace {
-
-/// A cluster with one node of `gpus` GPUs per type.
-ClusterState cluster(const std::vector<std::string>& types, int gpus = 1, double round_length_s = 60) {
-    ClusterState s;
-    s.round_length_s = round_length_s;
-    for (size_t i = 0; i < types.size(); ++i) {
-        s.types.push_back({types[i], 0});
-        s.nodes.push_back({types[i] + "-node", static_cast<int>(i), gpus, false});
-    }
-    return s;
-}
-
-Job job(const std::string& id, double work, std::vector<double> throughput, int gpus = 1) {
-    Job j;
-    j.id = id;
-    j.work = work;
-    j.num_gpus = gpus;
-    j.book.time_per_type_s.assign(throughput.size(), 0);
-    j.throughput = std::move(throughput);
-    return j;
-}
 
 /// Runs rounds until every job is done, advancing each running job at its type's throughput and
 /// finishing it at the exact instant its work completes; returns each job's completion time.

@@ -5,18 +5,36 @@
 
 namespace hetsched::sched {
 
-std::vector<std::string> policy_names() { return {"fft"}; }
+namespace {
+
+const std::vector<std::pair<PolicyKind, std::string>>& names() {
+    static const std::vector<std::pair<PolicyKind, std::string>> n = {
+        {PolicyKind::fft, "fft"},       {PolicyKind::gavel, "gavel"}, {PolicyKind::gavel_agnostic, "gavel-agnostic"},
+        {PolicyKind::tiresias, "tiresias"}, {PolicyKind::srtf, "srtf"},  {PolicyKind::fifo, "fifo"},
+        {PolicyKind::opportunistic, "opportunistic"}, {PolicyKind::allox, "allox"}, {PolicyKind::has, "has"}};
+    return n;
+}
+
+}  // namespace
+
+std::vector<std::string> policy_names() {
+    std::vector<std::string> out;
+    for (const auto& [kind, name] : names()) out.push_back(name);
+    return out;
+}
 
 PolicyKind parse_policy(const std::string& name) {
-    if (name == "fft") return PolicyKind::fft;
-    throw UsageError("unknown policy '" + name + "'" + catalog::did_you_mean(name, policy_names()) +
-                     " (policies: fft)");
+    for (const auto& [kind, n] : names())
+        if (n == name) return kind;
+    std::string all;
+    for (const auto& n : policy_names()) all += (all.empty() ? "" : ", ") + n;
+    throw UsageError("unknown policy '" + name + "'" + catalog::did_you_mean(name, policy_names()) + " (policies: " +
+                     all + ")");
 }
 
 std::string policy_name(PolicyKind p) {
-    switch (p) {
-    case PolicyKind::fft: return "fft";
-    }
+    for (const auto& [kind, name] : names())
+        if (kind == p) return name;
     return "fft";
 }
 

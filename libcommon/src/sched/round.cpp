@@ -3,7 +3,11 @@
 #include <chrono>
 
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/fft_policy.hpp>
+#include <hetsched/sched/gavel_policy.hpp>
+#include <hetsched/sched/queue_policies.hpp>
+#include <hetsched/sched/tiresias_policy.hpp>
 #include <hetsched/sched/host_placement.hpp>
 
 namespace hetsched::sched {
@@ -25,6 +29,14 @@ TypeDecision decide(ClusterState& s, const RoundOptions& o) {
     TypeDecision d;
     switch (o.policy) {
     case PolicyKind::fft: d = fft_decide(s, o); break;
+    case PolicyKind::gavel: d = gavel_decide(s, o, true); break;
+    case PolicyKind::gavel_agnostic: d = gavel_decide(s, o, false); break;
+    case PolicyKind::tiresias: d = tiresias_decide(s, o); break;
+    case PolicyKind::srtf: d = srtf_decide(s, o); break;
+    case PolicyKind::fifo: d = fifo_decide(s, o); break;
+    case PolicyKind::opportunistic: d = opportunistic_decide(s, o); break;
+    case PolicyKind::allox: d = allox_decide(s, o); break;
+    case PolicyKind::has: d = has_decide(s, o); break;
     }
     d.policy = policy_name(o.policy);
     return d;

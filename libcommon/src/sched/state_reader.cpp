@@ -27,11 +27,10 @@ public:
         s_.round = integer(root, "round", 0, lim::rounds, 0);
         s_.round_length_s = number(root, "round_length_s", 1e-3, lim::round_length_s, false, 300);
         s_.last_decision_s = number(root, "last_decision_s", 0, s_.time_s, false, -1, "the state's time_s");
-        if (YAML::Node a = io::optional_child(doc_, root, "active_set"); a.IsDefined()) {
-            const std::string hex = io::yaml_string(doc_, a, "active_set");
-            char* end = nullptr;
-            s_.active_set = std::strtoull(hex.c_str(), &end, 16);
-            if (hex.empty() || *end) throw DataError("expected a hexadecimal digest for 'active_set', got '" + hex + "'", doc_.where(a));
+        s_.active_set = digest(root, "active_set");
+        if (const YAML::Node g = io::optional_child(doc_, root, "gavel"); g.IsDefined()) {
+            s_.gavel_reset_s = number(g, "reset_s", 0, s_.time_s, false, -1, "the state's time_s");
+            s_.gavel_active_set = digest(g, "active_set");
         }
         read_types();
         read_nodes();
@@ -50,6 +49,19 @@ private:
                 throw DataError(std::string("'") + key + "' is " + n.Scalar() + ", after " + hi_name, doc_.where(n));
         }
         return io::yaml_number(doc_, n, key, lo, hi);
+    }
+
+    /// A hexadecimal digest of job ids; 0 when absent.
+    std::uint64_t digest(const YAML::Node& map, const char* key) {
+        const YAML::Node a = io::optional_child(doc_, map, key);
+        if (!a.IsDefined()) return 0;
+        const std::string hex = io::yaml_string(doc_, a, key);
+        char* end = nullptr;
+        const std::uint64_t v = std::strtoull(hex.c_str(), &end, 16);
+        if (hex.empty() || hex.size() > 16 || *end)
+            throw DataError(std::string("expected a hexadecimal digest for '") + key + "', got '" + io::shown_value(hex) + "'",
+                            doc_.where(a));
+        return v;
     }
 
     long integer(const YAML::Node& map, const char* key, long lo, long hi, long fallback, bool required = false) {
@@ -159,6 +171,7 @@ private:
             j.done = number(item, "done", 0, j.work, false, 0);
             j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
             read_memory(item, j);
+            j.priority_weight = number(item, "priority_weight", 1e-6, 1e6, false, 1);
             if (YAML::Node p = io::optional_child(doc_, item, "parallelism"); p.IsDefined()) {
                 const std::string v = io::yaml_string(doc_, p, "parallelism");
                 if (v == "pipeline") j.parallelism = Parallelism::pipeline;
@@ -258,6 +271,19 @@ private:
                                             : std::vector<double>(s_.types.size(), 0);
         b.first_start_s = number(item, "first_start_s", 0, s_.time_s, false, -1, "the state's time_s");
         b.migrations = integer(item, "migrations", 0, lim::rounds, 0);
+        if (const YAML::Node g = io::optional_child(doc_, item, "gavel"); g.IsDefined()) {
+            if (YAML::Node x = io::optional_child(doc_, g, "share"); x.IsDefined()) b.gavel_share = per_type(x, "share", 0, 1);
+            if (YAML::Node x = io::optional_child(doc_, g, "base_s"); x.IsDefined())
+                b.gavel_base_s = per_type(x, "base_s", 0, lim::time_s);
+            if (YAML::Node x = io::optional_child(doc_, g, "deficit_s"); x.IsDefined())
+                b.gavel_deficit_s = per_type(x, "deficit_s", -lim::time_s, lim::time_s);
+        }
+        if (const YAML::Node t = io::optional_child(doc_, item, "tiresias"); t.IsDefined()) {
+            b.tiresias_queue = static_cast<int>(integer(t, "queue", 0, 1000, 0));
+            b.tiresias_entered_s = number(t, "entered_s", 0, s_.time_s, false, -1, "the state's time_s");
+            b.tiresias_base_gpu_s = number(t, "base_gpu_s", 0, b.attained_gpu_s, false, 0, "the job's attained_gpu_s");
+            b.tiresias_since_s = number(t, "since_s", 0, s_.time_s, false, -1, "the state's time_s");
+        }
     }
 
     const YamlDocument& doc_;

@@ -43,6 +43,28 @@ void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
     node["time_per_type_s"] = per_type(s, b.time_per_type_s);
     set_or_drop(node, "first_start_s", b.first_start_s >= 0, num(b.first_start_s));
     node["migrations"] = b.migrations;
+    if (!b.gavel_share.empty() || !b.gavel_deficit_s.empty()) {
+        YAML::Node g(YAML::NodeType::Map);
+        if (!b.gavel_share.empty()) g["share"] = per_type(s, b.gavel_share);
+        if (!b.gavel_base_s.empty()) g["base_s"] = per_type(s, b.gavel_base_s);
+        if (!b.gavel_deficit_s.empty()) g["deficit_s"] = per_type(s, b.gavel_deficit_s);
+        node["gavel"] = g;
+    }
+    if (b.tiresias_entered_s >= 0) {
+        YAML::Node t(YAML::NodeType::Map);
+        t.SetStyle(YAML::EmitterStyle::Flow);
+        t["queue"] = b.tiresias_queue;
+        t["entered_s"] = num(b.tiresias_entered_s);
+        t["base_gpu_s"] = num(b.tiresias_base_gpu_s);
+        if (b.tiresias_since_s >= 0) t["since_s"] = num(b.tiresias_since_s);
+        node["tiresias"] = t;
+    }
+}
+
+std::string hex(std::uint64_t v) {
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(v));
+    return out;
 }
 
 YAML::Node solve_node(const RoundResult& r, bool explain, const ClusterState& s) {
@@ -94,9 +116,14 @@ std::string write_state(StateDocument doc, const RoundResult& r, bool explain) {
     YAML::Node root = doc.yaml.root;
     root["round"] = s.round;
     root["last_decision_s"] = num(s.last_decision_s);
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(s.active_set));
-    root["active_set"] = std::string(hex);
+    root["active_set"] = hex(s.active_set);
+    if (s.gavel_reset_s >= 0) {
+        YAML::Node g(YAML::NodeType::Map);
+        g.SetStyle(YAML::EmitterStyle::Flow);
+        g["reset_s"] = num(s.gavel_reset_s);
+        g["active_set"] = hex(s.gavel_active_set);
+        root["gavel"] = g;
+    }
     YAML::Node jobs = root["jobs"];
     for (size_t k = 0; k < s.jobs.size(); ++k) write_job(jobs[k], s, s.jobs[k]);
     root["solve"] = solve_node(r, explain, s);

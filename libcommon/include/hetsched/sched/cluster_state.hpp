@@ -55,6 +55,18 @@ struct JobBook {
     std::vector<double> time_per_type_s;  ///< seconds run on each type (indexed like the types)
     double first_start_s = -1;  ///< when it first ran; < 0 = never
     long migrations = 0;        ///< moves to another type or other hosts decided so far
+    /// Gavel: the job's time fractions X per type from the last allocation (empty: not in it), the
+    /// time_per_type_s at that allocation's reset, and the deficit per type carried across resets.
+    std::vector<double> gavel_share;
+    std::vector<double> gavel_base_s;
+    std::vector<double> gavel_deficit_s;
+    /// Tiresias: the queue it sits in and when it entered it (< 0: not yet queued), its attained
+    /// service at its last promotion (service counts from there), and when its current stay began
+    /// (first start or last promotion; < 0: never ran).
+    int tiresias_queue = 0;
+    double tiresias_entered_s = -1;
+    double tiresias_base_gpu_s = 0;
+    double tiresias_since_s = -1;
 };
 
 /// One active job.
@@ -68,6 +80,7 @@ struct Job {
     std::vector<double> throughput;
     double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
     double checkpoint_gib = 0;  ///< state moved on a migration
+    double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)
     Parallelism parallelism = Parallelism::data;
     Placement placement;
     JobBook book;
@@ -85,6 +98,8 @@ struct ClusterState {
     std::vector<Job> jobs;
     double last_decision_s = -1;  ///< time_s of the previous decision; < 0 = none
     std::uint64_t active_set = 0;  ///< digest of the job ids the previous decision saw (0 = none)
+    double gavel_reset_s = -1;          ///< Gavel: when its allocation was last recomputed (< 0: never)
+    std::uint64_t gavel_active_set = 0; ///< Gavel: the job set that allocation was computed for
 
     /// GPUs of each type on nodes that are up.
     std::vector<int> capacity() const;

@@ -11,7 +11,7 @@
 namespace hetsched::sched {
 
 /// Which policy decides the round.
-enum class PolicyKind { fft };
+enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has };
 PolicyKind parse_policy(const std::string& name);  ///< UsageError with close names otherwise
 std::string policy_name(PolicyKind p);
 std::vector<std::string> policy_names();
@@ -25,6 +25,11 @@ struct RoundOptions {
     double time_limit_s = 60;          ///< for the solver; past it the round fails with TryLater (75)
     bool explain = false;              ///< keep each job's cost terms
     SolverLog solver_log;              ///< GLPK's messages (-v); dropped when empty
+    double gavel_reset_s = 1920;       ///< Gavel: least time between two allocations
+    /// Tiresias: upper attained-service limit of each queue but the last, GPU-seconds (3 queues).
+    std::vector<double> tiresias_queues_s{3250, 7200};
+    double tiresias_starvation = 0;    ///< Tiresias: promote when waiting ≥ this × run time (0: off)
+    unsigned long seed = 1;            ///< seeded choices (type orders, Tiresias' type per job)
 };
 
 /// FFT's cost of one job on one type, by term (all in rounds; see schedround(1)).

@@ -1,0 +1,94 @@
+#include <hetsched/sched/allox_policy.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <glpk.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/sched/type_fill.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+constexpr size_t kCandidates = 50;  ///< AlloX's simulator (IRFsim) considers at most 50 jobs at a time
+constexpr int kPositions = 50;
+
+}  // namespace
+
+TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
+    for (const auto& j : s.jobs)
+        if (j.remaining() > 0 && j.num_gpus > 1)
+            throw DataError("policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX "
+                            "formulates it): job '" + j.id + "' needs " + std::to_string(j.num_gpus) + " GPUs");
+    TypeFill fill(s);
+    std::vector<size_t> pending;
+    for (size_t k : arrival_order(s)) {
+        const Job& j = s.jobs[k];
+        if (j.placement.running() && fill.fits(k, j.placement.type)) fill.take(k, j.placement.type);
+        else pending.push_back(k);
+    }
+    const int m = static_cast<int>(s.types.size());
+    int free_total = 0;
+    for (int t = 0; t < m; ++t) free_total += fill.free(t);
+    pending.resize(std::min(pending.size(), std::max(kCandidates, static_cast<size_t>(free_total))));
+    if (pending.empty() || free_total == 0) return fill.decision("matching");
+
+    const int n = static_cast<int>(pending.size()), positions = std::min(n, kPositions);
+    GlpkProblem prob = make_glpk_problem();
+    glp_prob* g = prob.get();
+    glp_set_obj_dir(g, GLP_MIN);
+    glp_add_rows(g, n + m * positions);  // a row per job (= 1), per slot (t, k) (≤ free GPUs of t)
+    for (int r = 0; r < n; ++r) glp_set_row_bnds(g, r + 1, GLP_UP, 0, 1);
+    for (int t = 0; t < m; ++t)
+        for (int k = 0; k < positions; ++k) glp_set_row_bnds(g, n + t * positions + k + 1, GLP_UP, 0, fill.free(t));
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    std::vector<std::tuple<int, int, int>> cols;  // (job, type, position)
+    double longest = 0;
+    for (size_t k : pending)
+        for (int t = 0; t < m; ++t)
+            if (fill.fits(k, t)) longest = std::max(longest, s.jobs[k].remaining() / s.jobs[k].throughput[static_cast<size_t>(t)]);
+    // Matching a job is worth more than any slot costs: as many jobs as the slots hold, then the cheapest.
+    const double reward = (positions + 1) * longest + 1;
+    for (int r = 0; r < n; ++r) {
+        const Job& j = s.jobs[pending[static_cast<size_t>(r)]];
+        for (int t = 0; t < m; ++t) {
+            if (!fill.fits(pending[static_cast<size_t>(r)], t)) continue;
+            const double p = j.remaining() / j.throughput[static_cast<size_t>(t)];
+            for (int k = 0; k < positions; ++k) {
+                const int col = glp_add_cols(g, 1);
+                glp_set_col_bnds(g, col, GLP_DB, 0, 1);
+                glp_set_obj_coef(g, col, (k + 1) * p - reward);
+                cols.emplace_back(r, t, k);
+                for (const auto& [row, v] : {std::pair<int, double>{r + 1, 1.0}, {n + t * positions + k + 1, 1.0}})
+                    ia.push_back(row), ja.push_back(col), ar.push_back(v);
+            }
+        }
+    }
+    if (cols.empty()) return fill.decision("matching");
+    glp_load_matrix(g, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    glp_smcp sm;
+    glp_init_smcp(&sm);
+    sm.msg_lev = GLP_MSG_ERR;
+    sm.presolve = GLP_ON;
+    if (glp_simplex(g, &sm) != 0 || glp_get_status(g) != GLP_OPT)
+        throw Error(Exit::internal, "GLPK could not solve AlloX's matching");
+    // Per type, the jobs at position k, in order of arrival; queues of length k start their k-th job.
+    std::vector<std::vector<std::vector<int>>> at(static_cast<size_t>(m), std::vector<std::vector<int>>(static_cast<size_t>(positions) + 1));
+    for (size_t c = 0; c < cols.size(); ++c)
+        if (glp_get_col_prim(g, static_cast<int>(c) + 1) > 0.5) {
+            const auto [r, t, k] = cols[c];
+            at[static_cast<size_t>(t)][static_cast<size_t>(k)].push_back(r);
+        }
+    for (int t = 0; t < m; ++t) {
+        auto& by = at[static_cast<size_t>(t)];
+        for (int k = 0; k < positions; ++k) {
+            const size_t starters = by[static_cast<size_t>(k)].size() - std::min(by[static_cast<size_t>(k)].size(), by[static_cast<size_t>(k) + 1].size());
+            for (size_t i = 0; i < starters; ++i) fill.take(pending[static_cast<size_t>(by[static_cast<size_t>(k)][i])], t);
+        }
+    }
+    return fill.decision("matching");
+}
+
+}  // namespace hetsched::sched

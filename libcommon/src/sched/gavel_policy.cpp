@@ -1,0 +1,158 @@
+#include <hetsched/sched/gavel_policy.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <tuple>
+
+#include <glpk.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/sched/type_fill.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// θ as the allocation sees it: the job's throughput, or 1 on every usable type when agnostic.
+double seen_throughput(const ClusterState& s, const Job& j, int t, bool aware) {
+    if (!s.can_run(j, t)) return 0;
+    return aware ? j.throughput[static_cast<size_t>(t)] : 1.0;
+}
+
+/// Time job `j` has had on type `t` since the last reset, seeded with half a round (Gavel's 180 s).
+double time_since_reset(const ClusterState& s, const Job& j, size_t t) {
+    const double base = j.book.gavel_base_s.empty() ? 0 : j.book.gavel_base_s[t];
+    return s.round_length_s / 2 + j.book.time_per_type_s[t] - base;
+}
+
+/// A reset: each allocated job's time since the last reset becomes deficit, then the clock restarts.
+void reset_time(ClusterState& s) {
+    const double since = s.gavel_reset_s < 0 ? 0 : s.time_s - s.gavel_reset_s;
+    for (auto& j : s.jobs) {
+        JobBook& b = j.book;
+        if (b.gavel_deficit_s.empty()) b.gavel_deficit_s.assign(s.types.size(), 0);
+        if (!b.gavel_share.empty())
+            for (size_t t = 0; t < s.types.size(); ++t)
+                b.gavel_deficit_s[t] += b.gavel_share[t] * since - (time_since_reset(s, j, t) - s.round_length_s / 2);
+        b.gavel_base_s = b.time_per_type_s;
+    }
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o) {
+    const size_t m = s.types.size();
+    const std::vector<int> cap = s.capacity();
+    const double total = std::accumulate(cap.begin(), cap.end(), 0.0);
+    std::vector<std::vector<double>> x(s.jobs.size());
+    GlpkProblem prob = make_glpk_problem();
+    glp_prob* g = prob.get();
+    glp_set_obj_dir(g, GLP_MAX);
+    const int z = glp_add_cols(g, 1);
+    glp_set_col_bnds(g, z, GLP_LO, 0, 0);
+    glp_set_obj_coef(g, z, 1);
+    const int type_rows = glp_add_rows(g, static_cast<int>(m));
+    for (size_t t = 0; t < m; ++t) glp_set_row_bnds(g, type_rows + static_cast<int>(t), GLP_UP, 0, cap[t]);
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    std::vector<std::pair<size_t, size_t>> cols;  // (job, type) of each x column, from column 2
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        if (j.remaining() <= 0) continue;
+        double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster
+        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), aware) * cap[t] / total;
+        if (share <= 0) continue;  // nothing it can use is up: no allocation this time
+        const int fair = glp_add_rows(g, 2);  // fair: z − Σ c x ≤ 0; fair + 1: Σ x ≤ 1
+        glp_set_row_bnds(g, fair, GLP_UP, 0, 0);
+        glp_set_row_bnds(g, fair + 1, GLP_UP, 0, 1);
+        ia.push_back(fair), ja.push_back(z), ar.push_back(1);
+        for (size_t t = 0; t < m; ++t) {
+            const double th = seen_throughput(s, j, static_cast<int>(t), aware);
+            if (th <= 0 || cap[t] == 0) continue;
+            const int col = glp_add_cols(g, 1);
+            glp_set_col_bnds(g, col, GLP_LO, 0, 0);
+            cols.emplace_back(k, t);
+            const double c = th * j.num_gpus / (j.priority_weight * share);
+            for (const auto& [row, v] : {std::pair<int, double>{fair, -c}, {fair + 1, 1.0},
+                                         {type_rows + static_cast<int>(t), static_cast<double>(j.num_gpus)}}) {
+                ia.push_back(row), ja.push_back(col), ar.push_back(v);
+            }
+        }
+    }
+    if (cols.empty()) return x;
+    glp_load_matrix(g, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    glp_smcp sm;
+    glp_init_smcp(&sm);
+    sm.msg_lev = GLP_MSG_ERR;
+    sm.presolve = GLP_ON;
+    sm.tm_lim = o.time_limit_s >= 2e6 ? 2000000000 : static_cast<int>(o.time_limit_s * 1000);
+    const int rc = glp_simplex(g, &sm);
+    if (rc == GLP_ETMLIM) throw TryLater("Gavel's allocation LP was not solved within --time-limit-s");
+    if (rc != 0 || glp_get_status(g) != GLP_OPT)
+        throw Error(Exit::internal, "GLPK could not solve Gavel's allocation LP (code " + std::to_string(rc) + ")");
+    for (size_t c = 0; c < cols.size(); ++c) {
+        auto& row = x[cols[c].first];
+        if (row.empty()) row.assign(m, 0);
+        // Rounded to 1e-9 so that the simplex's last-digit noise does not decide ties between jobs.
+        row[cols[c].second] = std::round(std::clamp(glp_get_col_prim(g, static_cast<int>(c) + 2), 0.0, 1.0) * 1e9) / 1e9;
+    }
+    return x;
+}
+
+TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
+    const size_t m = s.types.size();
+    const std::uint64_t set = active_set_digest(s.jobs);
+    const bool due = s.gavel_reset_s < 0 || s.time_s - s.gavel_reset_s >= o.gavel_reset_s;
+    if (due && set != s.gavel_active_set) {
+        reset_time(s);
+        std::vector<std::vector<double>> x = gavel_allocation(s, aware, o);
+        for (size_t k = 0; k < s.jobs.size(); ++k) s.jobs[k].book.gavel_share = std::move(x[k]);
+        s.gavel_reset_s = s.time_s;
+        s.gavel_active_set = set;
+    }
+
+    // Priorities per type: X over the share of the type's time (since the reset) the job received.
+    std::vector<double> type_time(m, 0);
+    for (const auto& j : s.jobs)
+        for (size_t t = 0; t < m; ++t) type_time[t] += time_since_reset(s, j, t) - (j.book.gavel_share.empty() ? s.round_length_s / 2 : 0);
+    struct Entry {
+        size_t job;
+        int type;
+        double priority, deficit, share;
+        size_t arrival;
+    };
+    const std::vector<size_t> arrivals = arrival_order(s);
+    std::vector<int> types(m);
+    std::iota(types.begin(), types.end(), 0);
+    if (!aware) std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
+    TypeFill fill(s);
+    std::vector<char> held(s.jobs.size(), 0);  // picked without an allocation: not started
+    for (int t : types) {
+        std::vector<Entry> entries;
+        for (size_t a = 0; a < arrivals.size(); ++a) {
+            const Job& j = s.jobs[arrivals[a]];
+            if (!s.can_run(j, t)) continue;
+            const auto ut = static_cast<size_t>(t);
+            const double x = j.book.gavel_share.empty() ? 0 : j.book.gavel_share[ut];
+            const double frac = type_time[ut] > 0 ? time_since_reset(s, j, ut) / type_time[ut] : 0;
+            const double priority = x <= 0 ? 0 : frac > 0 ? x / frac : x * 1e9;
+            const double deficit = j.book.gavel_deficit_s.empty() ? 0 : j.book.gavel_deficit_s[ut];
+            entries.push_back({arrivals[a], t, priority, deficit, x, a});
+        }
+        std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+            return std::tie(b.priority, b.deficit, b.share) < std::tie(a.priority, a.deficit, a.share);
+        });
+        for (const Entry& e : entries) {
+            if (!fill.fits(e.job, e.type)) continue;
+            fill.take(e.job, e.type);
+            held[e.job] = s.jobs[e.job].book.gavel_share.empty();
+        }
+    }
+    TypeDecision d = fill.decision("lp");
+    for (size_t k = 0; k < held.size(); ++k)
+        if (held[k]) d.type[k] = -1;
+    return d;
+}
+
+}  // namespace hetsched::sched

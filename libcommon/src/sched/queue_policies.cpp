@@ -1,0 +1,61 @@
+#include <hetsched/sched/queue_policies.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <tuple>
+
+#include <hetsched/sched/type_fill.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// Non-preemptive first come, first served: running jobs keep their type (unless its GPUs went
+/// down), then the others in order of arrival take the first type of `prefer(job)` with room.
+template <class Prefer>
+TypeDecision first_come(const ClusterState& s, const char* method, Prefer prefer) {
+    TypeFill fill(s);
+    const std::vector<size_t> order = arrival_order(s);
+    for (size_t k : order)  // a running job keeps its type while the type has its GPUs up
+        if (s.jobs[k].placement.running() && fill.fits(k, s.jobs[k].placement.type)) fill.take(k, s.jobs[k].placement.type);
+    for (size_t k : order)
+        if (fill.types()[k] < 0) fill.take_first(k, prefer(s.jobs[k]));
+    return fill.decision(method);
+}
+
+}  // namespace
+
+TypeDecision fifo_decide(const ClusterState& s, const RoundOptions& o) {
+    std::vector<int> types(s.types.size());
+    std::iota(types.begin(), types.end(), 0);
+    std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
+    return first_come(s, "fifo", [&](const Job&) { return types; });
+}
+
+TypeDecision opportunistic_decide(const ClusterState& s, const RoundOptions&) {
+    return first_come(s, "opportunistic", [&](const Job& j) { return fastest_types(s, j); });
+}
+
+TypeDecision has_decide(const ClusterState& s, const RoundOptions&) {
+    return first_come(s, "best-fit", [&](const Job& j) {
+        std::vector<int> types;
+        for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
+            if (s.can_run(j, t)) types.push_back(t);
+        std::stable_sort(types.begin(), types.end(), [&](int a, int b) {
+            return s.types[static_cast<size_t>(a)].memory_gib < s.types[static_cast<size_t>(b)].memory_gib;
+        });
+        return types;
+    });
+}
+
+TypeDecision srtf_decide(const ClusterState& s, const RoundOptions&) {
+    std::vector<size_t> order = arrival_order(s);
+    std::vector<double> left(s.jobs.size(), 0);
+    for (size_t k : order) left[k] = s.jobs[k].remaining() / best_throughput(s, s.jobs[k]);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return left[a] < left[b]; });
+    TypeFill fill(s);
+    for (size_t k : order) fill.take_first(k, fastest_types(s, s.jobs[k]));
+    return fill.decision("srtf");
+}
+
+}  // namespace hetsched::sched

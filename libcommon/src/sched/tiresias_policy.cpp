@@ -1,0 +1,70 @@
+#include <hetsched/sched/tiresias_policy.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <hetsched/sched/type_fill.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// The queue a job with `service` GPU-seconds belongs in.
+int queue_for(double service, const std::vector<double>& limits) {
+    return static_cast<int>(std::upper_bound(limits.begin(), limits.end(), service) - limits.begin());
+}
+
+/// Demotion on crossing a threshold, promotion on starvation, queue entry for new jobs.
+void update_queues(ClusterState& s, const RoundOptions& o) {
+    for (auto& j : s.jobs) {
+        JobBook& b = j.book;
+        if (b.tiresias_entered_s < 0) b.tiresias_entered_s = j.submit_time_s;
+        if (b.tiresias_since_s < 0 && b.first_start_s >= 0) b.tiresias_since_s = b.first_start_s;
+        const double service = b.attained_gpu_s - b.tiresias_base_gpu_s;
+        const int q = queue_for(service, o.tiresias_queues_s);
+        if (q > b.tiresias_queue) {
+            b.tiresias_queue = q;
+            b.tiresias_entered_s = s.time_s;
+        }
+        if (o.tiresias_starvation <= 0 || b.tiresias_queue == 0 || j.placement.running() || b.tiresias_since_s < 0)
+            continue;
+        const double ran = service / j.num_gpus;
+        const double waited = s.time_s - b.tiresias_since_s - ran;
+        if (waited >= o.tiresias_starvation * ran) {
+            b.tiresias_queue = 0;
+            b.tiresias_entered_s = s.time_s;
+            b.tiresias_base_gpu_s = b.attained_gpu_s;
+            b.tiresias_since_s = s.time_s;
+        }
+    }
+}
+
+}  // namespace
+
+int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
+    const std::vector<int> installed = s.installed();
+    std::vector<int> usable;
+    for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
+        if (s.can_run(j, t) && installed[static_cast<size_t>(t)] >= j.num_gpus) usable.push_back(t);
+    if (usable.empty()) return -1;
+    std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
+    for (unsigned char c : j.id) h = (h ^ c) * 1099511628211ull;
+    return usable[h % usable.size()];
+}
+
+TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
+    update_queues(s, o);
+    std::vector<size_t> order = arrival_order(s);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const JobBook &x = s.jobs[a].book, &y = s.jobs[b].book;
+        return std::make_tuple(x.tiresias_queue, !s.jobs[a].placement.running(), x.tiresias_entered_s) <
+               std::make_tuple(y.tiresias_queue, !s.jobs[b].placement.running(), y.tiresias_entered_s);
+    });
+    TypeFill fill(s);
+    for (size_t k : order) {
+        const int t = tiresias_type(s, s.jobs[k], o.seed);
+        if (t >= 0 && fill.fits(k, t)) fill.take(k, t);
+    }
+    return fill.decision("2d-las");
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,111 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/sched/gavel_policy.hpp>
+#include <hetsched/sched/round.hpp>
+
+#include "sched_fixture.hpp"
+
+using namespace hetsched::sched;
+using test::cluster;
+using test::job;
+
+namespace {
+
+/// min_j Σ_t c_jt X_jt, the value Gavel's LP maximises, with c as its code normalises it.
+double worst_normalised(const ClusterState& s, const std::vector<std::vector<double>>& x, bool aware) {
+    double worst = HUGE_VAL;
+    const std::vector<int> cap = s.capacity();
+    double total = 0;
+    for (int c : cap) total += c;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        auto th = [&](size_t t) { return j.throughput[t] <= 0 ? 0.0 : aware ? j.throughput[t] : 1.0; };
+        double share = 0, value = 0;
+        for (size_t t = 0; t < cap.size(); ++t) share += th(t) * cap[t] / total;
+        for (size_t t = 0; t < cap.size(); ++t) value += th(t) * j.num_gpus / share * x[k][t];
+        worst = std::min(worst, value);
+    }
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("Gavel's LP on two jobs and two types, solved on paper", "[gavel]") {
+    // One V100 and one K80. A runs 2 and 1 steps/s on them, B 1 and 1. Even slices: A 1.5, B 1, so
+    // c_A = (4/3, 2/3), c_B = (1, 1). B can never exceed 1 (its time fractions sum to at most 1), and
+    // z = 1 is reached (A on the V100 for 3/4 of the time, B on the K80 all the time): the optimum is 1,
+    // and B must get all its time.
+    ClusterState s = cluster({"V100", "K80"});
+    s.jobs = {job("A", 100, {2, 1}), job("B", 100, {1, 1})};
+    const auto x = gavel_allocation(s, true, {});
+    CHECK(worst_normalised(s, x, true) == Approx(1));
+    CHECK(x[1][0] + x[1][1] == Approx(1));
+    for (size_t t = 0; t < 2; ++t) CHECK(x[0][t] + x[1][t] <= 1 + 1e-9);
+}
+
+TEST_CASE("Gavel's LP weighs a multi-GPU job by its GPUs and a priority weight by its inverse", "[gavel]") {
+    // One type of 4 GPUs; a 2-GPU job and a 1-GPU job with equal throughputs: c = sf θ / (w θ) = 2 and 1.
+    // The 1-GPU job's value is at most 1 (x ≤ 1), and 4 GPUs let both run all the time: z = 1, x1 = 1.
+    ClusterState s = cluster({"A"}, 4);
+    s.jobs = {job("two", 100, {1}, 2), job("one", 100, {1})};
+    auto x = gavel_allocation(s, true, {});
+    CHECK(worst_normalised(s, x, true) == Approx(1));
+    CHECK(x[1][0] == Approx(1));
+    // With 2 GPUs the pair cannot both run all the time: 2 x2 + x1 ≤ 2 and 2 x2 = x1 give x1 = 1, x2 = 1/2.
+    s.nodes[0].gpus = 2;
+    x = gavel_allocation(s, true, {});
+    CHECK(x[0][0] == Approx(0.5));
+    CHECK(x[1][0] == Approx(1));
+    // A weight of 2 on the 1-GPU job halves its coefficient to 1/2: z ≤ x1 / 2 ≤ 1/2, reached only with
+    // x1 = 1 and 2 x2 ≥ 1/2 (x2 up to 1/2 fits the 2 GPUs).
+    s.jobs[1].priority_weight = 2;
+    x = gavel_allocation(s, true, {});
+    CHECK(x[1][0] == Approx(1));
+    CHECK(2 * x[0][0] >= 0.5 - 1e-9);
+}
+
+TEST_CASE("Gavel's rounds realise X by priority X / share received, and hold a job without allocation",
+          "[gavel]") {
+    // A: 4 and 1 steps/s on V100 and K80, B: 2 and 1. c_A = (1.6, 0.4), c_B = (4/3, 2/3); both run all
+    // the time and a = X_A,V100 = 1 - X_B,V100 gives 0.4 + 1.2a = 4/3 - 2a/3: a = 1/2, z = 1, unique.
+    ClusterState s = cluster({"V100", "K80"}, 1, 360);
+    s.jobs = {job("A", 1e6, {4, 1}), job("B", 1e6, {2, 1})};
+    RoundOptions o;
+    o.policy = PolicyKind::gavel;
+    RoundResult r = run_round(s, o);
+    REQUIRE(r.state.jobs[0].book.gavel_share.size() == 2);
+    CHECK(r.state.jobs[0].book.gavel_share[0] == Approx(0.5));
+    // Round 1: equal priorities (X 1/2 over a seeded half-round share each), arrival order: A on the V100.
+    CHECK(r.state.jobs[0].placement.type == 0);
+    CHECK(r.state.jobs[1].placement.type == 1);
+    // Round 2: A has had 3/4 of the V100's time (180 + 360 of 720): priority 2/3 against B's 2.
+    ClusterState next = r.state;
+    next.time_s = 360;
+    r = run_round(next, o);
+    CHECK(r.state.jobs[1].placement.type == 0);
+    CHECK(r.state.jobs[0].placement.type == 1);
+    // A job arriving before the next reset (1920 s after the last) has no allocation: it may be picked
+    // for the K80 left over, but it is not started, as in Gavel's code.
+    next = r.state;
+    next.time_s = 720;
+    next.nodes.push_back({"V100-node-2", 0, 1, false});
+    next.jobs.push_back(job("C", 1e6, {4, 1}, 1, 400));
+    r = run_round(next, o);
+    CHECK_FALSE(r.state.jobs[2].placement.running());
+    CHECK(r.state.gavel_reset_s == 0);
+    // Once the interval has passed, the allocation is recomputed with C in it, and C runs.
+    next = r.state;
+    next.time_s = 1920;
+    r = run_round(next, o);
+    CHECK(r.state.gavel_reset_s == 1920);
+    CHECK(r.state.jobs[2].placement.running());
+}
+
+TEST_CASE("Gavel-agnostic sees every type alike", "[gavel]") {
+    ClusterState s = cluster({"V100", "K80"});
+    s.jobs = {job("A", 100, {4, 1}), job("B", 100, {1.2, 1})};
+    const auto x = gavel_allocation(s, false, {});
+    CHECK(worst_normalised(s, x, false) == Approx(1));  // each job runs all the time, on either type
+    CHECK(x[0][0] + x[0][1] == Approx(1));
+    CHECK(x[1][0] + x[1][1] == Approx(1));
+}

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/sched/queue_policies.hpp>
+#include <hetsched/sched/round.hpp>
+
+#include "sched_fixture.hpp"
+
+using namespace hetsched::sched;
+using test::cluster;
+using test::job;
+using test::running;
+
+TEST_CASE("srtf gives the fastest type to the shortest remaining job, preempting", "[baselines]") {
+    ClusterState s = cluster({"fast", "slow"});
+    s.jobs = {running(job("long", 1000, {2, 1}), 0), job("short", 10, {2, 1}, 1, 50)};
+    const TypeDecision d = srtf_decide(s, {});
+    CHECK(d.type == std::vector<int>{1, 0});
+}
+
+TEST_CASE("opportunistic: first come, first served, fastest free type, no preemption", "[baselines]") {
+    ClusterState s = cluster({"slow", "fast"});
+    s.jobs = {running(job("late-but-running", 1000, {1, 2}, 1, 100), 1), job("early", 10, {1, 2}, 1, 0),
+              job("later", 10, {1, 2}, 1, 200)};
+    const TypeDecision d = opportunistic_decide(s, {});
+    CHECK(d.type == std::vector<int>{1, 0, -1});  // the running job keeps the fast GPU; 'early' takes what is left
+}
+
+TEST_CASE("fifo: first come, first served, skipping a job that does not fit", "[baselines]") {
+    ClusterState s = cluster({"A"}, 4);
+    s.jobs = {job("first", 10, {1}, 2, 0), job("big", 10, {1}, 4, 1), job("small", 10, {1}, 2, 2)};
+    const TypeDecision d = fifo_decide(s, {});
+    CHECK(d.type == std::vector<int>{0, -1, 0});
+}
+
+TEST_CASE("has: the smallest GPU type whose memory holds the job", "[baselines]") {
+    ClusterState s = cluster({"A100-80", "T4", "A10"}, 2, 60, {80, 16, 24});
+    s.jobs = {job("needs-20", 10, {3, 1, 2}), job("needs-10", 10, {3, 1, 2}), job("needs-60", 10, {3, 1, 2})};
+    s.jobs[0].memory_gib = 20;
+    s.jobs[1].memory_gib = 10;
+    s.jobs[2].memory_gib = 60;
+    const TypeDecision d = has_decide(s, {});
+    CHECK(d.type == std::vector<int>{2, 1, 0});
+}
+
+TEST_CASE("Every baseline leaves down nodes and memory-infeasible types alone", "[baselines]") {
+    ClusterState s = cluster({"small", "big"}, 2, 60, {16, 80});
+    s.nodes[1].down = true;
+    s.jobs = {job("needs-40", 10, {2, 1}), job("fits", 10, {2, 1})};
+    s.jobs[0].memory_gib = 40;
+    for (auto p : {PolicyKind::fft, PolicyKind::gavel, PolicyKind::gavel_agnostic, PolicyKind::tiresias,
+                   PolicyKind::srtf, PolicyKind::fifo, PolicyKind::opportunistic, PolicyKind::allox, PolicyKind::has}) {
+        RoundOptions o;
+        o.policy = p;
+        const RoundResult r = run_round(s, o);
+        INFO(policy_name(p));
+        CHECK_FALSE(r.state.jobs[0].placement.running());
+        CHECK(r.state.jobs[1].placement.type == 0);
+    }
+}
