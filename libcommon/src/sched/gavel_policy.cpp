@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -45,6 +46,34 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     const size_t m = s.types.size();
     const std::vector<int> cap = s.capacity();
     const double total = std::accumulate(cap.begin(), cap.end(), 0.0);
+
+    // Jobs with the same coefficients and GPUs are one class: averaging any optimum over a class keeps
+    // it optimal, so the LP over classes (a class of n jobs takes n·sf GPUs per unit of X) has the same
+    // max-min value and gives each member the class's X. Jobs from a trace share a few job types, so
+    // 2048 jobs are typically a hundred classes.
+    std::map<std::vector<double>, size_t> class_of;  // (c per type, sf) → class
+    std::vector<std::vector<double>> coef;           // per class: c per type, then sf
+    std::vector<double> members;
+    std::vector<long> job_class(s.jobs.size(), -1);
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        if (j.remaining() <= 0) continue;
+        double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster
+        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), aware) * cap[t] / total;
+        if (share <= 0) continue;  // nothing it can use is up: no allocation this time
+        std::vector<double> key(m + 1);
+        for (size_t t = 0; t < m; ++t)
+            key[t] = cap[t] == 0 ? 0 : seen_throughput(s, j, static_cast<int>(t), aware) * j.num_gpus / (j.priority_weight * share);
+        key[m] = j.num_gpus;
+        const auto [it, added] = class_of.emplace(key, coef.size());
+        if (added) {
+            coef.push_back(key);
+            members.push_back(0);
+        }
+        members[it->second] += 1;
+        job_class[k] = static_cast<long>(it->second);
+    }
+
     std::vector<std::vector<double>> x(s.jobs.size());
     GlpkProblem prob = make_glpk_problem();
     glp_prob* g = prob.get();
@@ -56,26 +85,19 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     for (size_t t = 0; t < m; ++t) glp_set_row_bnds(g, type_rows + static_cast<int>(t), GLP_UP, 0, cap[t]);
     std::vector<int> ia{0}, ja{0};
     std::vector<double> ar{0};
-    std::vector<std::pair<size_t, size_t>> cols;  // (job, type) of each x column, from column 2
-    for (size_t k = 0; k < s.jobs.size(); ++k) {
-        const Job& j = s.jobs[k];
-        if (j.remaining() <= 0) continue;
-        double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster
-        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), aware) * cap[t] / total;
-        if (share <= 0) continue;  // nothing it can use is up: no allocation this time
+    std::vector<std::pair<size_t, size_t>> cols;  // (class, type) of each x column, from column 2
+    for (size_t c = 0; c < coef.size(); ++c) {
         const int fair = glp_add_rows(g, 2);  // fair: z − Σ c x ≤ 0; fair + 1: Σ x ≤ 1
         glp_set_row_bnds(g, fair, GLP_UP, 0, 0);
         glp_set_row_bnds(g, fair + 1, GLP_UP, 0, 1);
         ia.push_back(fair), ja.push_back(z), ar.push_back(1);
         for (size_t t = 0; t < m; ++t) {
-            const double th = seen_throughput(s, j, static_cast<int>(t), aware);
-            if (th <= 0 || cap[t] == 0) continue;
+            if (coef[c][t] <= 0) continue;
             const int col = glp_add_cols(g, 1);
             glp_set_col_bnds(g, col, GLP_LO, 0, 0);
-            cols.emplace_back(k, t);
-            const double c = th * j.num_gpus / (j.priority_weight * share);
-            for (const auto& [row, v] : {std::pair<int, double>{fair, -c}, {fair + 1, 1.0},
-                                         {type_rows + static_cast<int>(t), static_cast<double>(j.num_gpus)}}) {
+            cols.emplace_back(c, t);
+            for (const auto& [row, v] : {std::pair<int, double>{fair, -coef[c][t]}, {fair + 1, 1.0},
+                                         {type_rows + static_cast<int>(t), members[c] * coef[c][m]}}) {
                 ia.push_back(row), ja.push_back(col), ar.push_back(v);
             }
         }
@@ -91,12 +113,12 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     if (rc == GLP_ETMLIM) throw TryLater("Gavel's allocation LP was not solved within --time-limit-s");
     if (rc != 0 || glp_get_status(g) != GLP_OPT)
         throw Error(Exit::internal, "GLPK could not solve Gavel's allocation LP (code " + std::to_string(rc) + ")");
-    for (size_t c = 0; c < cols.size(); ++c) {
-        auto& row = x[cols[c].first];
-        if (row.empty()) row.assign(m, 0);
-        // Rounded to 1e-9 so that the simplex's last-digit noise does not decide ties between jobs.
-        row[cols[c].second] = std::round(std::clamp(glp_get_col_prim(g, static_cast<int>(c) + 2), 0.0, 1.0) * 1e9) / 1e9;
-    }
+    std::vector<std::vector<double>> by_class(coef.size(), std::vector<double>(m, 0));
+    for (size_t c = 0; c < cols.size(); ++c)  // rounded to 1e-9: the simplex's last digits decide no tie
+        by_class[cols[c].first][cols[c].second] =
+            std::round(std::clamp(glp_get_col_prim(g, static_cast<int>(c) + 2), 0.0, 1.0) * 1e9) / 1e9;
+    for (size_t k = 0; k < s.jobs.size(); ++k)
+        if (job_class[k] >= 0) x[k] = by_class[static_cast<size_t>(job_class[k])];
     return x;
 }
 

@@ -3,7 +3,8 @@
 /// and max_min_fairness; scheduler.py's round mechanism):
 ///  - the allocation: time fractions X[j][t] maximising min_j Σ_t c_jt X_jt with c_jt = θ_jt·sf_j /
 ///    (w_j · Σ_t' θ_jt'·N_t'/N), subject to Σ_t X_jt ≤ 1 and Σ_j sf_j X_jt ≤ N_t (an LP, GLPK's simplex;
-///    one stage, no throughput maximisation after it); the agnostic variant sets every θ to 1;
+///    one stage, no throughput maximisation after it; jobs alike in every coefficient and GPU count
+///    solved as one class, which loses nothing); the agnostic variant sets every θ to 1;
 ///  - recomputed only when jobs arrived or left since the last one, and at most every reset interval;
 ///    a reset turns each job's time received since the last reset into a deficit;
 ///  - each round, per type, jobs by priority X / (share of the type's time received since the reset,
