@@ -30,6 +30,6 @@ expect "planalloc --method " espresso exhaustive homogeneous
 expect "planalloc --model " espresso-llama-1.3b
 expect "fitthroughput --model " pollux icefrog-ddp
 expect "memest --" --method --model --catalog
-expect "schedround --policy " fft
+expect "schedround --policy " fft gavel tiresias allox
 expect "schedround --format " state actions
 exit $fail
