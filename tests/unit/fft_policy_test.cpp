@@ -122,10 +122,11 @@ TEST_CASE("FFT's rho grows while a job falls behind its fair share and is spent 
     CHECK(next_rho(s, s.jobs[0], 0) == 0);  // never negative
 }
 
-TEST_CASE("FFT's tau is the finish time under a 1/|A| share of every type, without preemption", "[fft]") {
+TEST_CASE("FFT's tau is the finish time under a 1/|A| share of every type since arrival, without preemption", "[fft]") {
     ClusterState s = cluster({"A", "B"}, 4);
-    s.time_s = 100;
-    const Job j = job("j", 1000, {2.0, 1.0}, 2);
+    s.time_s = 5000;
+    Job j = job("j", 1000, {2.0, 1.0}, 2, 100);
+    j.done = 400;  // progress does not move the fair finish: it counts from arrival
     // Four jobs: a quarter of A is 1 GPU of the 2 needed (rate 2 · 0.5), of B the same (1 · 0.5).
     CHECK(fair_finish_s(s, j, 4) == Approx(100 + 1000 / 1.0));
     // Alone, the job has A whole.

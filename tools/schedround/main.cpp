@@ -1,12 +1,12 @@
 // schedround: one scheduling round for a heterogeneous cluster: which job runs on which GPU type and
 // hosts now (FFT by default), from a cluster-state file, safe to run from cron with --state.
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include <hetsched/cli/app.hpp>
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/catalog_flags.hpp>
+#include <hetsched/cli/policy_flags.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/io/state_file.hpp>
 #include <hetsched/sched/state_document.hpp>
@@ -32,24 +32,8 @@ int main(int argc, char** argv) {
     const char* p = "Policy";
     app->add_option("--policy", policy, "Scheduling policy")
         ->group(p)->check(CLI::IsMember(sched::policy_names()))->capture_default_str();
-    app->add_option("--migration-gb-s", opt.migration_gb_s, "Checkpoint transfer speed of a migration, GB/s")
-        ->group(p)->check(cli::positive(1e6))->capture_default_str();
-    app->add_option("--migration-restart-s", opt.migration_restart_s, "Stop and restart time of a migration, seconds")
-        ->group(p)->check(cli::number_in(0, 1e6))->capture_default_str();
-    app->add_flag("--exact", opt.exact, "Hand the plain program to GLPK's MIP solver (for checking; slower)")->group(p);
-    app->add_option("--time-limit-s", opt.time_limit_s, "Give up (exit 75) when the solver needs longer")
-        ->group(p)->check(cli::positive(1e6))->capture_default_str();
+    cli::add_policy_flags(*app, opt, p);
     cli::add_catalog_option(*app, catalog)->group(p);
-    app->add_option("--seed", opt.seed, "Seed of the drawn choices (fifo and gavel-agnostic type orders, tiresias types)")
-        ->group(p)->check(cli::integer_in(0, 1L << 62))->capture_default_str();
-    app->add_option("--gavel-reset-s", opt.gavel_reset_s, "gavel: least time between two allocations, seconds")
-        ->group(p)->check(cli::number_in(0, 1e9))->capture_default_str();
-    app->add_option("--tiresias-queues-s", opt.tiresias_queues_s,
-                    "tiresias: attained-service limits of the queues but the last, GPU-seconds, increasing")
-        ->group(p)->delimiter(',')->check(cli::positive(1e15))->capture_default_str();
-    app->add_option("--tiresias-starvation", opt.tiresias_starvation,
-                    "tiresias: promote a job waiting this many times its run time (0: never)")
-        ->group(p)->check(cli::number_in(0, 1e6))->capture_default_str();
     const char* o = "Output";
     app->add_option("--format", format, "state (the next state) or actions (CSV job_id,action,gpu,nodes)")
         ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();
@@ -71,10 +55,7 @@ int main(int argc, char** argv) {
             throw UsageError("--state rewrites its own file; -o is for a state read from FILE or stdin");
         if (dry_run && state_path.empty()) throw UsageError("--dry-run goes with --state");
         opt.policy = sched::parse_policy(policy);
-        if (!std::is_sorted(opt.tiresias_queues_s.begin(), opt.tiresias_queues_s.end()) ||
-            std::adjacent_find(opt.tiresias_queues_s.begin(), opt.tiresias_queues_s.end()) != opt.tiresias_queues_s.end())
-            throw UsageError("--tiresias-queues-s: expected increasing limits, got '" +
-                             CLI::detail::join(app->get_option("--tiresias-queues-s")->results(), ",") + "'");
+        cli::check_policy_flags(*app, opt);
         if (verbosity.verbose > 0) opt.solver_log = [](const std::string& s) { std::cerr << s; };
         const auto cat = cli::load_catalog(catalog);
         std::unique_ptr<io::FileLock> lock;

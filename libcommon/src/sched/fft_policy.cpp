@@ -59,7 +59,7 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
         const double share = static_cast<double>(cap[i]) / (static_cast<double>(active) * j.num_gpus);
         rate = std::max(rate, j.throughput[i] * std::min(1.0, share));
     }
-    return rate > 0 ? s.time_s + j.remaining() / rate : -1;
+    return rate > 0 ? j.submit_time_s + j.work / rate : -1;
 }
 
 double next_rho(const ClusterState& s, const Job& j, int type) {

@@ -1,5 +1,7 @@
 #include <hetsched/sched/policy.hpp>
 
+#include <algorithm>
+
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 
@@ -30,6 +32,22 @@ PolicyKind parse_policy(const std::string& name) {
     for (const auto& n : policy_names()) all += (all.empty() ? "" : ", ") + n;
     throw UsageError("unknown policy '" + name + "'" + catalog::did_you_mean(name, policy_names()) + " (policies: " +
                      all + ")");
+}
+
+std::vector<PolicyKind> parse_policy_list(const std::string& names) {
+    std::vector<PolicyKind> out;
+    std::string name;
+    for (size_t i = 0; i <= names.size(); ++i) {
+        if (i < names.size() && names[i] != ',') {
+            name += names[i];
+            continue;
+        }
+        const PolicyKind k = parse_policy(name);
+        if (std::find(out.begin(), out.end(), k) != out.end()) throw UsageError("policy '" + name + "' is given twice");
+        out.push_back(k);
+        name.clear();
+    }
+    return out;
 }
 
 std::string policy_name(PolicyKind p) {

@@ -14,8 +14,9 @@ namespace hetsched::sched {
 AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
                               std::vector<std::vector<CostTerms>>* explain = nullptr);
 
-/// τ_j: when job j would finish from now with a 1/|A| share of every type's GPUs and no preemption:
-/// t + (W − done) / max_i θ_ji·min(1, Y_i / (|A|·d_j)); < 0 when no type can run it now.
+/// τ_j: when job j would have finished had it held, since it arrived, a 1/|A| share of every type's
+/// GPUs without preemption: a + W / max_i θ_ji·min(1, Y_i / (|A|·d_j)); < 0 when no type can run it now.
+/// Counted from arrival, not from now, so that a starving job's fair finish does not recede with it.
 double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
 
 /// Eq. 5 for one job after the round: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)), μ = (t − a)/(τ − a),

@@ -13,6 +13,8 @@ namespace hetsched::sched {
 /// Which policy decides the round.
 enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has };
 PolicyKind parse_policy(const std::string& name);  ///< UsageError with close names otherwise
+/// "fft,gavel,...": each parsed, none twice; UsageError otherwise.
+std::vector<PolicyKind> parse_policy_list(const std::string& names);
 std::string policy_name(PolicyKind p);
 std::vector<std::string> policy_names();
 

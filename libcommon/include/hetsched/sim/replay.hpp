@@ -1,0 +1,43 @@
+#pragma once
+/// replay's engine: a trace through many rounds of a policy, calling exactly the round function
+/// schedround runs. Between decisions it advances time event by event (no finer steps): each running
+/// job progresses at its type's throughput, loses its migration time when it moves or resumes, and
+/// finishes at the exact instant its work completes; its GPUs serve from the next decision (every
+/// round_length_s, or at that finish with reschedule_on_events). Arrivals join at the next decision;
+/// an idle cluster jumps to the next arrival.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <hetsched/sched/cluster_state.hpp>
+#include <hetsched/sched/policy.hpp>
+#include <hetsched/sim/metrics.hpp>
+
+namespace hetsched::sim {
+
+/// The cluster a trace runs on.
+struct ReplayCluster {
+    std::vector<sched::GpuTypeInfo> types;
+    std::vector<sched::Node> nodes;
+};
+
+/// A job as the engine runs it: what the state needs, from the trace and the throughput table.
+struct ReplayJob {
+    sched::Job job;       ///< id, submit time, GPUs, work, throughput per cluster type, checkpoint
+    std::string model;
+};
+
+struct ReplayOptions {
+    sched::RoundOptions round;  ///< the policy, its parameters, and the migration speeds
+    double round_length_s = 300;
+    bool reschedule_on_events = false;
+};
+
+/// Called now and then: rounds decided, simulated time, jobs finished.
+using ReplayProgress = std::function<void(long rounds, double time_s, long finished)>;
+
+/// Runs `jobs` (in submission order) on `cluster`.
+ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster, const ReplayOptions& o,
+                    const ReplayProgress& progress = {});
+
+}  // namespace hetsched::sim

@@ -1,0 +1,43 @@
+#pragma once
+/// From files to the engine's inputs: the cluster (a YAML `nodes:` list as in a cluster state, or the
+/// shorthand `V100=16,P100=16,K80=16` with a node size), and the trace's jobs joined with the
+/// throughput table: their model (the trace's, or a seeded draw), throughput per cluster type, work
+/// and checkpoint.
+#include <string>
+#include <vector>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/text_input.hpp>
+#include <hetsched/sim/replay.hpp>
+#include <hetsched/sim/throughput_table.hpp>
+#include <hetsched/sim/trace.hpp>
+
+namespace hetsched::sim {
+
+/// `TYPE=GPUS,...` on nodes of `gpus_per_node` (the last node of a type holds the rest). Type memory
+/// from `catalog` when it knows the type (else unknown). UsageError (64) on a malformed shorthand.
+ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node, const catalog::GpuCatalog& catalog);
+
+/// A YAML document with a `nodes:` list ({name, gpu, gpus, down}) and optional `gpu_types:`
+/// ({name, memory_gib}), the same keys as a cluster state. DataError (65) at the offending entry.
+ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatalog& catalog);
+
+/// Whether --cluster names a file (it ends in .yaml or .yml, or has a '/') rather than the shorthand.
+bool is_cluster_file(const std::string& spec);
+
+struct JobOptions {
+    std::string reference_gpu;  ///< the type a trace's duration_s was measured on; empty: the cluster's first
+    double checkpoint_gib = 1;  ///< for jobs whose model is not one of memest's presets
+    unsigned long seed = 1;     ///< the model draw for jobs without one
+};
+
+/// The engine's jobs. A job without a model gets one of the table's models by a seeded hash of its id;
+/// its work is its steps, or duration_s × its throughput on the reference type (on its fastest type
+/// when it cannot run on the reference). Jobs no cluster type can hold (more GPUs than any type with a
+/// throughput for it has) are left out and counted in `skipped`. DataError (65) naming the job for a
+/// model missing from the table; UsageError (64) for a reference or cluster type the table lacks.
+std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
+                                  const ReplayCluster& cluster, const JobOptions& o, long& skipped,
+                                  const std::string& trace_name = "");
+
+}  // namespace hetsched::sim

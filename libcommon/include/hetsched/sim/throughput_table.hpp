@@ -1,0 +1,33 @@
+#pragma once
+/// Throughput of each job type on each GPU type, as replay needs it to turn a trace into jobs: our CSV
+/// `model,gpu,throughput[,num_gpus]` (any unit; only ratios between types and work matter), Gavel's
+/// flattened table `job_type,scale_factor,<type>_steps_per_s,...`, or Gavel's throughput JSON as
+/// published (`{type: {"('Model (batch size B)', sf)": {"null": steps_per_s, ...}}}`; the `null` entry
+/// is the job alone, the `*_unconsolidated` types are left out).
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <hetsched/io/text_input.hpp>
+
+namespace hetsched::sim {
+
+struct ThroughputTable {
+    std::vector<std::string> types;  ///< GPU types, as the table names them
+    /// (model, GPUs) → throughput per type (0: cannot run there)
+    std::map<std::pair<std::string, int>, std::vector<double>> rows;
+
+    /// Distinct models, sorted.
+    std::vector<std::string> models() const;
+    /// Throughput per type of `model` on `gpus` GPUs: the row for exactly that many GPUs, else the row
+    /// of the largest count below it scaled by gpus / count (linear scaling beyond the table); empty
+    /// when the model is unknown.
+    std::vector<double> lookup(const std::string& model, int gpus) const;
+};
+
+/// Reads a table: JSON when the text starts with '{', else CSV (long or Gavel's flattened form).
+/// DataError (65) at the offending entry: non-finite or negative throughputs, unknown layouts.
+ThroughputTable read_throughputs(const io::TextInput& in);
+
+}  // namespace hetsched::sim

@@ -1,0 +1,30 @@
+#pragma once
+/// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,gpu_type_hint,model,
+/// user,status]`, as the samples of real traces in the shared data), and Gavel's tab-separated trace
+/// (job type, command, working directory, num-steps argument, needs-data-dir, total steps, scale factor,
+/// priority weight, SLO, arrival time), told apart by their shape.
+#include <string>
+#include <vector>
+
+#include <hetsched/io/text_input.hpp>
+
+namespace hetsched::sim {
+
+/// One job of a trace. A job knows its run time on the reference GPU (our CSV) or its total steps
+/// (Gavel's trace); the other is 0.
+struct TraceJob {
+    std::string id;
+    double submit_time_s = 0;
+    int num_gpus = 1;
+    double duration_s = 0;  ///< run time on the reference GPU type
+    double steps = 0;       ///< total work in the throughput table's unit
+    std::string model;      ///< empty: assigned by the seeded rule
+    double priority_weight = 1;
+    int line = 0;           ///< where it was read, for later errors
+};
+
+/// A trace's jobs in submission order. DataError (65) at the offending cell: missing columns, a
+/// non-positive duration or GPU count, duplicate ids, rows out of submission order.
+std::vector<TraceJob> read_trace(const io::TextInput& in);
+
+}  // namespace hetsched::sim

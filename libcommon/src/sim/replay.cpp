@@ -1,0 +1,122 @@
+#include <hetsched/sim/replay.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include <hetsched/sched/round.hpp>
+
+namespace hetsched::sim {
+namespace {
+
+/// What the engine remembers of a job beyond the state: where its result goes and migration time it
+/// still owes (a move longer than an interval carries over).
+struct Tracked {
+    size_t result = 0;
+    double owed_s = 0;
+};
+
+}  // namespace
+
+ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster, const ReplayOptions& o,
+                    const ReplayProgress& progress) {
+    ReplayResult out;
+    sched::ClusterState s;
+    s.types = cluster.types;
+    s.nodes = cluster.nodes;
+    s.round_length_s = o.round_length_s;
+    const std::vector<int> capacity = s.installed();
+    int total_gpus = 0;
+    for (int c : capacity) total_gpus += c;
+
+    std::vector<std::vector<double>> throughput;  // per result, per type
+    std::unordered_map<std::string, Tracked> tracked;
+    size_t next = 0;
+    long finished = 0;
+    double t = jobs.empty() ? 0 : jobs.front().job.submit_time_s;
+    while (next < jobs.size() || !s.jobs.empty()) {
+        for (; next < jobs.size() && jobs[next].job.submit_time_s <= t; ++next) {
+            const sched::Job& j = jobs[next].job;
+            tracked[j.id] = {out.jobs.size(), 0};
+            JobResult r;
+            r.id = j.id;
+            r.model = jobs[next].model;
+            r.submit_time_s = j.submit_time_s;
+            r.num_gpus = j.num_gpus;
+            r.work = j.work;
+            out.jobs.push_back(r);
+            throughput.push_back(j.throughput);
+            s.jobs.push_back(j);
+            s.jobs.back().book.time_per_type_s.assign(s.types.size(), 0);
+        }
+        if (s.jobs.empty()) {  // idle: jump to the next arrival
+            t = jobs[next].job.submit_time_s;
+            continue;
+        }
+        s.time_s = t;
+        const auto t0 = std::chrono::steady_clock::now();
+        sched::RoundResult round = sched::run_round(s, o.round);
+        const double sched_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        s = std::move(round.state);
+
+        // Migration owed by jobs that moved, or resumed after running before.
+        std::unordered_map<std::string, size_t> index;
+        for (size_t k = 0; k < s.jobs.size(); ++k) index[s.jobs[k].id] = k;
+        for (const auto& a : round.actions) {
+            Tracked& tr = tracked[a.job_id];
+            const sched::Job& j = s.jobs[index.at(a.job_id)];
+            const bool resumed = a.kind == sched::ActionKind::start && out.jobs[tr.result].start_time_s >= 0;
+            if (a.kind == sched::ActionKind::migrate || resumed) tr.owed_s = sched::migration_seconds(j, o.round);
+            if (a.kind == sched::ActionKind::stop) tr.owed_s = 0;
+            if (a.kind == sched::ActionKind::start && out.jobs[tr.result].start_time_s < 0) out.jobs[tr.result].start_time_s = t;
+        }
+
+        // The next decision: a round later, or at the first finish when rescheduling on events.
+        double end = t + o.round_length_s;
+        if (o.reschedule_on_events)
+            for (const auto& j : s.jobs)
+                if (j.placement.running())
+                    end = std::min(end, t + tracked[j.id].owed_s + j.remaining() / j.throughput[static_cast<size_t>(j.placement.type)]);
+        RoundRecord rec;
+        rec.time_s = t;
+        rec.length_s = end - t;
+        rec.busy.assign(s.types.size(), 0);
+        rec.sched_s = sched_s;
+        for (auto& j : s.jobs) {
+            Tracked& tr = tracked[j.id];
+            JobResult& r = out.jobs[tr.result];
+            if (!j.placement.running()) {
+                ++rec.queued;
+                continue;
+            }
+            ++rec.running;
+            rec.busy[static_cast<size_t>(j.placement.type)] += j.num_gpus;
+            const double rate = j.throughput[static_cast<size_t>(j.placement.type)];
+            const double lost = std::min(tr.owed_s, end - t);
+            tr.owed_s -= lost;
+            const double finish = t + lost + j.remaining() / rate;
+            const double held_until = std::min(finish, end);
+            r.run_s += held_until - t;
+            rec.busy_gpu_s += (held_until - t) * j.num_gpus;
+            if (finish <= end + 1e-9 * std::max(1.0, end)) {
+                j.done = j.work;
+                r.finish_time_s = finish;
+                r.migrations = j.book.migrations;
+                ++finished;
+            } else {
+                j.done = std::min(j.work, j.done + rate * (end - t - lost));
+            }
+        }
+        out.rounds.push_back(rec);
+        s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const sched::Job& j) { return j.remaining() <= 0; }),
+                     s.jobs.end());
+        t = end;
+        if (progress) progress(static_cast<long>(out.rounds.size()), t, finished);
+    }
+    set_isolated(out.jobs, throughput, capacity);
+    out.summary = summarize(policy_name(o.round.policy), out.jobs, out.rounds, total_gpus);
+    return out;
+}
+
+}  // namespace hetsched::sim

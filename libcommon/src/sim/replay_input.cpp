@@ -1,0 +1,154 @@
+#include <hetsched/sim/replay_input.hpp>
+
+#include <sstream>
+
+#include <hetsched/alloc/cluster.hpp>
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_range.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_spec.hpp>
+#include <hetsched/sched/job_model.hpp>
+
+namespace hetsched::sim {
+namespace {
+
+int add_type(ReplayCluster& c, const std::string& name, const catalog::GpuCatalog& catalog) {
+    for (size_t t = 0; t < c.types.size(); ++t)
+        if (catalog::same_name(c.types[t].name, name)) return static_cast<int>(t);
+    const catalog::GpuType* g = catalog.lookup(name);
+    c.types.push_back({name, g ? g->memory_gib : 0});
+    return static_cast<int>(c.types.size()) - 1;
+}
+
+/// A job's throughput per cluster type from a table row (types matched by name, case aside).
+std::vector<double> per_cluster_type(const ThroughputTable& table, const std::vector<double>& row,
+                                     const ReplayCluster& c) {
+    std::vector<double> out(c.types.size(), 0);
+    for (size_t t = 0; t < c.types.size(); ++t)
+        for (size_t k = 0; k < table.types.size(); ++k)
+            if (catalog::same_name(table.types[k], c.types[t].name)) out[t] = row[k];
+    return out;
+}
+
+double checkpoint_of(const std::string& model, double fallback) {
+    for (const auto& preset : catalog::model_presets())
+        if (catalog::same_name(preset.name, model)) {
+            model::JobSpec spec;
+            spec.model = preset;
+            return sched::model_checkpoint_gib(spec);
+        }
+    return fallback;
+}
+
+std::uint64_t hash_id(const std::string& id, unsigned long seed) {
+    std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
+    for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+}  // namespace
+
+ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node, const catalog::GpuCatalog& catalog) {
+    ReplayCluster c;
+    std::stringstream items(spec);
+    for (std::string item; std::getline(items, item, ',');) {
+        const auto eq = item.find('=');
+        const auto count = eq == std::string::npos ? std::nullopt : io::parse_whole(item.substr(eq + 1), 1, 1L << 20);
+        if (eq == 0 || !count)
+            throw UsageError("--cluster: expected TYPE=GPUS (e.g. V100=16,P100=16,K80=16), got '" + io::shown_value(item) + "'");
+        const int t = add_type(c, item.substr(0, eq), catalog);
+        for (long left = *count, n = 0; left > 0; ++n) {
+            const int g = static_cast<int>(std::min<long>(left, gpus_per_node));
+            c.nodes.push_back({c.types[static_cast<size_t>(t)].name + "-" + std::to_string(c.nodes.size()), t, g, false});
+            left -= g;
+        }
+    }
+    if (c.nodes.empty()) throw UsageError("--cluster: no GPUs given");
+    return c;
+}
+
+ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
+    const io::YamlDocument doc = io::parse_yaml(in);
+    ReplayCluster c;
+    if (const YAML::Node types = io::optional_child(doc, doc.root, "gpu_types"); types.IsDefined())
+        for (const auto& item : types) {
+            const int t = add_type(c, io::yaml_string(doc, io::required_child(doc, item, "name"), "name"), catalog);
+            if (YAML::Node m = io::optional_child(doc, item, "memory_gib"); m.IsDefined())
+                c.types[static_cast<size_t>(t)].memory_gib = io::yaml_number(doc, m, "memory_gib", 0.01, 1e5);
+        }
+    const YAML::Node nodes = io::required_child(doc, doc.root, "nodes");
+    if (!nodes.IsSequence() || nodes.size() == 0) throw DataError("expected a list of nodes under 'nodes'", doc.where(nodes));
+    for (const auto& item : nodes) {
+        sched::Node n;
+        n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
+        n.type = add_type(c, io::yaml_string(doc, io::required_child(doc, item, "gpu"), "gpu"), catalog);
+        n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus", 1, alloc::kMaxGpusPerNode));
+        if (YAML::Node d = io::optional_child(doc, item, "down"); d.IsDefined()) n.down = io::yaml_bool(doc, d, "down");
+        for (const auto& other : c.nodes)
+            if (other.name == n.name) throw DataError("node '" + n.name + "' is listed twice", doc.where(item));
+        c.nodes.push_back(n);
+    }
+    return c;
+}
+
+bool is_cluster_file(const std::string& spec) {
+    auto ends = [&](const std::string& x) { return spec.size() >= x.size() && spec.compare(spec.size() - x.size(), x.size(), x) == 0; };
+    return spec.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
+}
+
+std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
+                                  const ReplayCluster& cluster, const JobOptions& o, long& skipped,
+                                  const std::string& trace_name) {
+    for (const auto& t : cluster.types) {
+        bool known = false;
+        for (const auto& name : table.types) known = known || catalog::same_name(name, t.name);
+        if (!known)
+            throw UsageError("the cluster's GPU type '" + t.name + "' is not in the throughput table (its types: " +
+                             [&] { std::string s; for (const auto& n : table.types) s += (s.empty() ? "" : ", ") + n; return s; }() + ")");
+    }
+    int reference = 0;
+    if (!o.reference_gpu.empty()) {
+        reference = -1;
+        for (size_t t = 0; t < cluster.types.size(); ++t)
+            if (catalog::same_name(cluster.types[t].name, o.reference_gpu)) reference = static_cast<int>(t);
+        if (reference < 0) throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the cluster");
+    }
+    const std::vector<std::string> models = table.models();
+    std::vector<int> installed(cluster.types.size(), 0);
+    for (const auto& n : cluster.nodes) installed[static_cast<size_t>(n.type)] += n.gpus;
+    std::vector<ReplayJob> out;
+    skipped = 0;
+    for (const TraceJob& tj : trace) {
+        ReplayJob r;
+        r.model = tj.model.empty() ? models[hash_id(tj.id, o.seed) % models.size()] : tj.model;
+        const std::vector<double> row = table.lookup(r.model, tj.num_gpus);
+        if (row.empty())
+            throw DataError("job '" + tj.id + "' runs model '" + r.model + "', which the throughput table does not have" +
+                                catalog::did_you_mean(r.model, models),
+                            {trace_name, tj.line, 0});
+        sched::Job& j = r.job;
+        j.id = tj.id;
+        j.submit_time_s = tj.submit_time_s;
+        j.num_gpus = tj.num_gpus;
+        j.priority_weight = tj.priority_weight;
+        j.throughput = per_cluster_type(table, row, cluster);
+        bool fits = false;
+        double fastest = 0;
+        for (size_t t = 0; t < cluster.types.size(); ++t) {
+            fits = fits || (j.throughput[t] > 0 && installed[t] >= j.num_gpus);
+            fastest = std::max(fastest, j.throughput[t]);
+        }
+        if (!fits) {
+            ++skipped;
+            continue;
+        }
+        const double ref = j.throughput[static_cast<size_t>(reference)];
+        j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
+        j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);
+        j.book.time_per_type_s.assign(cluster.types.size(), 0);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+}  // namespace hetsched::sim

@@ -1,0 +1,128 @@
+#include <hetsched/sim/report.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
+
+namespace hetsched::sim {
+namespace {
+
+using io::format_number;
+
+/// The summary's fields in their documented order, as (name, value) with the value formatted.
+std::vector<std::pair<std::string, std::string>> fields(const Summary& s, const ReportOptions& o) {
+    auto n = [](double v) { return format_number(v); };
+    std::vector<std::pair<std::string, std::string>> f = {
+        {"policy", s.policy},
+        {"jobs", std::to_string(s.jobs)},
+        {"skipped_jobs", std::to_string(o.skipped)},
+        {"rounds", std::to_string(s.rounds)},
+        {"avg_jct_s", n(s.avg_jct_s)},
+        {"p50_jct_s", n(s.p50_jct_s)},
+        {"p95_jct_s", n(s.p95_jct_s)},
+        {"p99_jct_s", n(s.p99_jct_s)},
+        {"makespan_s", n(s.makespan_s)},
+        {"mean_ftf", n(s.mean_ftf)},
+        {"max_ftf", n(s.max_ftf)},
+        {"unfair_fraction", n(s.unfair_fraction)},
+        {"avg_queue_s", n(s.avg_queue_s)},
+        {"max_starvation_s", n(s.max_starvation_s)},
+        {"utilization", n(s.utilization)},
+        {"migrations", std::to_string(s.migrations)},
+    };
+    if (o.timings) {
+        f.push_back({"sched_time_mean_s", format_number(s.sched_time_mean_s, 3)});
+        f.push_back({"sched_time_max_s", format_number(s.sched_time_max_s, 3)});
+        f.push_back({"wall_s", format_number(s.wall_s, 3)});
+    }
+    return f;
+}
+
+}  // namespace
+
+std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster,
+                                     const ReplayOptions& o, const std::vector<sched::PolicyKind>& kinds, int threads,
+                                     const ReplayProgress& progress) {
+    std::vector<ReplayResult> out(kinds.size());
+    std::vector<std::exception_ptr> errors(kinds.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t k; (k = next++) < kinds.size();) {
+            try {
+                ReplayOptions mine = o;
+                mine.round.policy = kinds[k];
+                const auto t0 = std::chrono::steady_clock::now();
+                out[k] = replay(jobs, cluster, mine, kinds.size() == 1 ? progress : ReplayProgress{});
+                out[k].summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(threads, static_cast<int>(kinds.size())); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    return out;
+}
+
+std::string summary_yaml(const std::vector<ReplayResult>& results, const ReportOptions& o) {
+    std::string text;
+    for (size_t k = 0; k < results.size(); ++k) {
+        YAML::Node doc(YAML::NodeType::Map);
+        doc["kind"] = "replay-summary";
+        doc["version"] = 1;
+        for (const auto& [name, value] : fields(results[k].summary, o)) doc[name] = value;
+        text += (k ? "---\n" : "") + io::emit_yaml(doc);
+    }
+    return text;
+}
+
+std::string summary_csv(const std::vector<ReplayResult>& results, const ReportOptions& o) {
+    std::vector<std::string> header;
+    for (const auto& [name, value] : fields(Summary{}, o)) header.push_back(name);
+    io::CsvWriter w(header);
+    for (const auto& r : results) {
+        std::vector<std::string> row;
+        for (const auto& [name, value] : fields(r.summary, o)) row.push_back(value);
+        w.add_row(row);
+    }
+    return w.text();
+}
+
+std::string jobs_csv(const std::vector<ReplayResult>& results) {
+    io::CsvWriter w({"policy", "job_id", "model", "submit_time_s", "start_time_s", "finish_time_s", "jct_s", "queue_s",
+                     "ftf", "migrations", "starvation_s", "gpu_time_s"});
+    for (const auto& r : results)
+        for (const auto& j : r.jobs)
+            w.add_row({r.summary.policy, j.id, j.model, format_number(j.submit_time_s), format_number(j.start_time_s),
+                       format_number(j.finish_time_s), format_number(j.jct_s()), format_number(j.queue_s()),
+                       format_number(j.ftf()), std::to_string(j.migrations), format_number(j.starvation_s()),
+                       format_number(j.gpu_time_s())});
+    return w.text();
+}
+
+std::string rounds_csv(const std::vector<ReplayResult>& results, const ReplayCluster& cluster) {
+    std::vector<std::string> header = {"policy", "time_s", "queued", "running"};
+    for (const auto& t : cluster.types) header.push_back("busy_" + t.name);
+    io::CsvWriter w(header);
+    for (const auto& r : results)
+        for (const auto& rec : r.rounds) {
+            std::vector<std::string> row = {r.summary.policy, format_number(rec.time_s), std::to_string(rec.queued),
+                                            std::to_string(rec.running)};
+            for (int b : rec.busy) row.push_back(std::to_string(b));
+            w.add_row(row);
+        }
+    return w.text();
+}
+
+}  // namespace hetsched::sim

@@ -1,0 +1,110 @@
+#include <hetsched/sim/throughput_table.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_range.hpp>
+#include <hetsched/io/yaml_document.hpp>
+
+namespace hetsched::sim {
+namespace {
+
+constexpr double kMaxThroughput = 1e15;
+constexpr long kMaxGpus = 1L << 20;
+
+size_t type_index(ThroughputTable& t, const std::string& name) {
+    const auto it = std::find(t.types.begin(), t.types.end(), name);
+    if (it != t.types.end()) return static_cast<size_t>(it - t.types.begin());
+    t.types.push_back(name);
+    for (auto& [key, row] : t.rows) row.push_back(0);
+    return t.types.size() - 1;
+}
+
+void set(ThroughputTable& t, const std::string& model, int gpus, size_t type, double v) {
+    auto& row = t.rows[{model, gpus}];
+    row.resize(t.types.size(), 0);
+    row[type] = v;
+}
+
+ThroughputTable from_gavel_json(const io::TextInput& in) {
+    const io::YamlDocument doc = io::parse_yaml(in);
+    static const std::regex key(R"(^\('(.*)', (\d+)\)$)");
+    ThroughputTable t;
+    for (const auto& by_type : doc.root) {
+        const std::string type = by_type.first.Scalar();
+        if (type.find("_unconsolidated") != std::string::npos) continue;
+        const size_t ti = type_index(t, type);
+        if (!by_type.second.IsMap()) throw DataError("expected a map of job types under '" + type + "'", doc.where(by_type.second));
+        for (const auto& job : by_type.second) {
+            std::smatch m;
+            const std::string k = job.first.Scalar();
+            if (!std::regex_match(k, m, key))
+                throw DataError("expected a key like \"('ResNet-50 (batch size 64)', 1)\", got '" + io::shown_value(k) + "'",
+                                doc.where(job.first));
+            const YAML::Node alone = io::required_child(doc, job.second, "null");
+            const long gpus = std::stol(m[2].str().substr(0, 7));
+            if (gpus < 1 || gpus > kMaxGpus) throw DataError("expected a GPU count from 1, got " + m[2].str(), doc.where(job.first));
+            set(t, m[1].str(), static_cast<int>(gpus), ti, io::yaml_number(doc, alone, k, 0, kMaxThroughput));
+        }
+    }
+    return t;
+}
+
+ThroughputTable from_csv(const io::TextInput& in) {
+    const io::CsvTable c = io::CsvTable::parse(in);
+    ThroughputTable t;
+    if (c.find("job_type") >= 0) {  // Gavel's flattened table: one column per type
+        const int model = c.require("job_type"), sf = c.require("scale_factor");
+        std::vector<std::pair<int, size_t>> cols;
+        for (size_t i = 0; i < c.header().size(); ++i) {
+            const std::string& h = c.header()[i].text;
+            const auto at = h.find("_steps_per_s");
+            if (at != std::string::npos && at + 12 == h.size()) cols.emplace_back(static_cast<int>(i), type_index(t, h.substr(0, at)));
+        }
+        if (cols.empty()) throw DataError("expected columns named <type>_steps_per_s", {in.name, 1, 1});
+        for (size_t r = 0; r < c.rows(); ++r)
+            for (const auto& [col, ti] : cols)
+                set(t, c.cell(r, model).text, static_cast<int>(c.integer(r, sf, 1, kMaxGpus)), ti,
+                    c.number(r, col, 0, kMaxThroughput));
+        return t;
+    }
+    const int model = c.require("model"), gpu = c.require("gpu"), thr = c.require("throughput"), gpus = c.find("num_gpus");
+    for (size_t r = 0; r < c.rows(); ++r) {
+        const int n = gpus >= 0 ? static_cast<int>(c.integer(r, gpus, 1, kMaxGpus)) : 1;
+        set(t, c.cell(r, model).text, n, type_index(t, c.cell(r, gpu).text), c.number(r, thr, 0, kMaxThroughput));
+    }
+    return t;
+}
+
+}  // namespace
+
+std::vector<std::string> ThroughputTable::models() const {
+    std::set<std::string> m;
+    for (const auto& [key, row] : rows) m.insert(key.first);
+    return {m.begin(), m.end()};
+}
+
+std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus) const {
+    auto it = rows.upper_bound({model, gpus});
+    if (it == rows.begin()) return {};
+    --it;
+    if (it->first.first != model) return {};
+    std::vector<double> row = it->second;
+    row.resize(types.size(), 0);
+    if (it->first.second != gpus)
+        for (double& v : row) v *= static_cast<double>(gpus) / it->first.second;
+    return row;
+}
+
+ThroughputTable read_throughputs(const io::TextInput& in) {
+    const auto first = in.text.find_first_not_of(" \t\r\n");
+    ThroughputTable t = first != std::string::npos && in.text[first] == '{' ? from_gavel_json(in) : from_csv(in);
+    if (t.rows.empty()) throw DataError("the throughput table has no entries", {in.name, 1, 1});
+    for (auto& [key, row] : t.rows) row.resize(t.types.size(), 0);
+    return t;
+}
+
+}  // namespace hetsched::sim

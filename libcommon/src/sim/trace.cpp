@@ -1,0 +1,98 @@
+#include <hetsched/sim/trace.hpp>
+
+#include <sstream>
+#include <unordered_set>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
+#include <hetsched/io/number_range.hpp>
+
+namespace hetsched::sim {
+namespace {
+
+constexpr double kMaxTime = 1e12;
+constexpr long kMaxGpus = 1L << 20;
+
+/// Gavel's trace: ten tab-separated fields per line.
+bool gavel_shaped(const std::string& text) {
+    const std::string first = text.substr(0, text.find('\n'));
+    size_t tabs = 0;
+    for (char c : first) tabs += c == '\t';
+    return tabs == 9;
+}
+
+double field_number(const std::string& v, const std::string& what, double lo, double hi, const SourcePos& at) {
+    const auto x = io::parse_finite(v);
+    if (!x || *x < lo || *x > hi)
+        throw DataError(io::expected_number(lo, hi) + " for '" + what + "', got '" + io::shown_value(v) + "'", at);
+    return *x;
+}
+
+std::vector<TraceJob> read_gavel(const io::TextInput& in) {
+    std::vector<TraceJob> out;
+    std::istringstream lines(in.text);
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        std::vector<std::string> f;
+        std::istringstream cells(line);
+        for (std::string c; std::getline(cells, c, '\t');) f.push_back(c);
+        const SourcePos at{in.name, n, 0};
+        if (f.size() != 10)
+            throw DataError("expected Gavel's 10 tab-separated fields (job type, command, working directory, num-steps "
+                            "argument, needs data dir, total steps, scale factor, priority weight, SLO, arrival time), got " +
+                                std::to_string(f.size()),
+                            at);
+        TraceJob j;
+        j.id = "job" + std::to_string(out.size());
+        j.model = f[0];
+        j.steps = field_number(f[5], "total steps", 1e-9, 1e18, at);
+        j.num_gpus = static_cast<int>(field_number(f[6], "scale factor", 1, kMaxGpus, at));
+        j.priority_weight = field_number(f[7], "priority weight", 1e-6, 1e6, at);
+        j.submit_time_s = field_number(f[9], "arrival time", 0, kMaxTime, at);
+        j.line = n;
+        out.push_back(j);
+    }
+    return out;
+}
+
+std::vector<TraceJob> read_csv(const io::TextInput& in) {
+    const io::CsvTable t = io::CsvTable::parse(in);
+    const int id = t.require("job_id"), submit = t.require("submit_time_s"), gpus = t.require("num_gpus"),
+              duration = t.require("duration_s"), model = t.find("model");
+    std::vector<TraceJob> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        TraceJob j;
+        j.id = t.cell(r, id).text;
+        if (j.id.empty()) throw DataError("expected a job id", t.where(r, id));
+        j.submit_time_s = t.number(r, submit, 0, kMaxTime);
+        j.num_gpus = static_cast<int>(t.integer(r, gpus, 1, kMaxGpus));
+        j.duration_s = t.positive(r, duration, kMaxTime);
+        if (model >= 0) j.model = t.cell(r, model).text;
+        j.line = t.cell(r, id).line;
+        out.push_back(j);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<TraceJob> read_trace(const io::TextInput& in) {
+    std::vector<TraceJob> jobs = gavel_shaped(in.text) ? read_gavel(in) : read_csv(in);
+    std::unordered_set<std::string> ids;
+    for (size_t k = 0; k < jobs.size(); ++k) {
+        const TraceJob& j = jobs[k];
+        const SourcePos at{in.name, j.line, 0};
+        if (!ids.insert(j.id).second) throw DataError("job '" + escape_control(j.id) + "' is listed twice", at);
+        if (k > 0 && j.submit_time_s < jobs[k - 1].submit_time_s)
+            throw DataError("job '" + escape_control(j.id) + "' is submitted at " + io::format_number(j.submit_time_s) +
+                                " s, before the job above it: a trace must be in submission order",
+                            at);
+    }
+    if (jobs.empty()) throw DataError("the trace has no jobs", {in.name, 1, 1});
+    return jobs;
+}
+
+}  // namespace hetsched::sim

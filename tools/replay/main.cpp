@@ -1,0 +1,89 @@
+// replay: a job trace through many rounds of one or more scheduling policies, with the metrics the
+// papers report (JCT, finish-time fairness, starvation, utilisation), each round by schedround's code.
+#include <iostream>
+#include <thread>
+
+#include <hetsched/cli/app.hpp>
+#include <hetsched/cli/catalog_flags.hpp>
+#include <hetsched/cli/inputs.hpp>
+#include <hetsched/cli/policy_flags.hpp>
+#include <hetsched/cli/progress.hpp>
+#include <hetsched/io/output_file.hpp>
+#include <hetsched/sim/replay_input.hpp>
+#include <hetsched/sim/report.hpp>
+
+using namespace hetsched;
+
+int main(int argc, char** argv) {
+    sim::ReplayOptions opt;
+    sim::JobOptions jobs_opt;
+    cli::Verbosity verbosity;
+    std::string trace, cluster, throughputs, policies = "fft", catalog = "default", jobs_out, rounds_out, output;
+    std::string format = "yaml";
+    int gpus_per_node = 8, threads = 2;
+    bool no_timings = false;
+    auto app = cli::make_app(
+        {"replay",
+         "Replay a job trace through many rounds of one or more scheduling policies and report JCT, fairness and "
+         "utilisation.",
+         "Each round is decided by the same code schedround runs.\nExit status: 0 ok; 64 usage; 65 bad trace or "
+         "table; 66 no input; 70 internal; 73/74 output errors; 75 a round's solver out of time; 78 bad catalog.\n"
+         "See replay(1) and hetsched-formats(5)."},
+        verbosity);
+    const char* i = "Inputs";
+    app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,...,model,...] or "
+                                      "Gavel's tab-separated trace")->group(i)->required()->type_name("FILE");
+    app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,...")
+        ->group(i)->required();
+    app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand")
+        ->group(i)->check(cli::integer_in(1, 1024))->capture_default_str();
+    app->add_option("--throughputs", throughputs, "Throughputs: CSV model,gpu,throughput[,num_gpus], Gavel's "
+                                                  "flattened CSV, or Gavel's JSON")->group(i)->required()->type_name("FILE");
+    app->add_option("--reference-gpu", jobs_opt.reference_gpu, "The type a trace's duration_s was measured on "
+                                                               "(default: the cluster's first type)")->group(i)->type_name("GPU");
+    app->add_option("--checkpoint-gib", jobs_opt.checkpoint_gib, "Checkpoint of a job whose model memest does not know")
+        ->group(i)->check(cli::number_in(0, 1e6))->capture_default_str();
+    cli::add_catalog_option(*app, catalog)->group(i);
+    const char* p = "Policies";
+    app->add_option("--policy", policies, "Policies to replay, comma-separated (fft, gavel, gavel-agnostic, tiresias, "
+                                          "srtf, fifo, opportunistic, allox, has)")->group(p)->capture_default_str();
+    app->add_option("--round-length-s", opt.round_length_s, "Time between two decisions, seconds")
+        ->group(p)->check(cli::positive(1e7))->capture_default_str();
+    app->add_flag("--reschedule-on-events", opt.reschedule_on_events, "Decide again as soon as a job finishes")->group(p);
+    cli::add_policy_flags(*app, opt.round, p);
+    const char* o = "Output";
+    app->add_option("-o,--output", output, "Write the summary to FILE atomically instead of stdout")->group(o)->type_name("FILE");
+    app->add_option("--format", format, "yaml (a summary document per policy) or csv (one row per policy)")
+        ->group(o)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
+    app->add_option("--jobs-out", jobs_out, "Per-job CSV (one row per job and policy)")->group(o)->type_name("FILE");
+    app->add_option("--rounds-out", rounds_out, "Per-round CSV (one row per round and policy)")->group(o)->type_name("FILE");
+    app->add_flag("--no-timings", no_timings, "Leave out the measured times (for byte-identical outputs)")->group(o);
+    app->add_option("--threads", threads, "Policies replayed at once")
+        ->group(o)->check(cli::integer_in(1, 256))->capture_default_str();
+
+    return cli::run_tool(*app, argc, argv, [&] {
+        cli::check_policy_flags(*app, opt.round);
+        const std::vector<sched::PolicyKind> kinds = sched::parse_policy_list(policies);
+        jobs_opt.seed = opt.round.seed;
+        const auto cat = cli::load_catalog(catalog);
+        const sim::ReplayCluster c = sim::is_cluster_file(cluster)
+                                         ? sim::cluster_from_yaml(io::read_input(cluster), cat)
+                                         : sim::cluster_from_shorthand(cluster, gpus_per_node, cat);
+        const sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
+        const io::TextInput trace_text = io::read_input(trace);
+        long skipped = 0;
+        const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, skipped, trace_text.name);
+        if (skipped > 0 && !verbosity.quiet)
+            std::cerr << "replay: " << skipped << " jobs need more GPUs than any type that can run them has; left out\n";
+        cli::Progress progress("replay: rounds", 0, cli::progress_wanted(verbosity.quiet) && kinds.size() == 1);
+        const auto results = sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double, long) {
+            progress.update(rounds);
+        });
+        progress.finish();
+        const sim::ReportOptions ro{!no_timings, skipped, c};
+        io::write_output(output, format == "csv" ? sim::summary_csv(results, ro) : sim::summary_yaml(results, ro));
+        if (!jobs_out.empty()) io::write_output(jobs_out, sim::jobs_csv(results));
+        if (!rounds_out.empty()) io::write_output(rounds_out, sim::rounds_csv(results, c));
+        return Exit::ok;
+    });
+}
