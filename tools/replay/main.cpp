@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
     std::string format = "yaml";
     int gpus_per_node = 8, threads = 2;
     bool no_timings = false;
+    // A round's solver that runs out of time keeps its best schedule (counted as unproven_rounds)
+    // rather than stopping the replay; 10 s a round unless told otherwise.
+    opt.round.accept_unproven = true;
+    opt.round.time_limit_s = 10;
     auto app = cli::make_app(
         {"replay",
          "Replay a job trace through many rounds of one or more scheduling policies and report JCT, fairness and "
@@ -32,13 +36,13 @@ int main(int argc, char** argv) {
         verbosity);
     const char* i = "Inputs";
     app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,...,model,...] or "
-                                      "Gavel's tab-separated trace")->group(i)->required()->type_name("FILE");
-    app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,...")
-        ->group(i)->required();
+                                      "Gavel's tab-separated trace (required)")->group(i)->type_name("FILE");
+    app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,... "
+                                          "(required)")->group(i);
     app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand")
         ->group(i)->check(cli::integer_in(1, 1024))->capture_default_str();
     app->add_option("--throughputs", throughputs, "Throughputs: CSV model,gpu,throughput[,num_gpus], Gavel's "
-                                                  "flattened CSV, or Gavel's JSON")->group(i)->required()->type_name("FILE");
+                                                  "flattened CSV, or Gavel's JSON (required)")->group(i)->type_name("FILE");
     app->add_option("--reference-gpu", jobs_opt.reference_gpu, "The type a trace's duration_s was measured on "
                                                                "(default: the cluster's first type)")->group(i)->type_name("GPU");
     app->add_option("--checkpoint-gib", jobs_opt.checkpoint_gib, "Checkpoint of a job whose model memest does not know")
@@ -62,6 +66,9 @@ int main(int argc, char** argv) {
         ->group(o)->check(cli::integer_in(1, 256))->capture_default_str();
 
     return cli::run_tool(*app, argc, argv, [&] {
+        for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--trace", &trace},
+                                          {"--cluster", &cluster}, {"--throughputs", &throughputs}})
+            if (value->empty()) throw UsageError(std::string(flag) + " is required");
         cli::check_policy_flags(*app, opt.round);
         const std::vector<sched::PolicyKind> kinds = sched::parse_policy_list(policies);
         jobs_opt.seed = opt.round.seed;
@@ -74,7 +81,7 @@ int main(int argc, char** argv) {
         long skipped = 0;
         const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, skipped, trace_text.name);
         if (skipped > 0 && !verbosity.quiet)
-            std::cerr << "replay: " << skipped << " jobs need more GPUs than any type that can run them has; left out\n";
+            std::cerr << "replay: jobs left out: " << skipped << " (more GPUs than any type that can run them has)\n";
         cli::Progress progress("replay: rounds", 0, cli::progress_wanted(verbosity.quiet) && kinds.size() == 1);
         const auto results = sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double, long) {
             progress.update(rounds);

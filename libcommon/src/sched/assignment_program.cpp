@@ -1,9 +1,9 @@
 #include <hetsched/sched/assignment_program.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
-
-#include <glpk.h>
+#include <string>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -51,51 +51,60 @@ namespace {
 
 std::string seconds(double s) { return io::format_number(s, 3) + " s"; }
 
-/// The program in GLPK: minimise cost with the K row, or (busy) maximise Σ d·x without it.
-/// Returns the status; `type` receives the solution when one was found.
-MipStatus glpk_solve(const AssignmentProgram& p, bool busy, double time_limit_s, std::vector<int>& type) {
+/// How long the structured path lets GLPK try a rest before handing it to CBC (whose start-up alone
+/// costs about 0.3 s).
+constexpr double kGlpkFirstS = 0.3;
+
+/// The program as a 0-1 MIP: minimise cost with the K row, or (busy) maximise Σ d·x without it.
+/// `col_job` and `col_type` receive what each column stands for.
+Mip as_mip(const AssignmentProgram& p, bool busy, std::vector<int>& col_job, std::vector<int>& col_type) {
     const int n = p.jobs(), m = p.types;
-    GlpkProblem prob = make_glpk_problem();
-    glp_prob* g = prob.get();
-    glp_set_obj_dir(g, busy ? GLP_MAX : GLP_MIN);
-    glp_add_rows(g, n + m + (busy ? 0 : 1));
-    for (int j = 0; j < n; ++j)
-        glp_set_row_bnds(g, j + 1, p.runs_surely(j) ? GLP_FX : GLP_UP, p.runs_surely(j) ? 1 : 0, 1);
-    for (int i = 0; i < m; ++i) glp_set_row_bnds(g, n + i + 1, GLP_UP, 0, p.capacity[static_cast<size_t>(i)]);
-    if (!busy) glp_set_row_bnds(g, n + m + 1, GLP_LO, static_cast<double>(p.min_busy), 0);
-    std::vector<int> ia{0}, ja{0}, col_job, col_type;
-    std::vector<double> ar{0};
+    Mip mip;
+    mip.maximise = busy;
+    for (int j = 0; j < n; ++j) {
+        mip.row_lo.push_back(p.runs_surely(j) ? 1 : -HUGE_VAL);
+        mip.row_hi.push_back(1);
+    }
+    for (int i = 0; i < m; ++i) {
+        mip.row_lo.push_back(-HUGE_VAL);
+        mip.row_hi.push_back(p.capacity[static_cast<size_t>(i)]);
+    }
+    if (!busy) {
+        mip.row_lo.push_back(static_cast<double>(p.min_busy));
+        mip.row_hi.push_back(HUGE_VAL);
+    }
     for (int j = 0; j < n; ++j) {
         const double d = p.demand[static_cast<size_t>(j)];
         for (int i = 0; i < m; ++i) {
             if (!p.allowed(j, i)) continue;
-            const int col = glp_add_cols(g, 1);
-            glp_set_col_kind(g, col, GLP_BV);
-            glp_set_obj_coef(g, col, busy ? d : p.c(j, i));
+            mip.cost.push_back(busy ? d : p.c(j, i));
+            mip.col.push_back({{j, 1.0}, {n + i, d}});
+            if (!busy) mip.col.back().push_back({n + m, d});
             col_job.push_back(j);
             col_type.push_back(i);
-            const int rows[3] = {j + 1, n + i + 1, n + m + 1};
-            const double vals[3] = {1, d, d};
-            for (int k = 0; k < (busy ? 2 : 3); ++k) {
-                ia.push_back(rows[k]);
-                ja.push_back(col);
-                ar.push_back(vals[k]);
-            }
         }
     }
-    if (col_job.empty()) {  // nothing may run: the empty schedule, feasible only without demands
-        type.assign(static_cast<size_t>(n), -1);
-        const bool ok = (busy || p.min_busy <= 0) &&
-                        std::none_of(p.must_run.begin(), p.must_run.end(), [](char c) { return c; });
-        return ok ? MipStatus::optimal : MipStatus::infeasible;
+    return mip;
+}
+
+/// The program solved by `solver`; `type` receives the schedule when one was found.
+MipStatus solve_program(const AssignmentProgram& p, bool busy, double time_limit_s, MipSolver solver,
+                        std::vector<int>& type) {
+    std::vector<int> col_job, col_type;
+    const Mip mip = as_mip(p, busy, col_job, col_type);
+    MipResult r;
+    if (solver == MipSolver::glpk) {
+        r = solve_with_glpk(mip, time_limit_s);
+    } else {  // GLPK settles most rests in milliseconds but wanders on a few; CBC starts slower, never wanders
+        const double first = std::min(time_limit_s, kGlpkFirstS);
+        r = solve_with_glpk(mip, first);
+        if (r.status == MipStatus::time_limit && time_limit_s > first) r = solve_with_cbc(mip, time_limit_s - first);
     }
-    glp_load_matrix(g, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-    const MipStatus st = solve_mip(g, time_limit_s);
-    if (st != MipStatus::optimal) return st;
-    type.assign(static_cast<size_t>(n), -1);
+    if (r.status != MipStatus::optimal) return r.status;
+    type.assign(static_cast<size_t>(p.jobs()), -1);
     for (size_t k = 0; k < col_job.size(); ++k)
-        if (glp_mip_col_val(g, static_cast<int>(k) + 1) > 0.5) type[static_cast<size_t>(col_job[k])] = col_type[k];
-    return st;
+        if (r.x[k] > 0.5) type[static_cast<size_t>(col_job[k])] = col_type[k];
+    return r.status;
 }
 
 /// The max-flow bound on busy GPUs: min over sets C of types of Σ_{i∈C} Y_i + Σ d_j over jobs that
@@ -168,22 +177,27 @@ std::vector<int> greedy_busy(const AssignmentProgram& p) {
 
 }  // namespace
 
-Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s) {
+Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s, bool* proven) {
     Assignment greedy = evaluate(p, greedy_busy(p));
     if (greedy.busy >= busy_upper_bound(p)) return greedy;
     std::vector<int> type;
-    const MipStatus st = glpk_solve(p, true, time_limit_s, type);
+    const MipStatus st = solve_program(p, true, time_limit_s, MipSolver::glpk_then_cbc, type);
+    if (st == MipStatus::time_limit && proven) {
+        *proven = false;
+        return greedy;
+    }
     if (st == MipStatus::time_limit)
         throw TryLater("the work-conserving bound K was not found within --time-limit-s " + seconds(time_limit_s));
     if (st != MipStatus::optimal) throw Error(Exit::internal, "the packing program for K has no solution");
     return evaluate(p, std::move(type));
 }
 
-std::optional<Assignment> solve_in_glpk(const AssignmentProgram& p, double time_limit_s) {
+std::optional<Assignment> solve_as_mip(const AssignmentProgram& p, double time_limit_s, MipSolver solver) {
     std::vector<int> type;
-    const MipStatus st = glpk_solve(p, false, time_limit_s, type);
+    const MipStatus st = solve_program(p, false, time_limit_s, solver, type);
     if (st == MipStatus::time_limit)
-        throw TryLater("GLPK found no proven optimum within --time-limit-s " + seconds(time_limit_s));
+        throw TryLater(std::string(solver == MipSolver::glpk ? "GLPK" : "GLPK, then CBC,") +
+                       " found no proven optimum within --time-limit-s " + seconds(time_limit_s));
     if (st != MipStatus::optimal) return std::nullopt;
     return evaluate(p, std::move(type));
 }
@@ -192,7 +206,7 @@ Assignment solve_exact(const AssignmentProgram& p, double time_limit_s, SolveSta
     stats.method = "exact";
     stats.variables = p.variables();
     stats.reduced_variables = stats.variables;
-    std::optional<Assignment> a = solve_in_glpk(p, time_limit_s);
+    std::optional<Assignment> a = solve_as_mip(p, time_limit_s, MipSolver::glpk);
     if (!a) throw Error(Exit::internal, "the round's program has no solution");
     stats.objective = stats.bound = a->objective;
     return *a;

@@ -80,10 +80,12 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
 
     TypeDecision d;
     AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);
-    const Assignment start = max_busy_assignment(p, o.time_limit_s);
+    bool k_proven = true;
+    const Assignment start = max_busy_assignment(p, o.time_limit_s, o.accept_unproven ? &k_proven : nullptr);
     p.min_busy = d.min_busy = start.busy;
     const Assignment a = o.exact ? solve_exact(p, o.time_limit_s, d.stats)
-                                 : solve_structured(p, start, o.time_limit_s, d.stats);
+                                 : solve_structured(p, start, o.time_limit_s, d.stats, o.accept_unproven);
+    d.stats.proven = d.stats.proven && k_proven;
     d.type = a.type;
     for (size_t k = 0; k < s.jobs.size(); ++k)
         if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k]);

@@ -1,11 +1,11 @@
-// solve_structured: the exact optimum of an assignment program without handing GLPK all of it.
+// solve_structured: the exact optimum of an assignment program without handing a MIP solver all of it.
 //
 // With prices (λ, π) from the Lagrangian dual, L is a lower bound, and forcing job j onto option o
 // raises the bound by at least rc(j, o) − min_o' rc(j, o'), since the Lagrangian separates by job. So
 // an option whose raise exceeds the gap between an incumbent and L cannot appear in any schedule
 // cheaper than the incumbent; dropping it keeps every strictly better schedule. A program whose LP
 // relaxation is almost integral (here at most M+1 jobs are fractional) leaves few undecided jobs, and
-// GLPK proves their optimum quickly; the answer is the better of that optimum and the incumbent.
+// a MIP solver proves their optimum quickly; the answer is the better of that optimum and the incumbent.
 #include <hetsched/sched/assignment_program.hpp>
 
 #include <algorithm>
@@ -120,7 +120,7 @@ std::vector<double> second_raises(const AssignmentProgram& p, const Multipliers&
 std::optional<Assignment> solve_restriction(const AssignmentProgram& p, const Restriction& r, double time_limit_s) {
     if (r.empty) return std::nullopt;
     if (time_limit_s <= 0) throw TryLater("the round was not solved within --time-limit-s");
-    const std::optional<Assignment> sub = solve_in_glpk(r.rest, time_limit_s);
+    const std::optional<Assignment> sub = solve_as_mip(r.rest, time_limit_s, MipSolver::glpk_then_cbc);
     if (!sub) return std::nullopt;
     std::vector<int> type = r.fixed;
     for (size_t k = 0; k < r.index.size(); ++k) type[static_cast<size_t>(r.index[k])] = sub->type[k];
@@ -132,7 +132,7 @@ std::optional<Assignment> solve_restriction(const AssignmentProgram& p, const Re
 }  // namespace
 
 Assignment solve_structured(const AssignmentProgram& p, const Assignment& start, double time_limit_s,
-                            SolveStats& stats) {
+                            SolveStats& stats, bool accept_unproven) {
     const auto t0 = std::chrono::steady_clock::now();
     auto left_s = [&] { return time_limit_s - seconds_since(t0); };
     stats.method = "structured";
@@ -140,6 +140,16 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     Assignment best = evaluate(p, start.type);
     auto consider = [&best](std::optional<Assignment> a) {
         if (a && a->objective < best.objective) best = std::move(*a);
+    };
+    // A restriction's MIP, or, past the time limit when allowed, nothing and the round left unproven.
+    auto attempt = [&](const Restriction& r) -> std::optional<Assignment> {
+        try {
+            return solve_restriction(p, r, left_s());
+        } catch (const TryLater&) {
+            if (!accept_unproven) throw;
+            stats.proven = false;
+            return std::nullopt;
+        }
     };
 
     const Multipliers m = maximise_lagrangian(p, best.objective);
@@ -152,9 +162,9 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     // worth first, then four times as many until the fixed rest leaves it a schedule.
     std::vector<double> second = second_raises(p, m);
     std::sort(second.begin(), second.end());
-    for (size_t core = 16; best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound)); core *= 4) {
+    for (size_t core = 16; stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound)); core *= 4) {
         const double tie = second[std::min(core, second.size()) - 1];
-        std::optional<Assignment> a = solve_restriction(p, restrict_options(p, m, tie), left_s());
+        std::optional<Assignment> a = attempt(restrict_options(p, m, tie));
         const bool found = a.has_value();
         consider(std::move(a));
         if (found || core >= second.size()) break;
@@ -164,13 +174,14 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     // the incumbent; a margin keeps rounding from dropping one that belongs.
     const double gap = best.objective - m.bound;
     const double margin = 1e-7 * (1 + std::abs(best.objective) + std::abs(m.bound));
-    if (gap > margin) {
+    if (gap > margin && stats.proven) {
         const Restriction r = restrict_options(p, m, gap + margin);
         stats.reduced_variables = r.rest.variables();
-        consider(solve_restriction(p, r, left_s()));
+        consider(attempt(r));
     }
     stats.objective = best.objective;
-    stats.bound = gap > margin ? best.objective : m.bound;  // solved, or the incumbent within rounding of L
+    // Solved, or the incumbent within rounding of L; unproven: only L is known.
+    stats.bound = gap > margin && stats.proven ? best.objective : m.bound;
     return best;
 }
 

@@ -86,6 +86,8 @@ Summary summarize(const std::string& policy, const std::vector<JobResult>& jobs,
     double busy = 0;
     for (const auto& r : rounds) {
         busy += r.busy_gpu_s;
+        s.unproven_rounds += !r.proven;
+        s.max_gap = std::max(s.max_gap, r.gap);
         s.sched_time_mean_s += r.sched_s / static_cast<double>(rounds.size());
         s.sched_time_max_s = std::max(s.sched_time_max_s, r.sched_s);
     }

@@ -83,6 +83,8 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
         rec.length_s = end - t;
         rec.busy.assign(s.types.size(), 0);
         rec.sched_s = sched_s;
+        rec.proven = round.decision.stats.proven;
+        if (!rec.proven) rec.gap = round.decision.stats.gap();
         for (auto& j : s.jobs) {
             Tracked& tr = tracked[j.id];
             JobResult& r = out.jobs[tr.result];

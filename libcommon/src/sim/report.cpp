@@ -36,6 +36,8 @@ std::vector<std::pair<std::string, std::string>> fields(const Summary& s, const 
         {"max_starvation_s", n(s.max_starvation_s)},
         {"utilization", n(s.utilization)},
         {"migrations", std::to_string(s.migrations)},
+        {"unproven_rounds", std::to_string(s.unproven_rounds)},
+        {"max_gap", n(s.max_gap)},
     };
     if (o.timings) {
         f.push_back({"sched_time_mean_s", format_number(s.sched_time_mean_s, 3)});

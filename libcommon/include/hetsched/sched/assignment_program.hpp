@@ -3,13 +3,14 @@
 /// x[j][i] = job j runs on GPU type i this round; each job on at most one type; each type's GPUs not
 /// over-subscribed; at least K GPUs busy (work conservation); minimise the sum of the chosen costs.
 /// Two exact solvers: the plain program handed to GLPK's MIP solver, and a structured one (Lagrangian
-/// bound over the M+1 coupling rows, variable fixing against an incumbent, GLPK on what is left).
+/// bound over the M+1 coupling rows, variable fixing against an incumbent, GLPK then CBC on what is left).
 #include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <hetsched/sched/glpk.hpp>
+#include <hetsched/sched/mip.hpp>
 
 namespace hetsched::sched {
 
@@ -44,8 +45,9 @@ bool feasible(const AssignmentProgram& p, const Assignment& a);
 
 /// K(t) exactly: the most GPUs the jobs can keep busy under the per-type capacities (a packing
 /// problem). Returns an assignment reaching it (costs ignored). A greedy packing is accepted when it
-/// meets the max-flow bound; otherwise GLPK's MIP decides. TryLater (75) past `time_limit_s`.
-Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s);
+/// meets the max-flow bound; otherwise a MIP (GLPK, then CBC) decides. Past `time_limit_s`: TryLater
+/// (75), or, given `proven`, the greedy packing with *proven set to false.
+Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s, bool* proven = nullptr);
 
 /// How a solve went, for the `solve:` section.
 struct SolveStats {
@@ -54,24 +56,30 @@ struct SolveStats {
     double bound = 0;            ///< proven lower bound on the optimum (== objective when solved)
     double lagrangian_bound = 0; ///< the Lagrangian (LP) bound the structured path fixed against
     long variables = 0;          ///< binary variables of the program as stated
-    long reduced_variables = 0;  ///< variables left for GLPK after fixing (structured)
+    long reduced_variables = 0;  ///< variables left to the MIP after fixing (structured)
     long bound_iterations = 0;   ///< cutting-plane iterations for the Lagrangian bound (structured)
+    bool proven = true;          ///< false: the time limit came first and the best schedule found stands
 
     double gap() const { return objective - bound; }
 };
 
-/// The program as it stands in GLPK's MIP solver (presolver on, nothing else): the optimum, or nothing
-/// when the program is infeasible. TryLater (75) past `time_limit_s`.
-std::optional<Assignment> solve_in_glpk(const AssignmentProgram& p, double time_limit_s);
+/// Which MIP solver takes a program whole: GLPK alone (the --exact path), or GLPK for a moment and
+/// then CBC (the structured path's rests and K).
+enum class MipSolver { glpk, glpk_then_cbc };
+
+/// The program as it stands, as a 0-1 MIP in `solver`: the optimum, or nothing when the program is
+/// infeasible. TryLater (75) past `time_limit_s`.
+std::optional<Assignment> solve_as_mip(const AssignmentProgram& p, double time_limit_s, MipSolver solver);
 
 /// The optimum by the plain program in GLPK's MIP solver. TryLater (75) past `time_limit_s`.
 Assignment solve_exact(const AssignmentProgram& p, double time_limit_s, SolveStats& stats);
 
 /// The same optimum by exploiting the structure: Lagrangian multipliers for the M+1 coupling rows by
 /// a cutting-plane method, an incumbent from them, every x[j][i] whose Lagrangian cost exceeds the
-/// incumbent fixed to 0, and GLPK's MIP on the jobs still undecided. `start` is any feasible schedule
-/// (max_busy_assignment's). TryLater past `time_limit_s`.
+/// incumbent fixed to 0, and a MIP (GLPK, then CBC if GLPK wanders) on the jobs still undecided. `start` is any feasible schedule
+/// (max_busy_assignment's). Past `time_limit_s`: TryLater, or with `accept_unproven` the best schedule
+/// found, its Lagrangian bound and stats.proven false.
 Assignment solve_structured(const AssignmentProgram& p, const Assignment& start, double time_limit_s,
-                            SolveStats& stats);
+                            SolveStats& stats, bool accept_unproven = false);
 
 }  // namespace hetsched::sched

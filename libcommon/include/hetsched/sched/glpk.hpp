@@ -1,7 +1,6 @@
 #pragma once
-/// The GLPK wrapper every policy solves its programs through: problems freed on every path, GLPK's
-/// terminal output sent to a sink the caller chooses (nothing, by default; never stdout), and the
-/// solver's status turned into values or typed errors.
+/// The GLPK wrapper every policy solves its programs through: problems freed on every path, and GLPK's
+/// terminal output sent to a sink the caller chooses (nothing, by default; never stdout).
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,12 +27,5 @@ private:
 /// A GLPK problem freed when it goes out of scope.
 using GlpkProblem = std::unique_ptr<glp_prob, void (*)(glp_prob*)>;
 GlpkProblem make_glpk_problem();
-
-/// How a MIP solve ended.
-enum class MipStatus { optimal, infeasible, time_limit };
-
-/// Solves `p` as a MIP with GLPK's branch and cut (presolver on, no other help) within `time_limit_s`
-/// seconds. InternalError-style Error (70) when GLPK fails for another reason.
-MipStatus solve_mip(glp_prob* p, double time_limit_s);
 
 }  // namespace hetsched::sched

@@ -36,6 +36,8 @@ struct RoundRecord {
     std::vector<int> busy;  ///< GPUs held per type after the decision
     double busy_gpu_s = 0;  ///< GPU-seconds held in the interval (jobs finishing in it hold theirs until then)
     double sched_s = 0;     ///< time the round function took
+    bool proven = true;     ///< the policy's program was solved to proven optimality (or had none)
+    double gap = 0;         ///< objective − proven bound when not
 };
 
 struct Summary {
@@ -47,6 +49,8 @@ struct Summary {
     double mean_ftf = 0, max_ftf = 0, unfair_fraction = 0;
     double avg_queue_s = 0, max_starvation_s = 0, utilization = 0;
     long migrations = 0;
+    long unproven_rounds = 0;  ///< rounds whose program hit the time limit: best schedule found kept
+    double max_gap = 0;        ///< the largest objective − bound among them
     double sched_time_mean_s = 0, sched_time_max_s = 0, wall_s = 0;
 };
 

@@ -1,0 +1,32 @@
+#pragma once
+/// A small 0-1 program in column form, and the two MIP solvers that take it: GLPK's branch and cut as
+/// it comes (the --exact path, the program handed over with no help), and COIN-OR CBC, whose cuts and
+/// heuristics prove the knapsack-like rests of a round in milliseconds where GLPK's branching can
+/// wander for seconds (the structured path).
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace hetsched::sched {
+
+/// min (or max) c·x over binary x subject to row_lo ≤ A x ≤ row_hi.
+struct Mip {
+    bool maximise = false;
+    std::vector<double> row_lo, row_hi;                   ///< per row; ±HUGE_VAL for no bound
+    std::vector<double> cost;                             ///< per column
+    std::vector<std::vector<std::pair<int, double>>> col; ///< per column: (row, coefficient)
+};
+
+/// How a MIP solve ended; `x` holds the solution when optimal.
+enum class MipStatus { optimal, infeasible, time_limit };
+struct MipResult {
+    MipStatus status = MipStatus::infeasible;
+    std::vector<double> x;
+};
+
+/// GLPK's branch and cut with its presolver and nothing else. Error (70) on a GLPK failure.
+MipResult solve_with_glpk(const Mip& m, double time_limit_s);
+/// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
+MipResult solve_with_cbc(const Mip& m, double time_limit_s);
+
+}  // namespace hetsched::sched

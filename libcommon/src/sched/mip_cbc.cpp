@@ -1,0 +1,50 @@
+#include <hetsched/sched/mip.hpp>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::sched {
+
+MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
+    MipResult out;
+    if (m.cost.empty()) {  // nothing to choose: feasible when every row holds at zero
+        for (size_t r = 0; r < m.row_lo.size(); ++r)
+            if (m.row_lo[r] > 0 || m.row_hi[r] < 0) return out;
+        out.status = MipStatus::optimal;
+        return out;
+    }
+    std::unique_ptr<Cbc_Model, void (*)(Cbc_Model*)> model(Cbc_newModel(), Cbc_deleteModel);
+    std::vector<CoinBigIndex> start{0};
+    std::vector<int> index;
+    std::vector<double> value, lo(m.cost.size(), 0), hi(m.cost.size(), 1), row_lo(m.row_lo), row_hi(m.row_hi);
+    for (const auto& c : m.col) {
+        for (const auto& [r, v] : c) index.push_back(r), value.push_back(v);
+        start.push_back(static_cast<CoinBigIndex>(index.size()));
+    }
+    const double inf = std::numeric_limits<double>::max();
+    for (double& v : row_lo) v = std::isinf(v) ? -inf : v;
+    for (double& v : row_hi) v = std::isinf(v) ? inf : v;
+    Cbc_loadProblem(model.get(), static_cast<int>(m.cost.size()), static_cast<int>(m.row_lo.size()), start.data(),
+                    index.data(), value.data(), lo.data(), hi.data(), m.cost.data(), row_lo.data(), row_hi.data());
+    Cbc_setObjSense(model.get(), m.maximise ? -1 : 1);
+    for (int c = 0; c < static_cast<int>(m.cost.size()); ++c) Cbc_setInteger(model.get(), c);
+    Cbc_setLogLevel(model.get(), 0);
+    Cbc_setMaximumSeconds(model.get(), time_limit_s);
+    Cbc_setAllowableGap(model.get(), 0);
+    Cbc_setAllowableFractionGap(model.get(), 0);
+    Cbc_solve(model.get());
+    if (Cbc_isProvenInfeasible(model.get())) return out;
+    if (Cbc_isSecondsLimitReached(model.get())) return out.status = MipStatus::time_limit, out;
+    if (!Cbc_isProvenOptimal(model.get())) throw Error(Exit::internal, "CBC stopped without a proven optimum");
+    const double* x = Cbc_getColSolution(model.get());
+    out.status = MipStatus::optimal;
+    out.x.assign(x, x + m.cost.size());
+    return out;
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,53 @@
+#include <hetsched/sched/mip.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <glpk.h>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/sched/glpk.hpp>
+
+namespace hetsched::sched {
+
+MipResult solve_with_glpk(const Mip& m, double time_limit_s) {
+    GlpkProblem prob = make_glpk_problem();
+    glp_prob* g = prob.get();
+    glp_set_obj_dir(g, m.maximise ? GLP_MAX : GLP_MIN);
+    const int rows = static_cast<int>(m.row_lo.size());
+    if (rows > 0) glp_add_rows(g, rows);
+    for (int r = 0; r < rows; ++r) {
+        const double lo = m.row_lo[static_cast<size_t>(r)], hi = m.row_hi[static_cast<size_t>(r)];
+        const int type = std::isinf(lo) ? (std::isinf(hi) ? GLP_FR : GLP_UP)
+                                        : std::isinf(hi) ? GLP_LO : lo == hi ? GLP_FX : GLP_DB;
+        glp_set_row_bnds(g, r + 1, type, std::isinf(lo) ? 0 : lo, std::isinf(hi) ? 0 : hi);
+    }
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    if (!m.cost.empty()) glp_add_cols(g, static_cast<int>(m.cost.size()));
+    for (size_t c = 0; c < m.cost.size(); ++c) {
+        glp_set_col_kind(g, static_cast<int>(c) + 1, GLP_BV);
+        glp_set_obj_coef(g, static_cast<int>(c) + 1, m.cost[c]);
+        for (const auto& [r, v] : m.col[c]) ia.push_back(r + 1), ja.push_back(static_cast<int>(c) + 1), ar.push_back(v);
+    }
+    glp_load_matrix(g, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    glp_iocp io;
+    glp_init_iocp(&io);
+    io.presolve = GLP_ON;
+    io.msg_lev = GLP_MSG_ERR;
+    io.tm_lim = time_limit_s >= 2e6 ? 2000000000 : static_cast<int>(time_limit_s * 1000);
+    const int rc = glp_intopt(g, &io);
+    MipResult out;
+    if (rc == GLP_ETMLIM) return out.status = MipStatus::time_limit, out;
+    if (rc == GLP_ENOPFS || rc == GLP_ENODFS) return out;
+    if (rc != 0) throw Error(Exit::internal, "GLPK's MIP solver failed (code " + std::to_string(rc) + ")");
+    const int st = glp_mip_status(g);
+    if (st == GLP_NOFEAS) return out;
+    if (st != GLP_OPT)
+        throw Error(Exit::internal, "GLPK's MIP solver stopped without a proven optimum (status " + std::to_string(st) + ")");
+    out.status = MipStatus::optimal;
+    for (size_t c = 0; c < m.cost.size(); ++c) out.x.push_back(glp_mip_col_val(g, static_cast<int>(c) + 1));
+    return out;
+}
+
+}  // namespace hetsched::sched
