@@ -77,4 +77,7 @@ expect_exactly "schedround --policy ga" gavel gavel-agnostic
 expect_exactly "schedround --format " state actions
 expect_some "schedround --catalog " default juchi sia
 expect_some "schedround --state examples/clu" examples/cluster-state.yaml
+expect_some "replay " --trace --cluster --throughputs --policy --jobs-out --rounds-out
+expect_exactly "replay --format " yaml csv
+expect_some "replay --trace examples/tr" examples/trace.csv
 exit $fail

@@ -24,14 +24,16 @@ bool ClusterState::can_run(const Job& j, int t) const {
 
 bool ClusterState::churned() const { return active_set == 0 || active_set != active_set_digest(jobs); }
 
+std::uint64_t id_hash(const std::string& id, std::uint64_t seed) {
+    std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
+    for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
 std::uint64_t active_set_digest(const std::vector<Job>& jobs) {
-    // The sum of each id's FNV-1a hash: independent of order, and a change of one id changes it.
+    // The sum of each id's hash: independent of order, and a change of one id changes it.
     std::uint64_t sum = 0;
-    for (const auto& j : jobs) {
-        std::uint64_t h = 1469598103934665603ull;
-        for (unsigned char c : j.id) h = (h ^ c) * 1099511628211ull;
-        sum += h;
-    }
+    for (const auto& j : jobs) sum += id_hash(j.id);
     return sum == 0 ? 1 : sum;
 }
 

@@ -46,9 +46,7 @@ int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
     for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
         if (s.can_run(j, t) && installed[static_cast<size_t>(t)] >= j.num_gpus) usable.push_back(t);
     if (usable.empty()) return -1;
-    std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
-    for (unsigned char c : j.id) h = (h ^ c) * 1099511628211ull;
-    return usable[h % usable.size()];
+    return usable[id_hash(j.id, seed) % usable.size()];
 }
 
 TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {

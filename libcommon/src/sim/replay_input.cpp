@@ -40,12 +40,6 @@ double checkpoint_of(const std::string& model, double fallback) {
     return fallback;
 }
 
-std::uint64_t hash_id(const std::string& id, unsigned long seed) {
-    std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
-    for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
 }  // namespace
 
 ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node, const catalog::GpuCatalog& catalog) {
@@ -120,7 +114,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     skipped = 0;
     for (const TraceJob& tj : trace) {
         ReplayJob r;
-        r.model = tj.model.empty() ? models[hash_id(tj.id, o.seed) % models.size()] : tj.model;
+        r.model = tj.model.empty() ? models[sched::id_hash(tj.id, o.seed) % models.size()] : tj.model;
         const std::vector<double> row = table.lookup(r.model, tj.num_gpus);
         if (row.empty())
             throw DataError("job '" + tj.id + "' runs model '" + r.model + "', which the throughput table does not have" +

@@ -114,4 +114,8 @@ struct ClusterState {
 /// A digest of the ids of `jobs` (order-independent), to tell a round whether jobs arrived or left.
 std::uint64_t active_set_digest(const std::vector<Job>& jobs);
 
+/// FNV-1a of a job id, mixed with `seed`: the seeded draws (a job's type, a trace job's model) that
+/// must give a job the same answer wherever and whenever it is asked.
+std::uint64_t id_hash(const std::string& id, std::uint64_t seed = 0);
+
 }  // namespace hetsched::sched
