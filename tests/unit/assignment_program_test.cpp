@@ -132,3 +132,29 @@ TEST_CASE("A program where nothing may run has the empty schedule", "[assignment
     CHECK(s.type == std::vector<int>{-1, -1});
     CHECK(solve_exact(p, 10, st).type == std::vector<int>{-1, -1});
 }
+
+TEST_CASE("CBC and GLPK agree on the program's optimum", "[assignment]") {
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 15; ++trial) {
+        AssignmentProgram p = random_program(rng, 10 + trial * 4, 1 + trial % 4, 3 + trial % 7);
+        p.min_busy = max_busy_assignment(p, 10).busy;
+        Mip mip;  // the program as solve_as_mip states it, by hand: job rows, type rows, the K row
+        const int n = p.jobs(), m = p.types;
+        for (int j = 0; j < n; ++j) mip.row_lo.push_back(-HUGE_VAL), mip.row_hi.push_back(1);
+        for (int i = 0; i < m; ++i) mip.row_lo.push_back(-HUGE_VAL), mip.row_hi.push_back(p.capacity[static_cast<size_t>(i)]);
+        mip.row_lo.push_back(static_cast<double>(p.min_busy)), mip.row_hi.push_back(HUGE_VAL);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i)
+                if (p.allowed(j, i)) {
+                    const double d = p.demand[static_cast<size_t>(j)];
+                    mip.cost.push_back(p.c(j, i));
+                    mip.col.push_back({{j, 1.0}, {n + i, d}, {n + m, d}});
+                }
+        const MipResult g = solve_with_glpk(mip, 30), c = solve_with_cbc(mip, 30);
+        REQUIRE(g.status == MipStatus::optimal);
+        REQUIRE(c.status == MipStatus::optimal);
+        double vg = 0, vc = 0;
+        for (size_t k = 0; k < mip.cost.size(); ++k) vg += mip.cost[k] * g.x[k], vc += mip.cost[k] * c.x[k];
+        CHECK(vc == Approx(vg).epsilon(1e-9).margin(1e-9));
+    }
+}
