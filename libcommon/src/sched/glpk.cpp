@@ -18,6 +18,8 @@ GlpkOutput::GlpkOutput(SolverLog log) : log_(std::move(log)) { glp_term_hook(to_
 
 GlpkOutput::~GlpkOutput() { glp_term_hook(to_log, nullptr); }
 
+void release_glpk_thread() { glp_free_env(); }
+
 GlpkProblem make_glpk_problem() { return GlpkProblem(glp_create_prob(), glp_delete_prob); }
 
 }  // namespace hetsched::sched

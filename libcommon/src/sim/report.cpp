@@ -10,6 +10,7 @@
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
+#include <hetsched/sched/glpk.hpp>
 
 namespace hetsched::sim {
 namespace {
@@ -69,7 +70,11 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
         }
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < std::min<int>(threads, static_cast<int>(kinds.size())); ++t) pool.emplace_back(work);
+    for (int t = 1; t < std::min<int>(threads, static_cast<int>(kinds.size())); ++t)
+        pool.emplace_back([&work] {
+            work();
+            sched::release_glpk_thread();
+        });
     work();
     for (auto& t : pool) t.join();
     for (const auto& e : errors)

@@ -24,6 +24,10 @@ private:
     SolverLog log_;
 };
 
+/// Frees the calling thread's GLPK environment (GLPK keeps one per thread, allocated on first use and
+/// never freed by itself): a thread that ran rounds calls it before it ends.
+void release_glpk_thread();
+
 /// A GLPK problem freed when it goes out of scope.
 using GlpkProblem = std::unique_ptr<glp_prob, void (*)(glp_prob*)>;
 GlpkProblem make_glpk_problem();
