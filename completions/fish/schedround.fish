@@ -8,7 +8,7 @@ complete -c schedround -l policy -x -a 'fft gavel gavel-agnostic tiresias srtf f
 complete -c schedround -l migration-gb-s -x -d 'Checkpoint transfer speed of a migration, GB/s'
 complete -c schedround -l migration-restart-s -x -d 'Stop and restart time of a migration, seconds'
 complete -c schedround -l exact -d 'fft: hand the plain program to GLPKs MIP solver (for checking; slower)'
-complete -c schedround -l time-limit-s -x -d 'Give up (exit 75) when a rounds solver needs longer'
+complete -c schedround -l time-limit-s -x -d 'A rounds solver limit: schedround exits 75 past it, replay keeps the best schedule found'
 complete -c schedround -l seed -x -d 'Seed of the drawn choices (fifo and gavel-agnostic type orders, tiresias types)'
 complete -c schedround -l gavel-reset-s -x -d 'gavel: least time between two allocations, seconds'
 complete -c schedround -l tiresias-queues-s -x -d 'tiresias: attained-service limits of the queues but the last, GPU-seconds, increasing'

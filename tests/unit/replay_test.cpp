@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <hetsched/sim/replay.hpp>
+#include <hetsched/sim/replay_input.hpp>
 
 #include "sched_fixture.hpp"
 
@@ -110,4 +111,26 @@ TEST_CASE("Finish-time fairness compares with 1/N of the cluster, N averaged ove
     CHECK(result(r, "b").jct_s() == Approx(400));
     CHECK(result(r, "b").isolated_s == Approx(125));
     CHECK(result(r, "b").ftf() == Approx(400.0 / 125));
+}
+
+TEST_CASE("A trace job that only down nodes could hold is left out, not waited for", "[replay]") {
+    ReplayCluster c = one_gpu_each({"A", "B"});
+    c.nodes[1].gpus = 8;
+    c.nodes[1].down = true;
+    ThroughputTable table;
+    table.types = {"A", "B"};
+    table.rows[{"m", 1}] = {1, 1};
+    std::vector<TraceJob> trace(2);
+    trace[0].id = "small";
+    trace[0].duration_s = 10;
+    trace[0].model = "m";
+    trace[1].id = "big";
+    trace[1].num_gpus = 8;
+    trace[1].duration_s = 10;
+    trace[1].model = "m";
+    long skipped = 0;
+    const auto jobs = build_jobs(trace, table, c, {}, skipped);
+    CHECK(skipped == 1);
+    REQUIRE(jobs.size() == 1);
+    CHECK(replay(jobs, c, options(sched::PolicyKind::tiresias)).summary.jobs == 1);
 }

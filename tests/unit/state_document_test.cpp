@@ -93,3 +93,14 @@ TEST_CASE("A solver out of time is an error to try later, never an answer", "[st
     o.time_limit_s = 1e-9;
     CHECK_THROWS_AS(run_round(doc.state, o), TryLater);
 }
+
+TEST_CASE("Two spellings of one catalog type are one type, in either order", "[state]") {
+    for (const char* nodes : {"[{name: a, gpu: T4, gpus: 1}, {name: b, gpu: t4, gpus: 1}]",
+                              "[{name: a, gpu: t4, gpus: 1}, {name: b, gpu: T4, gpus: 1}]"}) {
+        const std::string text = std::string("kind: cluster-state\nversion: 1\ntime_s: 0\nnodes: ") + nodes +
+                                 "\njobs: [{id: j, submit_time_s: 0, num_gpus: 2, work: 1, throughput: {T4: 1}}]\n";
+        const StateDocument doc = read_state({"s.yaml", text}, default_catalog());
+        CHECK(doc.state.types.size() == 1);
+        CHECK(doc.state.nodes[0].type == doc.state.nodes[1].type);
+    }
+}

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <set>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hetsched/cli/error.hpp>
@@ -36,6 +37,11 @@ TEST_CASE("replace_durably swaps the file whole and leaves nothing beside it", "
     }
     CHECK(io::read_input(path).text == "second\n");
     CHECK(entries(dir) == std::set<std::string>{"state.yaml", "state.yaml.lock"});
+    REQUIRE(chmod(path.c_str(), 0600) == 0);
+    io::replace_durably(path, "third\n");
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
     std::remove(path.c_str());
     std::remove((path + ".lock").c_str());
     rmdir(dir);

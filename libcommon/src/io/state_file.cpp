@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -76,6 +77,11 @@ void replace_durably(const std::string& path, const std::string& text) {
     if (!unnamed) fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw OutputError("cannot create '" + tmp + "': " + std::strerror(errno));
     try {
+        struct stat old {};
+        if (::stat(path.c_str(), &old) == 0) {  // the new file keeps the old one's mode and owner
+            if (::fchmod(fd, old.st_mode & 07777) != 0) fail_write(path, errno);
+            (void)::fchown(fd, old.st_uid, old.st_gid);  // allowed to fail when not root: the mode stays
+        }
         write_fully(fd, text, path);
         if (unnamed) {
             // An unnamed file vanishes if the run dies; it is named only for the instant before the rename.

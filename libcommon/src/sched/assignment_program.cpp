@@ -108,11 +108,11 @@ MipStatus solve_program(const AssignmentProgram& p, bool busy, double time_limit
 }
 
 /// The max-flow bound on busy GPUs: min over sets C of types of Σ_{i∈C} Y_i + Σ d_j over jobs that
-/// may use a type outside C (the minimum cut of jobs → types → sink). Exact for up to 16 types;
+/// may use a type outside C (the minimum cut of jobs → types → sink). Exact for up to 12 types;
 /// beyond that, the looser min(Σ Y, Σ d) over usable types and jobs.
 long busy_upper_bound(const AssignmentProgram& p) {
     const int m = p.types;
-    if (m > 16) {
+    if (m > 12) {
         long cap = 0, dem = 0;
         std::vector<char> used(static_cast<size_t>(m), 0);
         for (int j = 0; j < p.jobs(); ++j) {
@@ -135,13 +135,16 @@ long busy_upper_bound(const AssignmentProgram& p) {
             if (p.allowed(j, i)) mask |= 1u << i;
         by_mask[mask] += p.demand[static_cast<size_t>(j)];
     }
+    std::vector<std::pair<unsigned, long>> present;  // the masks some job has
+    for (unsigned mask = 1; mask < by_mask.size(); ++mask)
+        if (by_mask[mask] > 0) present.emplace_back(mask, by_mask[mask]);
     long best = -1;
     for (unsigned c = 0; c < (1u << m); ++c) {
         long cut = 0;
         for (int i = 0; i < m; ++i)
             if (c & (1u << i)) cut += p.capacity[static_cast<size_t>(i)];
-        for (unsigned mask = 1; mask < by_mask.size(); ++mask)
-            if ((mask & ~c) != 0) cut += by_mask[mask];
+        for (const auto& [mask, d] : present)
+            if ((mask & ~c) != 0) cut += d;
         if (best < 0 || cut < best) best = cut;
     }
     return best;

@@ -173,7 +173,10 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
     }
     TypeDecision d = fill.decision("lp");
     for (size_t k = 0; k < held.size(); ++k)
-        if (held[k]) d.type[k] = -1;
+        if (held[k]) {
+            d.type[k] = -1;
+            d.min_busy -= s.jobs[k].num_gpus;
+        }
     return d;
 }
 

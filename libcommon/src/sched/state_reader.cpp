@@ -125,8 +125,8 @@ private:
                     throw DataError("unknown GPU type '" + escape_control(type) + "': not in the catalog '" + catalog_.name +
                                         "' and the state has no 'gpu_types' list",
                                     doc_.where(gpu));
-                add_type(gpu, {g->name, g->memory_gib});
-                type_index_.emplace(type, type_index_.at(g->name));
+                if (!type_index_.count(g->name)) add_type(gpu, {g->name, g->memory_gib});
+                type_index_.emplace(type, type_index_.at(g->name));  // the spelling used, as an alias
             }
             n.type = type_of(gpu, type);
             n.gpus = static_cast<int>(integer(item, "gpus", 1, alloc::kMaxGpusPerNode, 0, true));

@@ -41,10 +41,15 @@ void update_queues(ClusterState& s, const RoundOptions& o) {
 }  // namespace
 
 int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
-    const std::vector<int> installed = s.installed();
+    // Among the types whose installed GPUs hold the job (the draw stays the same while nodes come and
+    // go), those with enough up now when there are any.
+    const std::vector<int> installed = s.installed(), up = s.capacity();
     std::vector<int> usable;
-    for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
-        if (s.can_run(j, t) && installed[static_cast<size_t>(t)] >= j.num_gpus) usable.push_back(t);
+    for (const auto& counts : {up, installed}) {
+        for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
+            if (s.can_run(j, t) && counts[static_cast<size_t>(t)] >= j.num_gpus) usable.push_back(t);
+        if (!usable.empty()) break;
+    }
     if (usable.empty()) return -1;
     return usable[id_hash(j.id, seed) % usable.size()];
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/round.hpp>
 
 namespace hetsched::sim {
@@ -12,6 +13,10 @@ namespace {
 
 /// What the engine remembers of a job beyond the state: where its result goes and migration time it
 /// still owes (a move longer than an interval carries over).
+/// Decisions in a row that run nothing while jobs wait and none is to arrive, before replay concludes
+/// the waiting jobs can never start (gavel's held jobs wait at most its reset interval, far fewer).
+constexpr long kStuckRounds = 10000;
+
 struct Tracked {
     size_t result = 0;
     double owed_s = 0;
@@ -26,14 +31,14 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     s.types = cluster.types;
     s.nodes = cluster.nodes;
     s.round_length_s = o.round_length_s;
-    const std::vector<int> capacity = s.installed();
+    const std::vector<int> capacity = s.capacity();
     int total_gpus = 0;
     for (int c : capacity) total_gpus += c;
 
     std::vector<std::vector<double>> throughput;  // per result, per type
     std::unordered_map<std::string, Tracked> tracked;
     size_t next = 0;
-    long finished = 0;
+    long finished = 0, idle_rounds = 0;  // decisions in a row that ran nothing while jobs waited
     double t = jobs.empty() ? 0 : jobs.front().job.submit_time_s;
     while (next < jobs.size() || !s.jobs.empty()) {
         for (; next < jobs.size() && jobs[next].job.submit_time_s <= t; ++next) {
@@ -111,6 +116,11 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             }
         }
         out.rounds.push_back(rec);
+        idle_rounds = rec.running > 0 || next < jobs.size() ? 0 : idle_rounds + 1;
+        if (idle_rounds >= kStuckRounds)
+            throw Error(Exit::data, std::to_string(s.jobs.size()) + " jobs wait with nothing running for " +
+                                        std::to_string(kStuckRounds) + " rounds under " + policy_name(o.round.policy) +
+                                        ": no decision will ever start them (first: '" + s.jobs.front().id + "')");
         s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const sched::Job& j) { return j.remaining() <= 0; }),
                      s.jobs.end());
         t = end;

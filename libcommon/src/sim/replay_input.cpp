@@ -1,5 +1,6 @@
 #include <hetsched/sim/replay_input.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 #include <hetsched/alloc/cluster.hpp>
@@ -109,17 +110,23 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     }
     const std::vector<std::string> models = table.models();
     std::vector<int> installed(cluster.types.size(), 0);
-    for (const auto& n : cluster.nodes) installed[static_cast<size_t>(n.type)] += n.gpus;
+    for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
+        if (!n.down) installed[static_cast<size_t>(n.type)] += n.gpus;
     std::vector<ReplayJob> out;
     skipped = 0;
     for (const TraceJob& tj : trace) {
         ReplayJob r;
         r.model = tj.model.empty() ? models[sched::id_hash(tj.id, o.seed) % models.size()] : tj.model;
         const std::vector<double> row = table.lookup(r.model, tj.num_gpus);
-        if (row.empty())
-            throw DataError("job '" + tj.id + "' runs model '" + r.model + "', which the throughput table does not have" +
-                                catalog::did_you_mean(r.model, models),
+        if (row.empty()) {
+            const bool known = std::find(models.begin(), models.end(), r.model) != models.end();
+            const std::string drawn = tj.model.empty() ? " (drawn for it: the trace names none)" : "";
+            throw DataError("job '" + tj.id + "' runs model '" + r.model + "'" + drawn +
+                                (known ? ", which the throughput table lists only for more than " +
+                                             std::to_string(tj.num_gpus) + " GPUs"
+                                       : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models)),
                             {trace_name, tj.line, 0});
+        }
         sched::Job& j = r.job;
         j.id = tj.id;
         j.submit_time_s = tj.submit_time_s;

@@ -49,7 +49,9 @@ std::vector<TraceJob> read_gavel(const io::TextInput& in) {
         j.id = "job" + std::to_string(out.size());
         j.model = f[0];
         j.steps = field_number(f[5], "total steps", 1e-9, 1e18, at);
-        j.num_gpus = static_cast<int>(field_number(f[6], "scale factor", 1, kMaxGpus, at));
+        const auto sf = io::parse_whole(f[6], 1, kMaxGpus);
+        if (!sf) throw DataError(io::expected_integer(1, kMaxGpus) + " for 'scale factor', got '" + io::shown_value(f[6]) + "'", at);
+        j.num_gpus = static_cast<int>(*sf);
         j.priority_weight = field_number(f[7], "priority weight", 1e-6, 1e6, at);
         j.submit_time_s = field_number(f[9], "arrival time", 0, kMaxTime, at);
         j.line = n;

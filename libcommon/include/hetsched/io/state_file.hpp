@@ -21,7 +21,8 @@ private:
 
 /// Replaces `path` with `text`: written to an unnamed file in its folder (O_TMPFILE; a named
 /// `.NAME.tmp` where that is unsupported, removed first if a killed run left it), flushed to disk,
-/// given the temporary name, renamed over `path`, and the folder flushed. Call it under a FileLock.
+/// given the temporary name, renamed over `path`, and the folder flushed; it keeps the old file's mode
+/// and (when permitted) owner. Call it under a FileLock.
 /// OutputError (73) or IoError (74) on failure, with the old file intact.
 void replace_durably(const std::string& path, const std::string& text);
 

@@ -18,7 +18,7 @@
 namespace hetsched::sched {
 
 /// The type Tiresias gives job `j`: a seeded draw (a hash of the seed and the job id) among the types
-/// that can run it and have its GPUs installed.
+/// that can run it and have its GPUs up (installed, when none has them up).
 int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed);
 
 /// The round's types by Tiresias; updates each job's queue, entry time and promotions in `s`.
