@@ -51,8 +51,10 @@ AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
     return p;
 }
 
-double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
-    const std::vector<int> cap = s.capacity();
+namespace {
+
+/// fair_finish_s with the up GPUs per type already counted (a round asks it of every job).
+double fair_finish(const ClusterState& s, const Job& j, size_t active, const std::vector<int>& cap) {
     double rate = 0;
     for (size_t i = 0; i < s.types.size(); ++i) {
         if (!s.can_run(j, static_cast<int>(i))) continue;
@@ -60,6 +62,12 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
         rate = std::max(rate, j.throughput[i] * std::min(1.0, share));
     }
     return rate > 0 ? j.submit_time_s + j.work / rate : -1;
+}
+
+}  // namespace
+
+double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
+    return fair_finish(s, j, active, s.capacity());
 }
 
 double next_rho(const ClusterState& s, const Job& j, int type) {
@@ -74,9 +82,11 @@ double next_rho(const ClusterState& s, const Job& j, int type) {
 
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     const size_t active = static_cast<size_t>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
-    if (s.churned())
+    if (s.churned()) {
+        const std::vector<int> cap = s.capacity();
         for (auto& j : s.jobs)
-            if (unfinished(j)) j.book.tau_s = fair_finish_s(s, j, active);
+            if (unfinished(j)) j.book.tau_s = fair_finish(s, j, active, cap);
+    }
 
     TypeDecision d;
     AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);

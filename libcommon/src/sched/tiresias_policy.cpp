@@ -40,10 +40,13 @@ void update_queues(ClusterState& s, const RoundOptions& o) {
 
 }  // namespace
 
-int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
-    // Among the types whose installed GPUs hold the job (the draw stays the same while nodes come and
-    // go), those with enough up now when there are any.
-    const std::vector<int> installed = s.installed(), up = s.capacity();
+namespace {
+
+/// tiresias_type with the GPUs per type, up and installed, already counted (asked of every job a round).
+int draw_type(const ClusterState& s, const Job& j, unsigned long seed, const std::vector<int>& up,
+              const std::vector<int>& installed) {
+    // Among the types whose GPUs hold the job, those with enough up now when there are any, else those
+    // with enough installed (the draw stays the same while nodes come and go).
     std::vector<int> usable;
     for (const auto& counts : {up, installed}) {
         for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
@@ -52,6 +55,12 @@ int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
     }
     if (usable.empty()) return -1;
     return usable[id_hash(j.id, seed) % usable.size()];
+}
+
+}  // namespace
+
+int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
+    return draw_type(s, j, seed, s.capacity(), s.installed());
 }
 
 TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
@@ -63,8 +72,9 @@ TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
                std::make_tuple(y.tiresias_queue, !s.jobs[b].placement.running(), y.tiresias_entered_s);
     });
     TypeFill fill(s);
+    const std::vector<int> up = s.capacity(), installed = s.installed();
     for (size_t k : order) {
-        const int t = tiresias_type(s, s.jobs[k], o.seed);
+        const int t = draw_type(s, s.jobs[k], o.seed, up, installed);
         if (t >= 0 && fill.fits(k, t)) fill.take(k, t);
     }
     return fill.decision("2d-las");

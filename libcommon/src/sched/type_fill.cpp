@@ -57,8 +57,10 @@ std::vector<int> fastest_types(const ClusterState& s, const Job& j) {
 }
 
 double best_throughput(const ClusterState& s, const Job& j) {
-    const std::vector<int> fast = fastest_types(s, j);
-    return fast.empty() ? 0 : j.throughput[static_cast<size_t>(fast.front())];
+    double best = 0;  // no list to build: FFT asks this of every job, twice a round
+    for (size_t t = 0; t < s.types.size(); ++t)
+        if (s.can_run(j, static_cast<int>(t))) best = std::max(best, j.throughput[t]);
+    return best;
 }
 
 }  // namespace hetsched::sched

@@ -145,8 +145,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         }
         const double ref = j.throughput[static_cast<size_t>(reference)];
         j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
-        j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);
-        j.book.time_per_type_s.assign(cluster.types.size(), 0);
+        j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);  // its bookkeeping is the engine's
         out.push_back(std::move(r));
     }
     return out;
