@@ -63,3 +63,14 @@ TEST_CASE("predict_table appends the predictions to each profile row", "[fit][pr
                                          {"", "", false});
     CHECK_THROWS_AS(fit::predict_table(other, {pollux_fit()}), DataError);
 }
+
+TEST_CASE("fitted_throughput splits a per-GPU batch beyond the fit into accumulation steps", "[fit][predict]") {
+    // As above: m = 32 on 1 GPU, 0.052 s: 615.385 samples/s.
+    CHECK(fit::fitted_throughput(pollux_fit(), 1, 4, 32) == Approx(32 / 0.052));
+    // 64 on 1 GPU is past the fit's 40: two steps of 32, 2 x 0.052 s for 64 samples, the same rate.
+    CHECK(fit::fitted_throughput(pollux_fit(), 1, 4, 64) == Approx(64 / (2 * 0.052)));
+    // No batch given: the largest the fit saw, 40: 0.02 + 0.001 * 40 = 0.06 s.
+    CHECK(fit::fitted_throughput(pollux_fit(), 1, 4, 0) == Approx(40 / 0.06));
+    // 128 on 4 GPUs, 2 per node: 32 each, 0.292 s as in the grid.
+    CHECK(fit::fitted_throughput(pollux_fit(), 4, 2, 128) == Approx(128 / 0.292));
+}

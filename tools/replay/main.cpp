@@ -8,7 +8,9 @@
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/policy_flags.hpp>
 #include <hetsched/cli/progress.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/output_file.hpp>
+#include <hetsched/sim/application_work.hpp>
 #include <hetsched/sim/replay_input.hpp>
 #include <hetsched/sim/report.hpp>
 
@@ -18,7 +20,7 @@ int main(int argc, char** argv) {
     sim::ReplayOptions opt;
     sim::JobOptions jobs_opt;
     cli::Verbosity verbosity;
-    std::string trace, cluster, throughputs, policies = "fft", catalog = "default", jobs_out, rounds_out, output;
+    std::string trace, cluster, throughputs, app_work, policies = "fft", catalog = "default", jobs_out, rounds_out, output;
     std::string format = "yaml";
     int gpus_per_node = 8, threads = 2;
     bool no_timings = false;
@@ -35,14 +37,20 @@ int main(int argc, char** argv) {
          "See replay(1) and hetsched-formats(5)."},
         verbosity);
     const char* i = "Inputs";
-    app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,...,model,...] or "
-                                      "Gavel's tab-separated trace (required)")->group(i)->type_name("FILE");
+    app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,...,model,...], "
+                                      "Gavel's tab-separated trace, or a Sia/Pollux workload CSV (required)")
+        ->group(i)->type_name("FILE");
     app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,... "
                                           "(required)")->group(i);
     app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand")
         ->group(i)->check(cli::integer_in(1, 1024))->capture_default_str();
     app->add_option("--throughputs", throughputs, "Throughputs: CSV model,gpu,throughput[,num_gpus], Gavel's "
-                                                  "flattened CSV, or Gavel's JSON (required)")->group(i)->type_name("FILE");
+                                                  "flattened CSV, Gavel's JSON, or fitthroughput's model document (required)")
+        ->group(i)->type_name("FILE");
+    app->add_option("--app-work", app_work, "Work of a Sia/Pollux workload's applications: CSV application,"
+                                            "samples_per_epoch,epochs (added to Sia's six)")->group(i)->type_name("FILE");
+    app->add_flag("--skip-unknown-models", jobs_opt.skip_unknown_models,
+                  "Leave out (and count) jobs whose model the throughput table lacks, instead of stopping")->group(i);
     app->add_option("--reference-gpu", jobs_opt.reference_gpu, "The type a trace's duration_s was measured on "
                                                                "(default: the cluster's first type)")->group(i)->type_name("GPU");
     app->add_option("--checkpoint-gib", jobs_opt.checkpoint_gib, "Checkpoint of a job whose model memest does not know")
@@ -77,17 +85,23 @@ int main(int argc, char** argv) {
                                          ? sim::cluster_from_yaml(io::read_input(cluster), cat)
                                          : sim::cluster_from_shorthand(cluster, gpus_per_node, cat);
         const sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
+        if (!app_work.empty()) jobs_opt.applications = sim::read_application_work(io::read_input(app_work), jobs_opt.applications);
         const io::TextInput trace_text = io::read_input(trace);
-        long skipped = 0;
+        sim::Skipped skipped;
         const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, skipped, trace_text.name);
-        if (skipped > 0 && !verbosity.quiet)
-            std::cerr << "replay: jobs left out: " << skipped << " (more GPUs than any type that can run them has)\n";
-        cli::Progress progress("replay: rounds", 0, cli::progress_wanted(verbosity.quiet) && kinds.size() == 1);
-        const auto results = sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double, long) {
-            progress.update(rounds);
+        if (!verbosity.quiet) {
+            if (skipped.too_big > 0)
+                std::cerr << "replay: jobs left out: " << skipped.too_big << " (more GPUs than any type that can run them has)\n";
+            if (skipped.unknown_model > 0)
+                std::cerr << "replay: jobs left out: " << skipped.unknown_model << " (model not in the throughput table)\n";
+        }
+        const long total = static_cast<long>(jobs.size() * kinds.size());
+        cli::Progress progress("replay: jobs finished", total, cli::progress_wanted(verbosity.quiet));
+        const auto results = sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double time_s, long finished) {
+            progress.update(finished, std::to_string(rounds) + " rounds, " + io::format_number(time_s / 86400, 3) + " days simulated");
         });
         progress.finish();
-        const sim::ReportOptions ro{!no_timings, skipped, c};
+        const sim::ReportOptions ro{!no_timings, skipped.total(), c};
         io::write_output(output, format == "csv" ? sim::summary_csv(results, ro) : sim::summary_yaml(results, ro));
         if (!jobs_out.empty()) io::write_output(jobs_out, sim::jobs_csv(results));
         if (!rounds_out.empty()) io::write_output(rounds_out, sim::rounds_csv(results, c));

@@ -12,17 +12,27 @@ Progress::Progress(std::string label, long total, bool enabled)
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(long done) {
+void Progress::update(long done, const std::string& detail) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
     if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     drawn_ = true;
-    if (total_ > 0)
-        std::fprintf(stderr, "\r%s: %ld/%ld (%.0f%%)\x1b[K", label_.c_str(), done, total_,
-                     100.0 * static_cast<double>(done) / static_cast<double>(total_));
-    else
-        std::fprintf(stderr, "\r%s: %ld\x1b[K", label_.c_str(), done);
+    const char* sep = detail.empty() ? "" : ", ";
+    if (total_ > 0) {
+        std::string eta;
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        if (done > 0 && done < total_) {
+            const long left = static_cast<long>(elapsed * static_cast<double>(total_ - done) / static_cast<double>(done));
+            char buf[48];
+            std::snprintf(buf, sizeof buf, ", about %ld:%02ld:%02ld left", left / 3600, left / 60 % 60, left % 60);
+            eta = buf;
+        }
+        std::fprintf(stderr, "\r%s: %ld/%ld (%.0f%%)%s%s%s\x1b[K", label_.c_str(), done, total_,
+                     100.0 * static_cast<double>(done) / static_cast<double>(total_), sep, detail.c_str(), eta.c_str());
+    } else {
+        std::fprintf(stderr, "\r%s: %ld%s%s\x1b[K", label_.c_str(), done, sep, detail.c_str());
+    }
     std::fflush(stderr);
 }
 

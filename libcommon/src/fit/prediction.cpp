@@ -1,5 +1,6 @@
 #include <hetsched/fit/prediction.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <hetsched/fit/model_document.hpp>
@@ -27,6 +28,15 @@ Sample configuration(const GroupFit& f, int gpus, int nodes, double per_gpu_batc
     s.max_per_node = (gpus + nodes - 1) / nodes;
     s.per_gpu_batch = per_gpu_batch;
     return s;
+}
+
+double fitted_throughput(const GroupFit& f, int gpus, int per_node, double global_batch) {
+    const double most = f.range.max_batch > 0 ? f.range.max_batch : 1;
+    const double per_gpu = global_batch > 0 ? global_batch / gpus : most;
+    const double steps = std::max(1.0, std::ceil(per_gpu / most - 1e-9));
+    const int nodes = (gpus + per_node - 1) / per_node;
+    const Sample s = configuration(f, gpus, nodes, per_gpu / steps);
+    return gpus * per_gpu / (steps * step_time(f, s));
 }
 
 std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits) {

@@ -92,7 +92,7 @@ bool is_cluster_file(const std::string& spec) {
 }
 
 std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
-                                  const ReplayCluster& cluster, const JobOptions& o, long& skipped,
+                                  const ReplayCluster& cluster, const JobOptions& o, Skipped& skipped,
                                   const std::string& trace_name) {
     for (const auto& t : cluster.types) {
         bool known = false;
@@ -113,18 +113,23 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
         if (!n.down) installed[static_cast<size_t>(n.type)] += n.gpus;
     std::vector<ReplayJob> out;
-    skipped = 0;
+    skipped = {};
     for (const TraceJob& tj : trace) {
         ReplayJob r;
         r.model = tj.model.empty() ? models[sched::id_hash(tj.id, o.seed) % models.size()] : tj.model;
-        const std::vector<double> row = table.lookup(r.model, tj.num_gpus);
+        const std::vector<double> row = table.lookup(r.model, tj.num_gpus, tj.batch_size);
+        const bool known = std::find(models.begin(), models.end(), r.model) != models.end();
+        if (!known && o.skip_unknown_models) {
+            ++skipped.unknown_model;
+            continue;
+        }
         if (row.empty()) {
-            const bool known = std::find(models.begin(), models.end(), r.model) != models.end();
             const std::string drawn = tj.model.empty() ? " (drawn for it: the trace names none)" : "";
             throw DataError("job '" + tj.id + "' runs model '" + r.model + "'" + drawn +
                                 (known ? ", which the throughput table lists only for more than " +
                                              std::to_string(tj.num_gpus) + " GPUs"
-                                       : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models)),
+                                       : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models) +
+                                             " (--skip-unknown-models leaves such jobs out)"),
                             {trace_name, tj.line, 0});
         }
         sched::Job& j = r.job;
@@ -140,11 +145,19 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             fastest = std::max(fastest, j.throughput[t]);
         }
         if (!fits) {
-            ++skipped;
+            ++skipped.too_big;
             continue;
         }
         const double ref = j.throughput[static_cast<size_t>(reference)];
         j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
+        if (tj.steps <= 0 && tj.duration_s <= 0) {  // a Sia/Pollux job: its application's samples
+            const auto app = o.applications.find(r.model);
+            if (app == o.applications.end())
+                throw DataError("job '" + tj.id + "' runs application '" + r.model +
+                                    "', whose work (samples per epoch, epochs) replay does not know: give it with --app-work",
+                                {trace_name, tj.line, 0});
+            j.work = app->second.samples();
+        }
         j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);  // its bookkeeping is the engine's
         out.push_back(std::move(r));
     }

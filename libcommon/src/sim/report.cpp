@@ -2,7 +2,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
+#include <limits>
+#include <mutex>
 #include <thread>
 
 #include <yaml-cpp/yaml.h>
@@ -56,13 +59,36 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
     std::vector<ReplayResult> out(kinds.size());
     std::vector<std::exception_ptr> errors(kinds.size());
     std::atomic<size_t> next{0};
+    struct Seen {
+        long rounds = 0, finished = 0;
+        double time_s = 0;
+        bool done = false;
+    };
+    std::vector<Seen> seen(kinds.size());
+    std::mutex seen_lock;
+    auto report = [&](size_t k, long rounds, double time_s, long finished, bool done) {
+        if (!progress) return;
+        const std::lock_guard<std::mutex> hold(seen_lock);
+        seen[k] = {rounds, finished, time_s, done};
+        Seen all{0, 0, std::numeric_limits<double>::infinity(), true};
+        for (const Seen& x : seen) {
+            all.rounds += x.rounds;
+            all.finished += x.finished;
+            if (!x.done) all.time_s = std::min(all.time_s, x.time_s);
+        }
+        progress(all.rounds, std::isfinite(all.time_s) ? all.time_s : time_s, all.finished);
+    };
     auto work = [&] {
         for (size_t k; (k = next++) < kinds.size();) {
             try {
                 ReplayOptions mine = o;
                 mine.round.policy = kinds[k];
                 const auto t0 = std::chrono::steady_clock::now();
-                out[k] = replay(jobs, cluster, mine, kinds.size() == 1 ? progress : ReplayProgress{});
+                out[k] = replay(jobs, cluster, mine, [&, k](long rounds, double time_s, long finished) {
+                    report(k, rounds, time_s, finished, false);
+                });
+                report(k, out[k].summary.rounds, out[k].summary.makespan_s,
+                       static_cast<long>(out[k].jobs.size()), true);
                 out[k].summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             } catch (...) {
                 errors[k] = std::current_exception();

@@ -5,6 +5,8 @@
 #include <set>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/fit/model_document.hpp>
+#include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -79,15 +81,40 @@ ThroughputTable from_csv(const io::TextInput& in) {
     return t;
 }
 
+ThroughputTable from_model_document(const io::TextInput& in) {
+    ThroughputTable t;
+    t.fits = fit::read_model_document(in);
+    for (const auto& f : t.fits) type_index(t, f.gpu);
+    return t;
+}
+
+/// A model document: YAML whose first key is `kind: throughput-model`.
+bool model_document_shaped(const std::string& text, size_t first) {
+    static const std::string kind = "kind: throughput-model";
+    return text.compare(first, kind.size(), kind) == 0 || text.find("\nkind: throughput-model") != std::string::npos;
+}
+
 }  // namespace
 
 std::vector<std::string> ThroughputTable::models() const {
     std::set<std::string> m;
     for (const auto& [key, row] : rows) m.insert(key.first);
+    for (const auto& f : fits) m.insert(f.app);
     return {m.begin(), m.end()};
 }
 
-std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus) const {
+std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus, double global_batch) const {
+    if (!fits.empty()) {
+        std::vector<double> row(types.size(), 0);
+        bool any = false;
+        for (const auto& f : fits) {
+            if (f.app != model) continue;
+            const size_t k = static_cast<size_t>(std::find(types.begin(), types.end(), f.gpu) - types.begin());
+            row[k] = fit::fitted_throughput(f, gpus, fit::gpus_per_node(f, gpus_per_node), global_batch);
+            any = true;
+        }
+        return any ? row : std::vector<double>{};
+    }
     auto it = rows.upper_bound({model, gpus});
     if (it == rows.begin()) return {};
     --it;
@@ -101,8 +128,11 @@ std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus) 
 
 ThroughputTable read_throughputs(const io::TextInput& in) {
     const auto first = in.text.find_first_not_of(" \t\r\n");
-    ThroughputTable t = first != std::string::npos && in.text[first] == '{' ? from_gavel_json(in) : from_csv(in);
-    if (t.rows.empty()) throw DataError("the throughput table has no entries", {in.name, 1, 1});
+    ThroughputTable t = first == std::string::npos          ? from_csv(in)
+                        : in.text[first] == '{'             ? from_gavel_json(in)
+                        : model_document_shaped(in.text, first) ? from_model_document(in)
+                                                            : from_csv(in);
+    if (t.rows.empty() && t.fits.empty()) throw DataError("the throughput table has no entries", {in.name, 1, 1});
     for (auto& [key, row] : t.rows) row.resize(t.types.size(), 0);
     return t;
 }

@@ -60,8 +60,29 @@ std::vector<TraceJob> read_gavel(const io::TextInput& in) {
     return out;
 }
 
+/// Sia's and Pollux's workloads: `name,time,application,num_replicas,batch_size`.
+std::vector<TraceJob> read_sia(const io::CsvTable& t) {
+    const int name = t.require("name"), time = t.require("time"), app = t.require("application"),
+              replicas = t.require("num_replicas"), batch = t.require("batch_size");
+    std::vector<TraceJob> out;
+    for (size_t r = 0; r < t.rows(); ++r) {
+        TraceJob j;
+        j.id = t.cell(r, name).text;
+        if (j.id.empty()) throw DataError("expected a job name", t.where(r, name));
+        j.submit_time_s = t.number(r, time, 0, kMaxTime);
+        j.model = t.cell(r, app).text;
+        if (j.model.empty()) throw DataError("expected an application", t.where(r, app));
+        j.num_gpus = static_cast<int>(t.integer(r, replicas, 1, kMaxGpus));
+        j.batch_size = t.positive(r, batch, 1e12);
+        j.line = t.cell(r, name).line;
+        out.push_back(j);
+    }
+    return out;
+}
+
 std::vector<TraceJob> read_csv(const io::TextInput& in) {
     const io::CsvTable t = io::CsvTable::parse(in);
+    if (t.find("application") >= 0 && t.find("num_replicas") >= 0) return read_sia(t);
     const int id = t.require("job_id"), submit = t.require("submit_time_s"), gpus = t.require("num_gpus"),
               duration = t.require("duration_s"), model = t.find("model");
     std::vector<TraceJob> out;

@@ -14,8 +14,9 @@ public:
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
 
-    /// Reports `done` units finished; cheap to call on every step.
-    void update(long done);
+    /// Reports `done` units finished, with `detail` after the count; with a total, the time left is
+    /// estimated from the rate so far. Cheap to call on every step.
+    void update(long done, const std::string& detail = "");
     /// Clears the line.
     void finish();
 
@@ -24,6 +25,7 @@ private:
     long total_;
     bool enabled_;
     bool drawn_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_{};
 };
 

@@ -22,6 +22,13 @@ int gpus_per_node(const GroupFit& fit, int wanted);
 /// A configuration of the fit's app and GPU type: `gpus` GPUs on `nodes` nodes, filled evenly.
 Sample configuration(const GroupFit& fit, int gpus, int nodes, double per_gpu_batch);
 
+/// Samples per second of `global_batch` on `gpus` GPUs of the fit's type, filled onto nodes of
+/// `per_node`. A per-GPU batch above the largest the fit saw is split into that many accumulation
+/// steps (each the fit's step time of the smaller batch, the whole step repeated: an upper bound on
+/// the time, as the gradient exchange is counted each time). global_batch <= 0: the largest per-GPU
+/// batch the fit saw on every GPU.
+double fitted_throughput(const GroupFit& fit, int gpus, int per_node, double global_batch);
+
 struct GridOptions {
     std::vector<int> gpus;         ///< empty: 1, 2, 4, ... up to each fit's largest sample
     std::vector<double> batches;   ///< per-GPU; empty: powers of two within each fit's batch range

@@ -3,11 +3,13 @@
 /// shorthand `V100=16,P100=16,K80=16` with a node size), and the trace's jobs joined with the
 /// throughput table: their model (the trace's, or a seeded draw), throughput per cluster type, work
 /// and checkpoint.
+#include <map>
 #include <string>
 #include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/text_input.hpp>
+#include <hetsched/sim/application_work.hpp>
 #include <hetsched/sim/replay.hpp>
 #include <hetsched/sim/throughput_table.hpp>
 #include <hetsched/sim/trace.hpp>
@@ -29,15 +31,26 @@ struct JobOptions {
     std::string reference_gpu;  ///< the type a trace's duration_s was measured on; empty: the cluster's first
     double checkpoint_gib = 1;  ///< for jobs whose model is not one of memest's presets
     unsigned long seed = 1;     ///< the model draw for jobs without one
+    bool skip_unknown_models = false;  ///< leave out (and count) jobs whose model the table lacks
+    std::map<std::string, ApplicationWork> applications = sia_applications();  ///< work of duration-less jobs
+};
+
+/// Jobs of the trace build_jobs left out, by reason.
+struct Skipped {
+    long too_big = 0;        ///< more GPUs than any type that can run them has
+    long unknown_model = 0;  ///< model not in the throughput table (with skip_unknown_models)
+    long total() const { return too_big + unknown_model; }
 };
 
 /// The engine's jobs. A job without a model gets one of the table's models by a seeded hash of its id;
 /// its work is its steps, or duration_s × its throughput on the reference type (on its fastest type
-/// when it cannot run on the reference). Jobs no cluster type can hold (more GPUs than any type with a
-/// throughput for it has) are left out and counted in `skipped`. DataError (65) naming the job for a
-/// model missing from the table; UsageError (64) for a reference or cluster type the table lacks.
+/// when it cannot run on the reference), or for a Sia/Pollux job (no duration) its application's
+/// samples. Jobs no cluster type can hold (more GPUs than any type with a throughput for it has) are
+/// left out and counted. DataError (65) naming the job for a model missing from the table (unless
+/// skip_unknown_models) or an application of unknown work; UsageError (64) for a reference or
+/// cluster type the table lacks.
 std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
-                                  const ReplayCluster& cluster, const JobOptions& o, long& skipped,
+                                  const ReplayCluster& cluster, const JobOptions& o, Skipped& skipped,
                                   const std::string& trace_name = "");
 
 }  // namespace hetsched::sim

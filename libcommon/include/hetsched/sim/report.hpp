@@ -10,7 +10,8 @@
 namespace hetsched::sim {
 
 /// Runs `jobs` once per policy of `kinds` (each with `o`'s parameters), `threads` at a time. Results
-/// follow `kinds`; `progress` is called only when there is one policy.
+/// follow `kinds`. `progress` gets the sums over the policies (rounds, jobs finished) and the least
+/// simulated time among those still running, one call at a time.
 std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster,
                                      const ReplayOptions& o, const std::vector<sched::PolicyKind>& kinds, int threads,
                                      const ReplayProgress& progress = {});

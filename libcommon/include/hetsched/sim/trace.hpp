@@ -1,8 +1,10 @@
 #pragma once
 /// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,gpu_type_hint,model,
-/// user,status]`, as the samples of real traces in the shared data), and Gavel's tab-separated trace
-/// (job type, command, working directory, num-steps argument, needs-data-dir, total steps, scale factor,
-/// priority weight, SLO, arrival time), told apart by their shape.
+/// user,status]`, as the samples of real traces in the shared data), Gavel's tab-separated trace (job
+/// type, command, working directory, num-steps argument, needs-data-dir, total steps, scale factor,
+/// priority weight, SLO, arrival time) and the Sia/Pollux workload CSV (`name,time,application,
+/// num_replicas,batch_size`: no duration, a job trains until its application's work is done), told
+/// apart by their shape.
 #include <string>
 #include <vector>
 
@@ -11,7 +13,7 @@
 namespace hetsched::sim {
 
 /// One job of a trace. A job knows its run time on the reference GPU (our CSV) or its total steps
-/// (Gavel's trace); the other is 0.
+/// (Gavel's trace); a Sia/Pollux job knows neither (both 0) but its global batch.
 struct TraceJob {
     std::string id;
     double submit_time_s = 0;
@@ -20,6 +22,7 @@ struct TraceJob {
     double steps = 0;       ///< total work in the throughput table's unit
     std::string model;      ///< empty: assigned by the seeded rule
     double priority_weight = 1;
+    double batch_size = 0;  ///< global batch in samples (Sia/Pollux workloads); 0: not given
     int line = 0;           ///< where it was read, for later errors
 };
 
