@@ -23,6 +23,8 @@ complete -c replay -l seed -x -d 'Seed of the drawn choices (fifo and gavel-agno
 complete -c replay -l gavel-reset-s -x -d 'gavel: least time between two allocations, seconds'
 complete -c replay -l tiresias-queues-s -x -d 'tiresias: attained-service limits of the queues but the last, GPU-seconds, increasing'
 complete -c replay -l tiresias-starvation -x -d 'tiresias: promote a job waiting this many times its run time (0: never)'
+complete -c replay -l sia-p -x -d 'sia: power of the normalised goodput (negative: the program minimises)'
+complete -c replay -l sia-lambda-n -x -d 'sia: cost of a job left without GPUs'
 complete -c replay -s o -l output -r -F -d 'Write the summary to FILE atomically instead of stdout'
 complete -c replay -l format -x -a 'yaml csv' -d 'yaml (a summary document per policy) or csv (one row per policy)'
 complete -c replay -l jobs-out -r -F -d 'Per-job CSV (one row per job and policy)'

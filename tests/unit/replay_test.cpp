@@ -130,7 +130,7 @@ TEST_CASE("A trace job that only down nodes could hold is left out, not waited f
     trace[1].num_gpus = 8;
     trace[1].duration_s = 10;
     trace[1].model = "m";
-    Skipped skipped;
+    JobCounts skipped;
     const auto jobs = build_jobs(trace, table, c, {}, skipped);
     CHECK(skipped.too_big == 1);
     REQUIRE(jobs.size() == 1);
@@ -167,7 +167,7 @@ TEST_CASE("A Sia/Pollux workload: jobs train their application's samples at the 
     two.nodes[0].gpus = 2;
     JobOptions o;
     o.applications = {{"bert", {1000, 2}}};
-    Skipped skipped;
+    JobCounts skipped;
     // yolov3 has no fit: an error naming the job, unless such jobs are to be left out.
     CHECK_THROWS_WITH(build_jobs(trace, table, two, o, skipped), Catch::Contains("yolo-1") && Catch::Contains("yolov3"));
     o.skip_unknown_models = true;

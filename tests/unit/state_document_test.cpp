@@ -104,3 +104,30 @@ TEST_CASE("Two spellings of one catalog type are one type, in either order", "[s
         CHECK(doc.state.nodes[0].type == doc.state.nodes[1].type);
     }
 }
+
+TEST_CASE("An elastic job's scales read, resize under sia, and read back at its new size", "[state]") {
+    const std::string text = "kind: cluster-state\nversion: 1\ntime_s: 0\nround_length_s: 60\n"
+                             "gpu_types: [{name: A}]\nnodes: [{name: n1, gpu: A, gpus: 2}]\n"
+                             "jobs:\n  - {id: x, submit_time_s: 0, num_gpus: 1, work: 1000,\n"
+                             "     scales: [{gpus: 1, throughput: {A: 10}}, {gpus: 2, throughput: {A: 18}}]}\n"
+                             "  - {id: y, submit_time_s: 0, num_gpus: 1, work: 1000, throughput: {A: 10}}\n";
+    const StateDocument doc = read_state({"s.yaml", text}, default_catalog());
+    REQUIRE(doc.state.jobs[0].elastic());
+    CHECK(doc.state.jobs[0].throughput == std::vector<double>{10});  // from its scale of 1 GPU
+    RoundOptions o;
+    o.policy = PolicyKind::sia;
+    const RoundResult r = run_round(doc.state, o);
+    const StateDocument back = read_state({"next.yaml", write_state(doc, r, false)}, default_catalog());
+    // x alone on both GPUs costs 1.8^-0.5 + 1.1 (y waits) = 1.845 < 2 for one GPU each.
+    CHECK(back.state.jobs[0].num_gpus == 2);
+    CHECK(back.state.jobs[0].throughput == std::vector<double>{18});
+    CHECK(back.state.jobs[0].placement.gpus() == 2);
+    CHECK_FALSE(back.state.jobs[1].placement.running());
+
+    std::string bad = text;
+    bad.replace(bad.find("num_gpus: 1"), 11, "num_gpus: 4");
+    CHECK_THROWS_WITH(read_state({"s.yaml", bad}, default_catalog()), Catch::Contains("not one of its scales"));
+    bad = text;
+    bad.replace(bad.find("{gpus: 2,"), 9, "{gpus: 1,");
+    CHECK_THROWS_WITH(read_state({"s.yaml", bad}, default_catalog()), Catch::Contains("ascending"));
+}

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     cli::add_catalog_option(*app, catalog)->group(i);
     const char* p = "Policies";
     app->add_option("--policy", policies, "Policies to replay, comma-separated (fft, gavel, gavel-agnostic, tiresias, "
-                                          "srtf, fifo, opportunistic, allox, has)")->group(p)->capture_default_str();
+                                          "srtf, fifo, opportunistic, allox, has, sia)")->group(p)->capture_default_str();
     app->add_option("--round-length-s", opt.round_length_s, "Time between two decisions, seconds")
         ->group(p)->check(cli::positive(1e7))->capture_default_str();
     app->add_flag("--reschedule-on-events", opt.reschedule_on_events, "Decide again as soon as a job finishes")->group(p);
@@ -87,13 +87,16 @@ int main(int argc, char** argv) {
         const sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
         if (!app_work.empty()) jobs_opt.applications = sim::read_application_work(io::read_input(app_work), jobs_opt.applications);
         const io::TextInput trace_text = io::read_input(trace);
-        sim::Skipped skipped;
-        const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, skipped, trace_text.name);
+        sim::JobCounts counts;
+        const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, counts, trace_text.name);
         if (!verbosity.quiet) {
-            if (skipped.too_big > 0)
-                std::cerr << "replay: jobs left out: " << skipped.too_big << " (more GPUs than any type that can run them has)\n";
-            if (skipped.unknown_model > 0)
-                std::cerr << "replay: jobs left out: " << skipped.unknown_model << " (model not in the throughput table)\n";
+            if (counts.too_big > 0)
+                std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has)\n";
+            if (counts.unknown_model > 0)
+                std::cerr << "replay: jobs left out: " << counts.unknown_model << " (model not in the throughput table)\n";
+            if (counts.extrapolated > 0)
+                std::cerr << "replay: warning: " << counts.extrapolated
+                          << " jobs ask for more GPUs than their fit saw on some type: their throughput there is extrapolated\n";
         }
         const long total = static_cast<long>(jobs.size() * kinds.size());
         cli::Progress progress("replay: jobs finished", total, cli::progress_wanted(verbosity.quiet));
@@ -101,7 +104,7 @@ int main(int argc, char** argv) {
             progress.update(finished, std::to_string(rounds) + " rounds, " + io::format_number(time_s / 86400, 3) + " days simulated");
         });
         progress.finish();
-        const sim::ReportOptions ro{!no_timings, skipped.total(), c};
+        const sim::ReportOptions ro{!no_timings, counts.skipped(), c};
         io::write_output(output, format == "csv" ? sim::summary_csv(results, ro) : sim::summary_yaml(results, ro));
         if (!jobs_out.empty()) io::write_output(jobs_out, sim::jobs_csv(results));
         if (!rounds_out.empty()) io::write_output(rounds_out, sim::rounds_csv(results, c));

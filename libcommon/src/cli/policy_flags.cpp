@@ -26,6 +26,10 @@ void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) 
     app.add_option("--tiresias-starvation", o.tiresias_starvation,
                    "tiresias: promote a job waiting this many times its run time (0: never)")
         ->group(group)->check(number_in(0, 1e6))->capture_default_str();
+    app.add_option("--sia-p", o.sia_p, "sia: power of the normalised goodput (negative: the program minimises)")
+        ->group(group)->check(number_in(-10, 10))->capture_default_str();
+    app.add_option("--sia-lambda-n", o.sia_lambda_n, "sia: cost of a job left without GPUs")
+        ->group(group)->check(number_in(-1e6, 1e6))->capture_default_str();
 }
 
 void check_policy_flags(const CLI::App& app, const sched::RoundOptions& o) {
@@ -33,6 +37,7 @@ void check_policy_flags(const CLI::App& app, const sched::RoundOptions& o) {
     if (!std::is_sorted(q.begin(), q.end()) || std::adjacent_find(q.begin(), q.end()) != q.end())
         throw UsageError("--tiresias-queues-s: expected increasing limits, got '" +
                          CLI::detail::join(app.get_option("--tiresias-queues-s")->results(), ",") + "'");
+    if (o.sia_p == 0) throw UsageError("--sia-p: expected a non-zero power (Sia's program is undefined at 0)");
 }
 
 }  // namespace hetsched::cli

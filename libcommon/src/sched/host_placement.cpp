@@ -64,7 +64,8 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Placement& was = s.jobs[k].placement;
         if (type[k] < 0) continue;
-        if (was.running() && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was)) {
+        if (was.running() && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was) &&
+            was.gpus() == s.jobs[k].num_gpus) {  // an elastic job resized this round is placed afresh
             out[k] = was;
             adjust(by[static_cast<size_t>(type[k])], was, -1);
             kept.push_back(k);

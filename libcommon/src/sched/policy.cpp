@@ -13,7 +13,8 @@ const std::vector<std::pair<PolicyKind, std::string>>& names() {
     static const std::vector<std::pair<PolicyKind, std::string>> n = {
         {PolicyKind::fft, "fft"},       {PolicyKind::gavel, "gavel"}, {PolicyKind::gavel_agnostic, "gavel-agnostic"},
         {PolicyKind::tiresias, "tiresias"}, {PolicyKind::srtf, "srtf"},  {PolicyKind::fifo, "fifo"},
-        {PolicyKind::opportunistic, "opportunistic"}, {PolicyKind::allox, "allox"}, {PolicyKind::has, "has"}};
+        {PolicyKind::opportunistic, "opportunistic"}, {PolicyKind::allox, "allox"}, {PolicyKind::has, "has"},
+        {PolicyKind::sia, "sia"}};
     return n;
 }
 

@@ -1,12 +1,15 @@
 #include <hetsched/sched/round.hpp>
 
+#include <algorithm>
 #include <chrono>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/fft_policy.hpp>
 #include <hetsched/sched/gavel_policy.hpp>
 #include <hetsched/sched/queue_policies.hpp>
+#include <hetsched/sched/sia_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
 #include <hetsched/sched/host_placement.hpp>
 
@@ -37,9 +40,24 @@ TypeDecision decide(ClusterState& s, const RoundOptions& o) {
     case PolicyKind::opportunistic: d = opportunistic_decide(s, o); break;
     case PolicyKind::allox: d = allox_decide(s, o); break;
     case PolicyKind::has: d = has_decide(s, o); break;
+    case PolicyKind::sia: d = sia_decide(s, o); break;
     }
     d.policy = policy_name(o.policy);
     return d;
+}
+
+/// An elastic policy's sizes: each resized job takes the chosen scale's GPU count and throughputs.
+void resize(ClusterState& s, const TypeDecision& d) {
+    if (d.gpus.empty()) return;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        Job& j = s.jobs[k];
+        if (d.type[k] < 0 || d.gpus[k] == j.num_gpus) continue;
+        const auto sc = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == d.gpus[k]; });
+        if (sc == j.scales.end())
+            throw Error(Exit::internal, "job '" + j.id + "' was given " + std::to_string(d.gpus[k]) + " GPUs, not one of its sizes");
+        j.num_gpus = sc->gpus;
+        j.throughput = sc->throughput;
+    }
 }
 
 ActionKind action_for(const Placement& was, const Placement& now) {
@@ -67,6 +85,7 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     ClusterState& s = r.state;
     credit_service(s);
     r.decision = decide(s, o);
+    resize(s, r.decision);
     const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o);
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         Job& j = s.jobs[k];

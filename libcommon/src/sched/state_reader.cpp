@@ -169,7 +169,7 @@ private:
                     throw DataError("'done' is " + done.Scalar() + ", more than the job's work " + io::format_number(j.work),
                                     doc_.where(done));
             j.done = number(item, "done", 0, j.work, false, 0);
-            j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
+            read_scales(item, j);
             read_memory(item, j);
             j.priority_weight = number(item, "priority_weight", 1e-6, 1e6, false, 1);
             if (YAML::Node p = io::optional_child(doc_, item, "parallelism"); p.IsDefined()) {
@@ -183,6 +183,34 @@ private:
             read_book(item, j);
             s_.jobs.push_back(std::move(j));
         }
+    }
+
+    /// The job's throughput, and an elastic job's sizes (`scales:`, ascending GPU counts, one of them
+    /// num_gpus, whose throughput the job has unless it gives its own).
+    void read_scales(const YAML::Node& item, Job& j) {
+        const YAML::Node scales = io::optional_child(doc_, item, "scales");
+        const YAML::Node own = io::optional_child(doc_, item, "throughput");
+        if (!scales.IsDefined()) {
+            j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
+            return;
+        }
+        if (!scales.IsSequence() || scales.size() == 0)
+            throw DataError("expected a list of {gpus, throughput} under 'scales'", doc_.where(scales));
+        for (const auto& sc : scales) {
+            Scale x;
+            x.gpus = static_cast<int>(io::yaml_integer(doc_, io::required_child(doc_, sc, "gpus"), "scales.gpus", 1, lim::gpus));
+            if (!j.scales.empty() && x.gpus <= j.scales.back().gpus)
+                throw DataError("expected the scales in ascending GPU counts, each once; " + std::to_string(x.gpus) +
+                                    " comes after " + std::to_string(j.scales.back().gpus),
+                                doc_.where(sc));
+            x.throughput = per_type(io::required_child(doc_, sc, "throughput"), "scales.throughput", 0, lim::throughput);
+            j.scales.push_back(std::move(x));
+        }
+        const auto at = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == j.num_gpus; });
+        if (at == j.scales.end())
+            throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, which is not one of its scales",
+                            doc_.where(scales));
+        j.throughput = own.IsDefined() ? per_type(own, "throughput", 1e-12, lim::throughput) : at->throughput;
     }
 
     void read_memory(const YAML::Node& item, Job& j) {

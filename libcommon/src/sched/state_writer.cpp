@@ -36,6 +36,10 @@ void set_or_drop(YAML::Node job, const char* key, bool keep, const YAML::Node& v
 
 void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
     const JobBook& b = j.book;
+    if (j.elastic()) {  // its size is the round's to change
+        node["num_gpus"] = j.num_gpus;
+        node["throughput"] = per_type(s, j.throughput);
+    }
     set_or_drop(node, "placement", j.placement.running(), j.placement.running() ? placement_node(s, j.placement) : YAML::Node());
     node["rho"] = num(b.rho);
     set_or_drop(node, "tau_s", b.tau_s >= 0, num(b.tau_s));

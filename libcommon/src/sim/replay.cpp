@@ -105,6 +105,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             const double finish = t + lost + j.remaining() / rate;
             const double held_until = std::min(finish, end);
             r.run_s += held_until - t;
+            r.gpu_s += (held_until - t) * j.num_gpus;
             rec.busy_gpu_s += (held_until - t) * j.num_gpus;
             if (finish <= end + 1e-9 * std::max(1.0, end)) {
                 j.done = j.work;

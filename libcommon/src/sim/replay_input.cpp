@@ -92,7 +92,7 @@ bool is_cluster_file(const std::string& spec) {
 }
 
 std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
-                                  const ReplayCluster& cluster, const JobOptions& o, Skipped& skipped,
+                                  const ReplayCluster& cluster, const JobOptions& o, JobCounts& counts,
                                   const std::string& trace_name) {
     for (const auto& t : cluster.types) {
         bool known = false;
@@ -109,18 +109,20 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         if (reference < 0) throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the cluster");
     }
     const std::vector<std::string> models = table.models();
+    std::vector<std::string> type_names;
+    for (const auto& t : cluster.types) type_names.push_back(t.name);
     std::vector<int> installed(cluster.types.size(), 0);
     for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
         if (!n.down) installed[static_cast<size_t>(n.type)] += n.gpus;
     std::vector<ReplayJob> out;
-    skipped = {};
+    counts = {};
     for (const TraceJob& tj : trace) {
         ReplayJob r;
         r.model = tj.model.empty() ? models[sched::id_hash(tj.id, o.seed) % models.size()] : tj.model;
         const std::vector<double> row = table.lookup(r.model, tj.num_gpus, tj.batch_size);
         const bool known = std::find(models.begin(), models.end(), r.model) != models.end();
         if (!known && o.skip_unknown_models) {
-            ++skipped.unknown_model;
+            ++counts.unknown_model;
             continue;
         }
         if (row.empty()) {
@@ -145,7 +147,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             fastest = std::max(fastest, j.throughput[t]);
         }
         if (!fits) {
-            ++skipped.too_big;
+            ++counts.too_big;
             continue;
         }
         const double ref = j.throughput[static_cast<size_t>(reference)];
@@ -158,6 +160,10 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
                                 {trace_name, tj.line, 0});
             j.work = app->second.samples();
         }
+        if (table.extrapolates(r.model, tj.num_gpus, type_names)) ++counts.extrapolated;
+        if (tj.batch_size > 0 && !table.fits.empty())
+            for (const auto& sz : table.sizes(r.model, tj.num_gpus, tj.batch_size))
+                j.scales.push_back({sz.gpus, per_cluster_type(table, sz.throughput, cluster)});
         j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);  // its bookkeeping is the engine's
         out.push_back(std::move(r));
     }

@@ -37,6 +37,11 @@ struct Placement {
     std::vector<NodeShare> shares;  ///< sorted by node index
 
     bool running() const { return type >= 0; }
+    int gpus() const {
+        int n = 0;
+        for (const auto& sh : shares) n += sh.gpus;
+        return n;
+    }
     bool operator==(const Placement& o) const { return type == o.type && shares == o.shares; }
     bool operator!=(const Placement& o) const { return !(*this == o); }
 };
@@ -69,6 +74,12 @@ struct JobBook {
     double tiresias_since_s = -1;
 };
 
+/// One size an elastic job may run at: its GPU count and work units per second on each type there.
+struct Scale {
+    int gpus = 1;
+    std::vector<double> throughput;  ///< indexed like the types; 0 = not on that type at this size
+};
+
 /// One active job.
 struct Job {
     std::string id;
@@ -82,10 +93,15 @@ struct Job {
     double checkpoint_gib = 0;  ///< state moved on a migration
     double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)
     Parallelism parallelism = Parallelism::data;
+    /// Elastic jobs: the sizes an elastic policy (sia) may give it, ascending; empty = rigid. Every
+    /// policy runs the job at num_gpus with `throughput`; an elastic one may resize it, and the round
+    /// then sets both from the chosen scale.
+    std::vector<Scale> scales;
     Placement placement;
     JobBook book;
 
     double remaining() const { return work > done ? work - done : 0; }
+    bool elastic() const { return !scales.empty(); }
 };
 
 /// The whole cluster at one instant.

@@ -11,7 +11,7 @@
 namespace hetsched::sched {
 
 /// Which policy decides the round.
-enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has };
+enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has, sia };
 PolicyKind parse_policy(const std::string& name);  ///< UsageError with close names otherwise
 /// "fft,gavel,...": each parsed, none twice; UsageError otherwise.
 std::vector<PolicyKind> parse_policy_list(const std::string& names);
@@ -33,6 +33,8 @@ struct RoundOptions {
     std::vector<double> tiresias_queues_s{3250, 7200};
     double tiresias_starvation = 0;    ///< Tiresias: promote when waiting ≥ this × run time (0: off)
     unsigned long seed = 1;            ///< seeded choices (type orders, Tiresias' type per job)
+    double sia_p = -0.5;               ///< Sia: power of the normalised goodput (its simulator's run script)
+    double sia_lambda_n = 1.1;         ///< Sia: cost of leaving a job without GPUs (p < 0; reward when p > 0)
 };
 
 /// FFT's cost of one job on one type, by term (all in rounds; see schedround(1)).
@@ -49,6 +51,7 @@ struct CostTerms {
 struct TypeDecision {
     std::string policy;     ///< the policy's name
     std::vector<int> type;  ///< per job, -1 = does not run this round
+    std::vector<int> gpus;  ///< per job, its size this round (elastic policies); empty: each keeps num_gpus
     SolveStats stats;
     long min_busy = 0;      ///< K
     std::vector<std::vector<CostTerms>> explain;  ///< per job, per usable type (with --explain)

@@ -16,15 +16,16 @@ struct JobResult {
     double start_time_s = -1;   ///< first start
     double finish_time_s = 0;
     double run_s = 0;           ///< time holding GPUs (migration time included)
+    double gpu_s = 0;           ///< GPUs × seconds held (an elastic job's size may change)
     double isolated_s = 0;      ///< JCT with a fair share of the cluster (see ftf)
     long migrations = 0;
-    int num_gpus = 1;
+    int num_gpus = 1;           ///< as the trace asked (an elastic job may run at other sizes)
     double work = 0;
     double jct_s() const { return finish_time_s - submit_time_s; }
     double queue_s() const { return jct_s() - run_s; }
     double starvation_s() const { return start_time_s - submit_time_s; }  ///< submission to first start (FFT)
     double ftf() const { return jct_s() / isolated_s; }
-    double gpu_time_s() const { return run_s * num_gpus; }
+    double gpu_time_s() const { return gpu_s; }
 };
 
 /// One decision and the interval after it.

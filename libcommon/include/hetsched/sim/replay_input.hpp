@@ -35,14 +35,17 @@ struct JobOptions {
     std::map<std::string, ApplicationWork> applications = sia_applications();  ///< work of duration-less jobs
 };
 
-/// Jobs of the trace build_jobs left out, by reason.
-struct Skipped {
-    long too_big = 0;        ///< more GPUs than any type that can run them has
-    long unknown_model = 0;  ///< model not in the throughput table (with skip_unknown_models)
-    long total() const { return too_big + unknown_model; }
+/// What build_jobs did not take as given: jobs left out, by reason, and jobs whose throughput a fit
+/// predicts past the sizes it saw.
+struct JobCounts {
+    long too_big = 0;        ///< left out: more GPUs than any type that can run them has
+    long unknown_model = 0;  ///< left out: model not in the throughput table (with skip_unknown_models)
+    long extrapolated = 0;   ///< kept: asking for more GPUs than some type's fit saw
+    long skipped() const { return too_big + unknown_model; }
 };
 
-/// The engine's jobs. A job without a model gets one of the table's models by a seeded hash of its id;
+/// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
+/// fits: its scales are ThroughputTable::sizes on the cluster's types. A job without a model gets one of the table's models by a seeded hash of its id;
 /// its work is its steps, or duration_s × its throughput on the reference type (on its fastest type
 /// when it cannot run on the reference), or for a Sia/Pollux job (no duration) its application's
 /// samples. Jobs no cluster type can hold (more GPUs than any type with a throughput for it has) are
@@ -50,7 +53,7 @@ struct Skipped {
 /// skip_unknown_models) or an application of unknown work; UsageError (64) for a reference or
 /// cluster type the table lacks.
 std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,
-                                  const ReplayCluster& cluster, const JobOptions& o, Skipped& skipped,
+                                  const ReplayCluster& cluster, const JobOptions& o, JobCounts& counts,
                                   const std::string& trace_name = "");
 
 }  // namespace hetsched::sim

@@ -1,0 +1,39 @@
+#pragma once
+/// Sia (Jayaram Subramanya et al., SOSP'23), as its public simulator's policy runs it: one 0-1 program a
+/// round over (job, configuration), a configuration being a GPU type and a size. An elastic job
+/// (Job::scales) may take any of its scales on any type that runs it there; a rigid one only its
+/// num_gpus. Each job's goodputs are normalised by its least (elastic: the smallest over all its
+/// configurations; rigid: per type, so that the slowest type counts num_gpus), multiplied by the
+/// restart factor r on every configuration but the one it holds (r = max(age − restarts·P, 0) / (age + P),
+/// 1 while age < P, P the job's migration time, restarts its moves so far), and raised to the power p.
+/// With p < 0 the program minimises Σ (r·G)^p + λ_n · (jobs left without GPUs); with p > 0 it maximises
+/// Σ (r·G)^p − λ_n · (jobs left out). Values are capped at 3000, as Sia's are. Each job takes at most one
+/// configuration and each type's GPUs on up nodes bound the sizes it holds. Goodput here is the
+/// throughput (no statistical-efficiency model: fitthroughput's effective progress with ψ = 1).
+#include <hetsched/sched/mip.hpp>
+#include <hetsched/sched/policy.hpp>
+
+namespace hetsched::sched {
+
+/// One configuration a job may take: a type and a size (its num_gpus for a rigid job).
+struct SiaOption {
+    size_t job = 0;
+    int type = 0;
+    int gpus = 1;
+    double value = 0;  ///< (r·G)^p, capped
+};
+
+/// The round's program: its options (columns, in order) and the Mip (rows: one per job with an
+/// option, then one per type). Unfinished jobs only.
+struct SiaProgram {
+    std::vector<SiaOption> options;
+    Mip mip;
+};
+SiaProgram sia_program(const ClusterState& s, const RoundOptions& o);
+
+/// The round's types and sizes by Sia's program, solved by CBC (as Sia does) within o.time_limit_s.
+/// TryLater (75) when the limit comes first unless o.accept_unproven (then: the best found, or the
+/// jobs holding on where they run).
+TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o);
+
+}  // namespace hetsched::sched
