@@ -12,7 +12,7 @@ complete -c replay -l skip-unknown-models -d 'Leave out (and count) jobs whose m
 complete -c replay -l reference-gpu -x -a '(replay --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'The type a traces duration_s was measured on (default: the clusters first type)'
 complete -c replay -l checkpoint-gib -x -d 'Checkpoint of a job whose model memest does not know'
 complete -c replay -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: default, juchi, sia, or a YAML/CSV file'
-complete -c replay -l policy -x -d 'Policies to replay, comma-separated (fft, gavel, gavel-agnostic, tiresias, srtf, fifo, opportunistic, allox, has)'
+complete -c replay -l policy -x -d 'Policies to replay, comma-separated (fft, gavel, gavel-agnostic, tiresias, srtf, fifo, opportunistic, allox, has, sia, iceshare)'
 complete -c replay -l round-length-s -x -d 'Time between two decisions, seconds'
 complete -c replay -l reschedule-on-events -d 'Decide again as soon as a job finishes'
 complete -c replay -l migration-gb-s -x -d 'Checkpoint transfer speed of a migration, GB/s'

@@ -4,7 +4,7 @@ complete -c schedround -s V -l version -d 'Display program version information a
 complete -c schedround -s q -l quiet -d 'No progress or summary on stderr'
 complete -c schedround -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c schedround -s o -l output -r -F -d 'Write the result to FILE atomically instead of stdout'
-complete -c schedround -l policy -x -a 'fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia' -d 'Scheduling policy'
+complete -c schedround -l policy -x -a 'fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia iceshare' -d 'Scheduling policy'
 complete -c schedround -l migration-gb-s -x -d 'Checkpoint transfer speed of a migration, GB/s'
 complete -c schedround -l migration-restart-s -x -d 'Stop and restart time of a migration, seconds'
 complete -c schedround -l exact -d 'fft: hand the plain program to GLPKs MIP solver (for checking; slower)'

@@ -72,7 +72,7 @@ expect_some "fitthroughput --gpu " T4 V100-SXM2-32GB
 expect_some "fitthroughput --params tests/data/fi" tests/data/fit
 
 expect_some "schedround " --policy --state --format --actions --explain --exact examples
-expect_exactly "schedround --policy " fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia
+expect_exactly "schedround --policy " fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia iceshare
 expect_exactly "schedround --policy ga" gavel gavel-agnostic
 expect_exactly "schedround --format " state actions
 expect_some "schedround --catalog " default juchi sia

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     cli::add_catalog_option(*app, catalog)->group(i);
     const char* p = "Policies";
     app->add_option("--policy", policies, "Policies to replay, comma-separated (fft, gavel, gavel-agnostic, tiresias, "
-                                          "srtf, fifo, opportunistic, allox, has, sia)")->group(p)->capture_default_str();
+                                          "srtf, fifo, opportunistic, allox, has, sia, iceshare)")->group(p)->capture_default_str();
     app->add_option("--round-length-s", opt.round_length_s, "Time between two decisions, seconds")
         ->group(p)->check(cli::positive(1e7))->capture_default_str();
     app->add_flag("--reschedule-on-events", opt.reschedule_on_events, "Decide again as soon as a job finishes")->group(p);

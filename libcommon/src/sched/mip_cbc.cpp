@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 #include <coin/Cbc_C_Interface.h>
 
@@ -18,6 +19,10 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
         out.status = MipStatus::optimal;
         return out;
     }
+    // CBC keeps state shared between models: two solves at once in replay's policy threads end
+    // without an answer. One at a time.
+    static std::mutex one_at_a_time;
+    const std::lock_guard<std::mutex> hold(one_at_a_time);
     std::unique_ptr<Cbc_Model, void (*)(Cbc_Model*)> model(Cbc_newModel(), Cbc_deleteModel);
     std::vector<CoinBigIndex> start{0};
     std::vector<int> index;
@@ -42,7 +47,11 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
     Cbc_setAllowableFractionGap(model.get(), 0);
     Cbc_solve(model.get());
     if (Cbc_isProvenInfeasible(model.get())) return out;
-    if (Cbc_isSecondsLimitReached(model.get())) return out.status = MipStatus::time_limit, out;
+    if (Cbc_isSecondsLimitReached(model.get())) {
+        out.status = MipStatus::time_limit;
+        if (const double* best = Cbc_bestSolution(model.get())) out.x.assign(best, best + m.cost.size());
+        return out;
+    }
     if (!Cbc_isProvenOptimal(model.get())) throw Error(Exit::internal, "CBC stopped without a proven optimum");
     const double* x = Cbc_getColSolution(model.get());
     out.status = MipStatus::optimal;

@@ -14,7 +14,7 @@ const std::vector<std::pair<PolicyKind, std::string>>& names() {
         {PolicyKind::fft, "fft"},       {PolicyKind::gavel, "gavel"}, {PolicyKind::gavel_agnostic, "gavel-agnostic"},
         {PolicyKind::tiresias, "tiresias"}, {PolicyKind::srtf, "srtf"},  {PolicyKind::fifo, "fifo"},
         {PolicyKind::opportunistic, "opportunistic"}, {PolicyKind::allox, "allox"}, {PolicyKind::has, "has"},
-        {PolicyKind::sia, "sia"}};
+        {PolicyKind::sia, "sia"}, {PolicyKind::iceshare, "iceshare"}};
     return n;
 }
 

@@ -8,6 +8,7 @@
 #include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/fft_policy.hpp>
 #include <hetsched/sched/gavel_policy.hpp>
+#include <hetsched/sched/iceshare_policy.hpp>
 #include <hetsched/sched/queue_policies.hpp>
 #include <hetsched/sched/sia_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
@@ -41,6 +42,7 @@ TypeDecision decide(ClusterState& s, const RoundOptions& o) {
     case PolicyKind::allox: d = allox_decide(s, o); break;
     case PolicyKind::has: d = has_decide(s, o); break;
     case PolicyKind::sia: d = sia_decide(s, o); break;
+    case PolicyKind::iceshare: d = iceshare_decide(s, o); break;
     }
     d.policy = policy_name(o.policy);
     return d;

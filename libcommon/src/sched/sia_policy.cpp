@@ -83,10 +83,12 @@ TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o) {
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "Sia's program has no solution (it always has one)");
     if (r.status == MipStatus::time_limit) {
         if (!o.accept_unproven) throw TryLater("Sia's program was not solved within --time-limit-s");
-        d.stats.proven = false;  // the jobs hold on where they run; nothing new starts
-        for (size_t k = 0; k < s.jobs.size(); ++k)
-            if (s.jobs[k].remaining() > 0) d.type[k] = s.jobs[k].placement.type;
-        return d;
+        d.stats.proven = false;
+        if (r.x.empty()) {  // nothing found: the jobs hold on where they run; nothing new starts
+            for (size_t k = 0; k < s.jobs.size(); ++k)
+                if (s.jobs[k].remaining() > 0) d.type[k] = s.jobs[k].placement.type;
+            return d;
+        }
     }
     for (size_t c = 0; c < p.options.size(); ++c) {
         if (r.x[c] < 0.5) continue;

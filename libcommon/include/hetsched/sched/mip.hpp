@@ -17,7 +17,8 @@ struct Mip {
     std::vector<std::vector<std::pair<int, double>>> col; ///< per column: (row, coefficient)
 };
 
-/// How a MIP solve ended; `x` holds the solution when optimal.
+/// How a MIP solve ended; `x` holds the solution when optimal, and CBC's best found, if any, when the
+/// time limit came first.
 enum class MipStatus { optimal, infeasible, time_limit };
 struct MipResult {
     MipStatus status = MipStatus::infeasible;

@@ -11,7 +11,7 @@
 namespace hetsched::sched {
 
 /// Which policy decides the round.
-enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has, sia };
+enum class PolicyKind { fft, gavel, gavel_agnostic, tiresias, srtf, fifo, opportunistic, allox, has, sia, iceshare };
 PolicyKind parse_policy(const std::string& name);  ///< UsageError with close names otherwise
 /// "fft,gavel,...": each parsed, none twice; UsageError otherwise.
 std::vector<PolicyKind> parse_policy_list(const std::string& names);

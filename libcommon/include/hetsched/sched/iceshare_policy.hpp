@@ -1,0 +1,34 @@
+#pragma once
+/// ICEFROG's IceShare (§IV-B, Eq. 16-18), on a cluster of GPU types: a configuration is a (type, size),
+/// as in Sia, a size being one of an elastic job's scales (at most a node, or whole nodes beyond) or a
+/// rigid job's num_gpus. A job's time to accuracy on c is T_acc(c) = age + remaining / E(c), E its
+/// throughput there (ψ = 1: no layer statistics in a state), and IceShare(c) = min over its
+/// configurations of T_acc / T_acc(c), 0 without GPUs. The round maximises the least w·IceShare over
+/// the jobs (Eq. 18, w = priority_weight), by bisection over the values the options take (is there a
+/// choice, one option per job worth at least v each, that the GPUs hold?); as a tie-break, and wherever
+/// some job must go without GPUs (the least is then 0), it maximises the sum with the least held. Each
+/// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. CBC solves
+/// every program whole (no partitioning, so no gap to report; no warm start: CBC's C interface
+/// misreads one). Sharing a GPU is not modelled (no job carries the utilisation ICEFROG's sharing rule
+/// needs).
+#include <hetsched/sched/mip.hpp>
+#include <hetsched/sched/policy.hpp>
+
+namespace hetsched::sched {
+
+/// One configuration of a job: type, size, and its IceShare there.
+struct IceShareOption {
+    size_t job = 0;
+    int type = 0;
+    int gpus = 1;
+    double share = 0;  ///< IceShare (Eq. 17), in (0, 1]
+};
+
+/// The configurations of every unfinished job, in job order.
+std::vector<IceShareOption> iceshare_options(const ClusterState& s);
+
+/// The round's types and sizes by IceShare. TryLater (75) past o.time_limit_s unless
+/// o.accept_unproven (then the best found, else the jobs holding on where they run).
+TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o);
+
+}  // namespace hetsched::sched

@@ -1,0 +1,151 @@
+#include <hetsched/sched/iceshare_policy.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// The largest node of each type that is up.
+std::vector<int> largest_node(const ClusterState& s) {
+    std::vector<int> out(s.types.size(), 0);
+    for (const auto& n : s.nodes)
+        if (!n.down) out[static_cast<size_t>(n.type)] = std::max(out[static_cast<size_t>(n.type)], n.gpus);
+    return out;
+}
+
+bool usable(const ClusterState& s, const Job& j, const std::vector<double>& throughput, int t) {
+    const auto i = static_cast<size_t>(t);
+    if (throughput[i] <= 0) return false;
+    const double mem = s.types[i].memory_gib;
+    return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
+}
+
+/// Each job's one configuration among `opts` whose share is at least `floor` (exactly one each when
+/// `floor` > 0, at most one otherwise), each type's GPUs bounding the sizes taken: the most total
+/// share (`feasibility`: the fewest GPUs, to learn quickly whether any choice fits). Columns follow
+/// `kept`, the options it keeps.
+Mip program(const ClusterState& s, const std::vector<IceShareOption>& opts, double floor, bool feasibility,
+            std::vector<size_t>& kept) {
+    const std::vector<int> cap = s.capacity();
+    Mip m;
+    m.maximise = !feasibility;
+    std::vector<int> job_row(s.jobs.size(), -1);
+    int rows = 0;
+    kept.clear();
+    for (size_t c = 0; c < opts.size(); ++c) {
+        const IceShareOption& o = opts[c];
+        if (s.jobs[o.job].priority_weight * o.share < floor) continue;
+        if (job_row[o.job] < 0) job_row[o.job] = rows++;
+        kept.push_back(c);
+    }
+    m.row_lo.assign(static_cast<size_t>(rows), floor > 0 ? 1 : -HUGE_VAL);
+    m.row_hi.assign(static_cast<size_t>(rows), 1);
+    for (int c : cap) m.row_lo.push_back(-HUGE_VAL), m.row_hi.push_back(c);
+    for (size_t c : kept) {
+        const IceShareOption& o = opts[c];
+        m.cost.push_back(feasibility ? o.gpus : s.jobs[o.job].priority_weight * o.share);
+        m.col.push_back({{job_row[o.job], 1.0}, {rows + o.type, static_cast<double>(o.gpus)}});
+    }
+    return m;
+}
+
+}  // namespace
+
+std::vector<IceShareOption> iceshare_options(const ClusterState& s) {
+    const int m = static_cast<int>(s.types.size());
+    const std::vector<int> cap = s.capacity(), node = largest_node(s);
+    std::vector<IceShareOption> out;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        if (j.remaining() <= 0) continue;
+        const double age = std::max(0.0, s.time_s - j.submit_time_s);
+        const std::vector<Scale> rigid{{j.num_gpus, j.throughput}};
+        const size_t first = out.size();
+        double best = HUGE_VAL;  // least T_acc
+        std::vector<double> tacc;
+        for (const Scale& sc : j.elastic() ? j.scales : rigid)
+            for (int t = 0; t < m; ++t) {
+                const auto i = static_cast<size_t>(t);
+                const bool whole = !j.elastic() || sc.gpus <= node[i] || (node[i] > 0 && sc.gpus % node[i] == 0);
+                if (sc.gpus > cap[i] || !whole || !usable(s, j, sc.throughput, t)) continue;
+                out.push_back({k, t, sc.gpus, 0});
+                tacc.push_back(age + j.remaining() / sc.throughput[i]);
+                best = std::min(best, tacc.back());
+            }
+        for (size_t c = first; c < out.size(); ++c) out[c].share = best / tacc[c - first];
+    }
+    return out;
+}
+
+TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
+    const std::vector<IceShareOption> opts = iceshare_options(s);
+    TypeDecision d;
+    d.type.assign(s.jobs.size(), -1);
+    d.gpus.resize(s.jobs.size());
+    for (size_t k = 0; k < s.jobs.size(); ++k) d.gpus[k] = s.jobs[k].num_gpus;
+    d.stats.method = "iceshare";
+    d.stats.variables = static_cast<long>(opts.size());
+    if (opts.empty()) return d;
+
+    // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take:
+    // at threshold v every job must take an option worth at least v, which some choice fits or not.
+    // It is 0 when some job has no option or the jobs' smallest sizes alone overfill the GPUs.
+    const auto start = std::chrono::steady_clock::now();
+    auto left = [&] { return o.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    auto unsolved = [&](const MipResult& r) {
+        if (r.status != MipStatus::time_limit) return false;
+        if (!o.accept_unproven) throw TryLater("IceShare's program was not solved within --time-limit-s");
+        d.stats.proven = false;
+        return true;
+    };
+    std::vector<int> least(s.jobs.size(), 0);
+    for (const auto& op : opts) least[op.job] = least[op.job] == 0 ? op.gpus : std::min(least[op.job], op.gpus);
+    long need = 0, have = 0;
+    bool every_job = true;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        need += least[k];
+        every_job = every_job && (s.jobs[k].remaining() <= 0 || least[k] > 0);
+    }
+    for (int c : s.capacity()) have += c;
+    double floor = 0;
+    std::vector<size_t> kept;
+    if (need <= have && every_job) {
+        std::vector<double> values;
+        for (const auto& op : opts) values.push_back(s.jobs[op.job].priority_weight * op.share);
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        size_t lo = 0, hi = values.size();  // values[lo - 1] fits (none yet when lo = 0); values[hi] does not
+        while (lo < hi) {
+            const size_t mid = (lo + hi) / 2;
+            ++d.stats.bound_iterations;
+            const MipResult r = solve_with_cbc(program(s, opts, values[mid], true, kept), std::max(left(), 0.01));
+            if (unsolved(r)) break;  // keep the least proven so far
+            if (r.status == MipStatus::optimal) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo > 0) floor = values[lo - 1];
+    }
+    // Stage 2: the most total share, every job at the least found or above.
+    const MipResult r = solve_with_cbc(program(s, opts, floor, false, kept), std::max(left(), 0.01));
+    if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
+    if (unsolved(r) && r.x.empty()) {
+        for (size_t k = 0; k < s.jobs.size(); ++k)
+            if (s.jobs[k].remaining() > 0) d.type[k] = s.jobs[k].placement.type;
+        return d;
+    }
+    for (size_t i = 0; i < kept.size(); ++i) {
+        if (r.x[i] < 0.5) continue;
+        const IceShareOption& op = opts[kept[i]];
+        d.type[op.job] = op.type;
+        d.gpus[op.job] = op.gpus;
+        d.stats.objective += s.jobs[op.job].priority_weight * op.share;
+    }
+    d.stats.bound = d.stats.objective;
+    return d;
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,72 @@
+// IceShare (ICEFROG Eq. 16-18) on cases whose max-min optimum is worked by hand.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <hetsched/sched/iceshare_policy.hpp>
+
+#include "sched_fixture.hpp"
+
+using namespace hetsched::sched;
+using namespace hetsched::sched::test;
+
+namespace {
+
+Job elastic(const std::string& id, double work, std::vector<Scale> scales) {
+    Job j = job(id, work, scales.front().throughput, scales.front().gpus);
+    j.scales = std::move(scales);
+    return j;
+}
+
+}  // namespace
+
+TEST_CASE("IceShare on three jobs and four GPUs: the max-min optimum derived by hand", "[iceshare]") {
+    // All new (age 0), so T_acc = remaining / throughput.
+    // a: 3000 units at 10, 18, 30 /s on 1, 2, 4 GPUs: T_acc 300, 166.7, 100: IceShare 1/3, 0.6, 1.
+    // b: 1000 units at 10, 20 /s on 1, 2 GPUs: T_acc 100, 50: IceShare 0.5, 1.
+    // c: rigid, 500 units at 10 /s on 1 GPU: IceShare 1.
+    // c must run (else the least is 0), leaving 3 GPUs: (a 1, b 2) least 1/3, (a 1, b 1) 1/3,
+    // (a 2, b 1) least 0.5. So a on 2 GPUs, b and c on one each.
+    ClusterState s = cluster({"A"}, 4);
+    s.jobs = {elastic("a", 3000, {{1, {10}}, {2, {18}}, {4, {30}}}), elastic("b", 1000, {{1, {10}}, {2, {20}}}),
+              job("c", 500, {10})};
+    const auto opts = iceshare_options(s);
+    REQUIRE(opts.size() == 6);
+    CHECK(opts[0].share == Approx(1.0 / 3));
+    CHECK(opts[1].share == Approx(0.6));
+    CHECK(opts[2].share == Approx(1));
+    CHECK(opts[3].share == Approx(0.5));
+    RoundOptions o;
+    const TypeDecision d = iceshare_decide(s, o);
+    CHECK(d.type == std::vector<int>{0, 0, 0});
+    CHECK(d.gpus == std::vector<int>{2, 1, 1});
+    CHECK(d.stats.objective == Approx(0.6 + 0.5 + 1));
+}
+
+TEST_CASE("IceShare counts age: an old job's share moves little with its size", "[iceshare]") {
+    // Aged 900 s: T_acc 900 + 3000/10 = 1200 on 1 GPU, 900 + 100 = 1000 on 4: IceShare 0.833 on 1.
+    ClusterState s = cluster({"A"}, 4);
+    s.time_s = 900;
+    s.jobs = {elastic("a", 3000, {{1, {10}}, {2, {18}}, {4, {30}}})};
+    const auto opts = iceshare_options(s);
+    CHECK(opts[0].share == Approx(1000.0 / 1200));
+}
+
+TEST_CASE("IceShare with more jobs than GPUs: the least is 0, the most total share wins", "[iceshare]") {
+    // Two GPUs, three rigid single-GPU jobs: one must wait. Each job's share is 1 where it runs, so any
+    // two of them: the decision runs exactly two.
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {job("x", 100, {1}), job("y", 100, {1}), job("z", 100, {1})};
+    const TypeDecision d = iceshare_decide(s, {});
+    CHECK(std::count(d.type.begin(), d.type.end(), 0) == 2);
+    CHECK(d.stats.objective == Approx(2));
+}
+
+TEST_CASE("IceShare gives a size above a node only in whole nodes", "[iceshare]") {
+    ClusterState s = cluster({"A"}, 4);
+    s.nodes.push_back({"A-node-2", 0, 4, false});
+    s.jobs = {elastic("a", 3000, {{1, {10}}, {6, {50}}, {8, {60}}})};
+    const auto opts = iceshare_options(s);
+    REQUIRE(opts.size() == 2);  // 6 GPUs would split a 4-GPU node
+    CHECK(opts[1].gpus == 8);
+}
