@@ -8,6 +8,7 @@
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_spec.hpp>
+#include <hetsched/sched/fitted_scales.hpp>
 #include <hetsched/sched/job_model.hpp>
 
 namespace hetsched::sim {
@@ -109,8 +110,6 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         if (reference < 0) throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the cluster");
     }
     const std::vector<std::string> models = table.models();
-    std::vector<std::string> type_names;
-    for (const auto& t : cluster.types) type_names.push_back(t.name);
     std::vector<int> installed(cluster.types.size(), 0);
     for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
         if (!n.down) installed[static_cast<size_t>(n.type)] += n.gpus;
@@ -160,10 +159,15 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
                                 {trace_name, tj.line, 0});
             j.work = app->second.samples();
         }
-        if (table.extrapolates(r.model, tj.num_gpus, type_names)) ++counts.extrapolated;
-        if (tj.batch_size > 0 && !table.fits.empty())
-            for (const auto& sz : table.sizes(r.model, tj.num_gpus, tj.batch_size))
-                j.scales.push_back({sz.gpus, per_cluster_type(table, sz.throughput, cluster)});
+        if (!table.fits.empty()) {  // sizes for the elastic policies (Sia/Pollux jobs), and a word on extrapolation
+            sched::ElasticRequest e{r.model, tj.num_gpus, 1, tj.num_gpus, tj.batch_size, table.gpus_per_node};
+            for (const auto& f : table.fits)
+                if (f.app == r.model) e.max_gpus = std::max(e.max_gpus, f.range.max_gpus);
+            bool extrapolated = false;
+            std::vector<sched::Scale> scales = sched::fitted_scales(table.fits, cluster.types, e, &extrapolated);
+            counts.extrapolated += extrapolated;
+            if (tj.batch_size > 0) j.scales = std::move(scales);
+        }
         j.checkpoint_gib = checkpoint_of(r.model, o.checkpoint_gib);  // its bookkeeping is the engine's
         out.push_back(std::move(r));
     }

@@ -1,11 +1,9 @@
 #include <hetsched/sim/throughput_table.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <regex>
 #include <set>
 
-#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
@@ -126,40 +124,6 @@ std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus, 
     if (it->first.second != gpus)
         for (double& v : row) v *= static_cast<double>(gpus) / it->first.second;
     return row;
-}
-
-std::vector<ThroughputTable::Size> ThroughputTable::sizes(const std::string& model, int gpus, double global_batch) const {
-    int most = gpus;
-    double least_batch = HUGE_VAL;
-    for (const auto& f : fits)
-        if (f.app == model) {
-            most = std::max(most, f.range.max_gpus);
-            if (f.range.min_batch > 0) least_batch = std::min(least_batch, f.range.min_batch);
-        }
-    if (global_batch > 0 && std::isfinite(least_batch))
-        most = std::max(gpus, std::min(most, static_cast<int>(global_batch / least_batch)));
-    std::vector<int> counts;
-    for (int g = 1; g <= most; g *= 2) counts.push_back(g);
-    counts.push_back(gpus);
-    std::sort(counts.begin(), counts.end());
-    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    std::vector<Size> out;
-    for (int g : counts) {
-        Size sz{g, lookup(model, g, global_batch)};
-        if (sz.throughput.empty()) continue;
-        for (const auto& f : fits)
-            if (f.app == model && g != gpus && g > f.range.max_gpus)
-                sz.throughput[static_cast<size_t>(std::find(types.begin(), types.end(), f.gpu) - types.begin())] = 0;
-        out.push_back(std::move(sz));
-    }
-    return out;
-}
-
-bool ThroughputTable::extrapolates(const std::string& model, int gpus, const std::vector<std::string>& among) const {
-    return std::any_of(fits.begin(), fits.end(), [&](const fit::GroupFit& f) {
-        return f.app == model && gpus > f.range.max_gpus &&
-               std::any_of(among.begin(), among.end(), [&](const std::string& t) { return catalog::same_name(t, f.gpu); });
-    });
 }
 
 ThroughputTable read_throughputs(const io::TextInput& in) {

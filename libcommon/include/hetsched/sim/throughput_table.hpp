@@ -30,19 +30,6 @@ struct ThroughputTable {
     /// when the model is unknown. With fits: samples/s of `global_batch` predicted by each type's fit
     /// of the model (fit::fitted_throughput), 0 on a type without one.
     std::vector<double> lookup(const std::string& model, int gpus, double global_batch = 0) const;
-
-    /// The sizes a job of `model` asking for `gpus` GPUs with `global_batch` may run at, for an elastic
-    /// policy (fits only; empty otherwise): 1, 2, 4, ... and `gpus` itself, up to the most GPUs any
-    /// type's fit saw (or `gpus` when more) and no more than leave each GPU the smallest per-GPU batch
-    /// the fits saw. On a type, a size past the GPUs its fit saw has no throughput (0), except `gpus`.
-    struct Size {
-        int gpus;
-        std::vector<double> throughput;
-    };
-    std::vector<Size> sizes(const std::string& model, int gpus, double global_batch) const;
-    /// Whether `gpus` lies past the GPUs the fit of `model` on one of `types` saw (the prediction
-    /// extrapolates there); types matched by name, letter case aside.
-    bool extrapolates(const std::string& model, int gpus, const std::vector<std::string>& types) const;
 };
 
 /// Reads a table: JSON when the text starts with '{', a model document when it is YAML of kind
