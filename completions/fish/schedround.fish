@@ -16,6 +16,8 @@ complete -c schedround -l tiresias-starvation -x -d 'tiresias: promote a job wai
 complete -c schedround -l sia-p -x -d 'sia: power of the normalised goodput (negative: the program minimises)'
 complete -c schedround -l sia-lambda-n -x -d 'sia: cost of a job left without GPUs'
 complete -c schedround -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: default, juchi, sia, or a YAML/CSV file'
+complete -c schedround -l throughputs -r -F -d 'fitthroughputs model document, for jobs with app: (elastic: their sizes and samples/s)'
+complete -c schedround -l gpus-per-node -x -d 'Node size of those predictions (default: each fits densest profiled node)'
 complete -c schedround -l format -x -a 'state actions' -d 'state (the next state) or actions (CSV job_id,action,gpu,nodes)'
 complete -c schedround -l actions -r -F -d 'Also write the actions CSV to FILE'
 complete -c schedround -l explain -d 'Add each jobs cost terms to the solve: section'

@@ -7,6 +7,7 @@
 #include <hetsched/cli/inputs.hpp>
 #include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/policy_flags.hpp>
+#include <hetsched/fit/model_document.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/io/state_file.hpp>
 #include <hetsched/sched/state_document.hpp>
@@ -17,7 +18,8 @@ int main(int argc, char** argv) {
     sched::RoundOptions opt;
     cli::IoOptions io;
     cli::Verbosity verbosity;
-    std::string policy = "fft", catalog = "default", format = "state", state_path, actions_path;
+    std::string policy = "fft", catalog = "default", format = "state", state_path, actions_path, throughputs;
+    sched::StateModels models;
     double lock_timeout_s = 60;
     bool dry_run = false;
     auto app = cli::make_app(
@@ -34,6 +36,11 @@ int main(int argc, char** argv) {
         ->group(p)->check(CLI::IsMember(sched::policy_names()))->capture_default_str();
     cli::add_policy_flags(*app, opt, p);
     cli::add_catalog_option(*app, catalog)->group(p);
+    app->add_option("--throughputs", throughputs, "fitthroughput's model document, for jobs with app: (elastic: "
+                                                  "their sizes and samples/s)")->group(p)->type_name("FILE");
+    app->add_option("--gpus-per-node", models.gpus_per_node, "Node size of those predictions (default: each fit's "
+                                                             "densest profiled node)")
+        ->group(p)->check(cli::integer_in(1, 1024));
     const char* o = "Output";
     app->add_option("--format", format, "state (the next state) or actions (CSV job_id,action,gpu,nodes)")
         ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();
@@ -60,7 +67,9 @@ int main(int argc, char** argv) {
         const auto cat = cli::load_catalog(catalog);
         std::unique_ptr<io::FileLock> lock;
         if (!state_path.empty()) lock = std::make_unique<io::FileLock>(state_path, lock_timeout_s);
-        sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat);
+        if (!throughputs.empty()) models.fits = fit::read_model_document(io::read_input(throughputs));
+        sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat,
+                                                     throughputs.empty() ? nullptr : &models);
         const sched::RoundResult r = sched::run_round(doc.state, opt);
         const std::string actions = sched::actions_csv(r.state, r.actions);
         const std::string next = sched::write_state(std::move(doc), r, opt.explain);

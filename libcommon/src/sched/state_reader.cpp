@@ -8,6 +8,7 @@
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
+#include <hetsched/sched/fitted_scales.hpp>
 #include <hetsched/sched/job_model.hpp>
 
 namespace hetsched::sched {
@@ -19,7 +20,8 @@ namespace lim = state_limits;
 /// Reads one state; `types` maps type names to indices.
 class StateReader {
 public:
-    StateReader(const YamlDocument& doc, const catalog::GpuCatalog& catalog) : doc_(doc), catalog_(catalog) {}
+    StateReader(const YamlDocument& doc, const catalog::GpuCatalog& catalog, const StateModels* models)
+        : doc_(doc), catalog_(catalog), models_(models) {}
 
     ClusterState read() {
         const YAML::Node& root = doc_.root;
@@ -190,6 +192,16 @@ private:
     void read_scales(const YAML::Node& item, Job& j) {
         const YAML::Node scales = io::optional_child(doc_, item, "scales");
         const YAML::Node own = io::optional_child(doc_, item, "throughput");
+        const YAML::Node app = io::optional_child(doc_, item, "app");
+        if (app.IsDefined()) {  // the models give its sizes and throughputs, the requested size among them
+            for (const auto& [other, node] : {std::pair<const char*, YAML::Node>{"scales", scales}, {"throughput", own}})
+                if (node.IsDefined())
+                    throw DataError("job '" + j.id + "' gives both 'app' and '" + other + "': the models give its " + other,
+                                    doc_.where(node));
+            fitted(item, app, j);
+            j.throughput = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == j.num_gpus; })->throughput;
+            return;
+        }
         if (!scales.IsDefined()) {
             j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
             return;
@@ -211,6 +223,35 @@ private:
             throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, which is not one of its scales",
                             doc_.where(scales));
         j.throughput = own.IsDefined() ? per_type(own, "throughput", 1e-12, lim::throughput) : at->throughput;
+    }
+
+    /// An elastic job's scales from the fitted models of its app.
+    void fitted(const YAML::Node& item, const YAML::Node& app, Job& j) {
+        ElasticRequest r;
+        r.app = io::yaml_string(doc_, app, "app");
+        if (!models_)
+            throw DataError("job '" + j.id + "' names app '" + escape_control(r.app) +
+                                "': give the throughput-model document it comes from with --throughputs",
+                            doc_.where(app));
+        if (!fits_app(models_->fits, r.app, s_.types)) {
+            std::vector<std::string> apps;
+            for (const auto& f : models_->fits)
+                if (std::find(apps.begin(), apps.end(), f.app) == apps.end()) apps.push_back(f.app);
+            throw DataError("job '" + j.id + "' names app '" + escape_control(r.app) +
+                                "', which the throughput models do not fit on any of the state's GPU types" +
+                                catalog::did_you_mean(r.app, apps),
+                            doc_.where(app));
+        }
+        r.requested = j.num_gpus;
+        r.min_gpus = static_cast<int>(integer(item, "min_gpus", 1, lim::gpus, 1));
+        r.max_gpus = static_cast<int>(integer(item, "max_gpus", 1, lim::gpus, j.num_gpus));
+        if (r.min_gpus > r.max_gpus || j.num_gpus < r.min_gpus || j.num_gpus > r.max_gpus)
+            throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, outside its range min_gpus " +
+                                std::to_string(r.min_gpus) + " to max_gpus " + std::to_string(r.max_gpus),
+                            doc_.where(item));
+        r.global_batch = number(item, "batch_size", 1e-9, 1e12, false, 0);
+        r.gpus_per_node = models_->gpus_per_node;
+        j.scales = fitted_scales(models_->fits, s_.types, r);
     }
 
     void read_memory(const YAML::Node& item, Job& j) {
@@ -316,6 +357,7 @@ private:
 
     const YamlDocument& doc_;
     const catalog::GpuCatalog& catalog_;
+    const StateModels* models_;
     ClusterState s_;
     std::unordered_map<std::string, int> type_index_, node_index_;
     std::vector<int> used_;
@@ -323,10 +365,10 @@ private:
 
 }  // namespace
 
-StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
+StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models) {
     StateDocument d{io::parse_yaml(in), {}};
     io::require_kind(d.yaml, "cluster-state");
-    d.state = StateReader(d.yaml, catalog).read();
+    d.state = StateReader(d.yaml, catalog, models).read();
     return d;
 }
 

@@ -36,9 +36,9 @@ void set_or_drop(YAML::Node job, const char* key, bool keep, const YAML::Node& v
 
 void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
     const JobBook& b = j.book;
-    if (j.elastic()) {  // its size is the round's to change
+    if (j.elastic()) {  // its size is the round's to change (and its throughput, unless its app's models give it)
         node["num_gpus"] = j.num_gpus;
-        node["throughput"] = per_type(s, j.throughput);
+        if (!node["app"]) node["throughput"] = per_type(s, j.throughput);
     }
     set_or_drop(node, "placement", j.placement.running(), j.placement.running() ? placement_node(s, j.placement) : YAML::Node());
     node["rho"] = num(b.rho);

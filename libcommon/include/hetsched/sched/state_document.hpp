@@ -3,8 +3,10 @@
 /// every field checked at its position, and written back with the keys the round owns (placements,
 /// bookkeeping, the clock's round counter, `solve:`) updated and every other key passed through.
 #include <string>
+#include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/fit/fitter.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/sched/cluster_state.hpp>
 #include <hetsched/sched/round.hpp>
@@ -29,11 +31,20 @@ struct StateDocument {
     ClusterState state;
 };
 
+/// Fitted throughput models for the state's elastic jobs (a job with `app:`), and the node size their
+/// predictions assume (0: each fit's densest profiled node).
+struct StateModels {
+    std::vector<fit::GroupFit> fits;
+    int gpus_per_node = 0;
+};
+
 /// Parses and checks a state. Types listed under `gpu_types` take their memory from there; without
-/// that list, the node types and their memory come from `catalog`. DataError (65) at the offending
-/// field: unknown types, duplicate ids, impossible numbers, a job no type can ever run, placements on
-/// missing nodes or beyond a node's GPUs, a newer version.
-StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog);
+/// that list, the node types and their memory come from `catalog`. A job with `app:` (and optional
+/// min_gpus, max_gpus, batch_size) takes its scales, and its throughput unless it gives one, from
+/// `models` (fitted_scales). DataError (65) at the offending field: unknown types, duplicate ids,
+/// impossible numbers, a job no type can ever run, placements on missing nodes or beyond a node's
+/// GPUs, a newer version, an app without models or missing from them, a range that excludes num_gpus.
+StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models = nullptr);
 
 /// The next state's text: `doc`'s YAML with the round's keys set from `r` (and, with `explain`, each
 /// job's cost terms under `solve:`); `wall_time_s` goes into `solve:` as measured.
