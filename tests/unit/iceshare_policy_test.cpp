@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <hetsched/sched/iceshare_policy.hpp>
+#include <hetsched/sched/round.hpp>
 
 #include "sched_fixture.hpp"
 
@@ -69,4 +70,52 @@ TEST_CASE("IceShare gives a size above a node only in whole nodes", "[iceshare]"
     const auto opts = iceshare_options(s);
     REQUIRE(opts.size() == 2);  // 6 GPUs would split a 4-GPU node
     CHECK(opts[1].gpus == 8);
+}
+
+namespace {
+
+/// A single-GPU job of 4 GiB at `util` % utilisation.
+Job sharer(const std::string& id, double util, double memory_gib = 4) {
+    Job j = job(id, 100, {1});
+    j.util_pct = util;
+    j.memory_gib = memory_gib;
+    return j;
+}
+
+}  // namespace
+
+TEST_CASE("IceShare's shared column: only where the sharing rule allows it", "[iceshare]") {
+    ClusterState s = cluster({"A"}, 1, 60, {16});
+    s.jobs = {sharer("ok", 40), sharer("busy", 60), sharer("big", 40, 8), running(job("two", 100, {1}, 1), 0)};
+    s.jobs[3].num_gpus = 1;
+    const auto opts = iceshare_options(s);
+    // ok: alone and shared. busy: over 50% alone. big: 1.1 x 8 GiB > half of 16. two: no utilisation known.
+    long shared = 0;
+    for (const auto& o : opts) shared += o.shared;
+    CHECK(shared == 1);
+    CHECK(opts[1].shared);
+    CHECK(opts[1].job == 0);
+    CHECK(opts[1].share == Approx(0.9));  // 0.9 of the throughput, nothing else changes: T_acc / 0.9
+}
+
+TEST_CASE("IceShare puts two jobs on one GPU when sharing serves more of them", "[iceshare]") {
+    // One GPU, three jobs that may share. Alone: one job at share 1, the rest 0 (sum 1). Shared: two at
+    // 0.9 each (sum 1.8). The least is 0 either way (a job must wait), so the total decides: share.
+    ClusterState s = cluster({"A"}, 1, 60, {16});
+    s.jobs = {sharer("x", 40), sharer("y", 30), sharer("z", 20)};
+    const TypeDecision d = iceshare_decide(s, {});
+    CHECK(std::count(d.type.begin(), d.type.end(), 0) == 2);
+    CHECK(std::count(d.shared.begin(), d.shared.end(), 1) == 2);
+    CHECK(d.stats.objective == Approx(1.8));
+    RoundOptions o;
+    o.policy = PolicyKind::iceshare;
+    const RoundResult r = run_round(s, o);
+    long on_gpu = 0;
+    for (const auto& j : r.state.jobs)
+        if (j.placement.running()) {
+            CHECK(j.placement.shared);
+            CHECK(j.placement.shares == std::vector<NodeShare>{{0, 1}});
+            ++on_gpu;
+        }
+    CHECK(on_gpu == 2);
 }

@@ -131,3 +131,24 @@ TEST_CASE("An elastic job's scales read, resize under sia, and read back at its 
     bad.replace(bad.find("{gpus: 2,"), 9, "{gpus: 1,");
     CHECK_THROWS_WITH(read_state({"s.yaml", bad}, default_catalog()), Catch::Contains("ascending"));
 }
+
+TEST_CASE("Two jobs may share one GPU; a third on it, or a multi-GPU job sharing, is refused", "[state]") {
+    auto state = [](const std::string& jobs) {
+        return "kind: cluster-state\nversion: 1\ntime_s: 0\ngpu_types: [{name: A, memory_gib: 16}]\n"
+               "nodes: [{name: n1, gpu: A, gpus: 1}]\njobs:\n" + jobs;
+    };
+    auto sharer = [](const std::string& id, int gpus = 1) {
+        return "  - {id: " + id + ", submit_time_s: 0, num_gpus: " + std::to_string(gpus) +
+               ", work: 10, throughput: {A: 1}, memory_gib: 4, gpu_util_pct: 40,\n"
+               "     placement: {gpu: A, nodes: {n1: " + std::to_string(gpus) + "}, shared: true}}\n";
+    };
+    const StateDocument two = read_state({"s.yaml", state(sharer("x") + sharer("y"))}, default_catalog());
+    CHECK(two.state.jobs[0].placement.shared);
+    CHECK(two.state.jobs[0].util_pct == 40);
+    CHECK_THROWS_WITH(read_state({"s.yaml", state(sharer("x") + sharer("y") + sharer("z"))}, default_catalog()),
+                      Catch::Contains("take 2"));
+    CHECK_THROWS_WITH(read_state({"s.yaml", "kind: cluster-state\nversion: 1\ntime_s: 0\ngpu_types: [{name: A}]\n"
+                                            "nodes: [{name: n1, gpu: A, gpus: 2}]\njobs:\n" + sharer("w", 2)},
+                                 default_catalog()),
+                      Catch::Contains("only a job on one GPU"));
+}

@@ -1,5 +1,7 @@
 #include <hetsched/sched/cluster_state.hpp>
 
+#include <hetsched/fit/gpu_sharing.hpp>
+
 namespace hetsched::sched {
 
 std::vector<int> ClusterState::capacity() const {
@@ -20,6 +22,12 @@ bool ClusterState::can_run(const Job& j, int t) const {
     if (j.throughput[i] <= 0) return false;
     const double mem = types[i].memory_gib;
     return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
+}
+
+bool ClusterState::can_share(const Job& j, int t) const {
+    const double mem = types[static_cast<size_t>(t)].memory_gib;
+    return can_run(j, t) && j.util_pct > 0 && j.util_pct <= 50 && j.memory_gib > 0 && mem > 0 &&
+           fit::kMemoryMargin * j.memory_gib <= mem / 2;
 }
 
 bool ClusterState::churned() const { return active_set == 0 || active_set != active_set_digest(jobs); }

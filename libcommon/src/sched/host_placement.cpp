@@ -57,14 +57,25 @@ Placement fit(TypeNodes& t, int type, int gpus) {
 
 }  // namespace
 
-std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o) {
+std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o,
+                                      const std::vector<char>& shared) {
     std::vector<TypeNodes> by = nodes_by_type(s);
     std::vector<Placement> out(s.jobs.size());
-    std::vector<size_t> fresh, kept;
+    std::vector<size_t> fresh, kept, sharers;
+    std::vector<int> sharing(s.nodes.size(), 0);  // sharers on each node: two to a GPU
+    auto share = [&](size_t k, int node) {
+        out[k] = {type[k], {{node, 1}}, true};
+        if (sharing[static_cast<size_t>(node)]++ % 2 == 0) adjust(by[static_cast<size_t>(type[k])], out[k], -1);
+    };
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Placement& was = s.jobs[k].placement;
         if (type[k] < 0) continue;
-        if (was.running() && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was) &&
+        if (!shared.empty() && shared[k]) {
+            if (was.shared && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was)) share(k, was.shares[0].node);
+            else sharers.push_back(k);
+            continue;
+        }
+        if (was.running() && !was.shared && was.type == type[k] && hosts_up(by[static_cast<size_t>(type[k])], was) &&
             was.gpus() == s.jobs[k].num_gpus) {  // an elastic job resized this round is placed afresh
             out[k] = was;
             adjust(by[static_cast<size_t>(type[k])], was, -1);
@@ -95,6 +106,15 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
         }
     }
 
+    // New sharers join a node's lone sharer first (lowest node first), before the whole-GPU jobs take GPUs.
+    std::vector<size_t> alone;
+    for (size_t k : sharers) {
+        int node = -1;
+        for (size_t n = 0; n < s.nodes.size() && node < 0; ++n)
+            if (sharing[n] % 2 == 1 && s.nodes[n].type == type[k] && !s.nodes[n].down) node = static_cast<int>(n);
+        if (node >= 0) share(k, node);
+        else alone.push_back(k);
+    }
     std::sort(fresh.begin(), fresh.end(), [&](size_t a, size_t b) {
         const Job &ja = s.jobs[a], &jb = s.jobs[b];
         return std::make_tuple(ja.parallelism != Parallelism::data, -ja.num_gpus, ja.id) <
@@ -102,9 +122,22 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
     });
     for (size_t k : fresh) {
         out[k] = fit(by[static_cast<size_t>(type[k])], type[k], s.jobs[k].num_gpus);
-        if (!out[k].running())
+        if (!out[k].running() && sharers.empty())
             throw Error(Exit::internal, "job '" + s.jobs[k].id + "' was given more GPUs of type '" +
                                             s.types[static_cast<size_t>(type[k])].name + "' than are free");
+    }
+    for (size_t i = 0; i < alone.size(); ++i) {  // the rest pair up on GPUs of their own
+        const size_t k = alone[i];
+        Placement one = fit(by[static_cast<size_t>(type[k])], type[k], 1);
+        if (!one.running()) continue;  // no room left by the pairing: it waits
+        adjust(by[static_cast<size_t>(type[k])], one, +1);
+        share(k, one.shares[0].node);
+        for (size_t j = i + 1; j < alone.size(); ++j)
+            if (type[alone[j]] == type[k]) {
+                share(alone[j], one.shares[0].node);
+                alone.erase(alone.begin() + static_cast<long>(j));
+                break;
+            }
     }
     return out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/fit/gpu_sharing.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -48,7 +49,7 @@ Mip program(const ClusterState& s, const std::vector<IceShareOption>& opts, doub
     for (size_t c : kept) {
         const IceShareOption& o = opts[c];
         m.cost.push_back(feasibility ? o.gpus : s.jobs[o.job].priority_weight * o.share);
-        m.col.push_back({{job_row[o.job], 1.0}, {rows + o.type, static_cast<double>(o.gpus)}});
+        m.col.push_back({{job_row[o.job], 1.0}, {rows + o.type, o.held()}});
     }
     return m;
 }
@@ -72,9 +73,13 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s) {
                 const auto i = static_cast<size_t>(t);
                 const bool whole = !j.elastic() || sc.gpus <= node[i] || (node[i] > 0 && sc.gpus % node[i] == 0);
                 if (sc.gpus > cap[i] || !whole || !usable(s, j, sc.throughput, t)) continue;
-                out.push_back({k, t, sc.gpus, 0});
+                out.push_back({k, t, sc.gpus, false, 0});
                 tacc.push_back(age + j.remaining() / sc.throughput[i]);
                 best = std::min(best, tacc.back());
+                if (sc.gpus == 1 && s.can_share(j, t)) {  // the shared column
+                    out.push_back({k, t, 1, true, 0});
+                    tacc.push_back(age + j.remaining() / (fit::kSharedSlowdown * sc.throughput[i]));
+                }
             }
         for (size_t c = first; c < out.size(); ++c) out[c].share = best / tacc[c - first];
     }
@@ -86,6 +91,7 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
     TypeDecision d;
     d.type.assign(s.jobs.size(), -1);
     d.gpus.resize(s.jobs.size());
+    d.shared.assign(s.jobs.size(), 0);
     for (size_t k = 0; k < s.jobs.size(); ++k) d.gpus[k] = s.jobs[k].num_gpus;
     d.stats.method = "iceshare";
     d.stats.variables = static_cast<long>(opts.size());
@@ -102,9 +108,9 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
         d.stats.proven = false;
         return true;
     };
-    std::vector<int> least(s.jobs.size(), 0);
-    for (const auto& op : opts) least[op.job] = least[op.job] == 0 ? op.gpus : std::min(least[op.job], op.gpus);
-    long need = 0, have = 0;
+    std::vector<double> least(s.jobs.size(), 0);
+    for (const auto& op : opts) least[op.job] = least[op.job] == 0 ? op.held() : std::min(least[op.job], op.held());
+    double need = 0, have = 0;
     bool every_job = true;
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         need += least[k];
@@ -142,6 +148,7 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
         const IceShareOption& op = opts[kept[i]];
         d.type[op.job] = op.type;
         d.gpus[op.job] = op.gpus;
+        d.shared[op.job] = op.shared;
         d.stats.objective += s.jobs[op.job].priority_weight * op.share;
     }
     d.stats.bound = d.stats.objective;

@@ -23,7 +23,7 @@ void credit_service(ClusterState& s) {
     const double elapsed = s.time_s - s.last_decision_s;
     for (auto& j : s.jobs) {
         if (!j.placement.running()) continue;
-        j.book.attained_gpu_s += elapsed * j.num_gpus;
+        j.book.attained_gpu_s += elapsed * j.placement.held_gpus();
         j.book.time_per_type_s[static_cast<size_t>(j.placement.type)] += elapsed;
     }
 }
@@ -88,7 +88,7 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     credit_service(s);
     r.decision = decide(s, o);
     resize(s, r.decision);
-    const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o);
+    const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o, r.decision.shared);
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         Job& j = s.jobs[k];
         if (!j.placement.running() && !placed[k].running()) continue;

@@ -140,6 +140,7 @@ private:
         if (s_.nodes.empty()) throw DataError("the state has no nodes", doc_.where(doc_.root["nodes"]));
         node_index_ = std::move(seen);
         used_.assign(s_.nodes.size(), 0);
+        sharing_.assign(s_.nodes.size(), 0);
     }
 
     /// A map {TYPE: number} into a per-type vector; numbers within [lo, hi].
@@ -173,6 +174,7 @@ private:
             j.done = number(item, "done", 0, j.work, false, 0);
             read_scales(item, j);
             read_memory(item, j);
+            j.util_pct = number(item, "gpu_util_pct", 0, 100, false, 0);
             j.priority_weight = number(item, "priority_weight", 1e-6, 1e6, false, 1);
             if (YAML::Node p = io::optional_child(doc_, item, "parallelism"); p.IsDefined()) {
                 const std::string v = io::yaml_string(doc_, p, "parallelism");
@@ -300,6 +302,11 @@ private:
         const YAML::Node nodes = io::required_child(doc_, p, "nodes");
         if (!nodes.IsMap() || nodes.size() == 0)
             throw DataError("expected a map {node: GPUs} under 'placement.nodes'", doc_.where(nodes));
+        if (const YAML::Node sh = io::optional_child(doc_, p, "shared"); sh.IsDefined()) {
+            j.placement.shared = io::yaml_bool(doc_, sh, "placement.shared");
+            if (j.placement.shared && (j.num_gpus != 1 || nodes.size() != 1))
+                throw DataError("job '" + j.id + "' shares a GPU, which only a job on one GPU may", doc_.where(sh));
+        }
         long total = 0;
         for (const auto& kv : nodes) {
             const auto it = node_index_.find(kv.first.Scalar());
@@ -314,10 +321,13 @@ private:
                                     s_.types[static_cast<size_t>(j.placement.type)].name + "'",
                                 doc_.where(kv.first));
             const int g = static_cast<int>(io::yaml_integer(doc_, kv.second, "placement.nodes." + node.name, 1, node.gpus));
-            used_[static_cast<size_t>(it->second)] += g;
-            if (used_[static_cast<size_t>(it->second)] > node.gpus)
+            const size_t n = static_cast<size_t>(it->second);
+            if (j.placement.shared) ++sharing_[n];
+            else used_[n] += g;
+            const int taken = used_[n] + (sharing_[n] + 1) / 2;  // two sharers to a GPU
+            if (taken > node.gpus)
                 throw DataError("node '" + node.name + "' has " + std::to_string(node.gpus) + " GPUs, but the placements on it take " +
-                                    std::to_string(used_[static_cast<size_t>(it->second)]),
+                                    std::to_string(taken),
                                 doc_.where(kv.first));
             total += g;
             j.placement.shares.push_back({it->second, g});
@@ -360,7 +370,8 @@ private:
     const StateModels* models_;
     ClusterState s_;
     std::unordered_map<std::string, int> type_index_, node_index_;
-    std::vector<int> used_;
+    std::vector<int> used_;     ///< whole GPUs placed on each node
+    std::vector<int> sharing_;  ///< jobs sharing GPUs on each node
 };
 
 }  // namespace

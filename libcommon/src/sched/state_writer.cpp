@@ -25,6 +25,7 @@ YAML::Node placement_node(const ClusterState& s, const Placement& p) {
     out["gpu"] = s.types[static_cast<size_t>(p.type)].name;
     for (const auto& sh : p.shares) nodes[s.nodes[static_cast<size_t>(sh.node)].name] = sh.gpus;
     out["nodes"] = nodes;
+    if (p.shared) out["shared"] = true;
     return out;
 }
 

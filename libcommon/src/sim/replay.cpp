@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/fit/gpu_sharing.hpp>
 #include <hetsched/sched/round.hpp>
 
 namespace hetsched::sim {
@@ -82,7 +83,9 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
         if (o.reschedule_on_events)
             for (const auto& j : s.jobs)
                 if (j.placement.running())
-                    end = std::min(end, t + tracked[j.id].owed_s + j.remaining() / j.throughput[static_cast<size_t>(j.placement.type)]);
+                    end = std::min(end, t + tracked[j.id].owed_s +
+                                            j.remaining() / (j.throughput[static_cast<size_t>(j.placement.type)] *
+                                                             (j.placement.shared ? fit::kSharedSlowdown : 1)));
         RoundRecord rec;
         rec.time_s = t;
         rec.length_s = end - t;
@@ -98,15 +101,15 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                 continue;
             }
             ++rec.running;
-            rec.busy[static_cast<size_t>(j.placement.type)] += j.num_gpus;
-            const double rate = j.throughput[static_cast<size_t>(j.placement.type)];
+            rec.busy[static_cast<size_t>(j.placement.type)] += j.placement.held_gpus();
+            const double rate = j.throughput[static_cast<size_t>(j.placement.type)] * (j.placement.shared ? fit::kSharedSlowdown : 1);
             const double lost = std::min(tr.owed_s, end - t);
             tr.owed_s -= lost;
             const double finish = t + lost + j.remaining() / rate;
             const double held_until = std::min(finish, end);
             r.run_s += held_until - t;
-            r.gpu_s += (held_until - t) * j.num_gpus;
-            rec.busy_gpu_s += (held_until - t) * j.num_gpus;
+            r.gpu_s += (held_until - t) * j.placement.held_gpus();
+            rec.busy_gpu_s += (held_until - t) * j.placement.held_gpus();
             if (finish <= end + 1e-9 * std::max(1.0, end)) {
                 j.done = j.work;
                 r.finish_time_s = finish;

@@ -152,7 +152,7 @@ std::string rounds_csv(const std::vector<ReplayResult>& results, const ReplayClu
         for (const auto& rec : r.rounds) {
             std::vector<std::string> row = {r.summary.policy, format_number(rec.time_s), std::to_string(rec.queued),
                                             std::to_string(rec.running)};
-            for (int b : rec.busy) row.push_back(std::to_string(b));
+            for (double b : rec.busy) row.push_back(format_number(b));
             w.add_row(row);
         }
     return w.text();

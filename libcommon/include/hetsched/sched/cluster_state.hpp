@@ -31,10 +31,13 @@ struct NodeShare {
     bool operator==(const NodeShare& o) const { return node == o.node && gpus == o.gpus; }
 };
 
-/// Where a job runs: one GPU type, GPUs on one or more of its nodes; type -1 = not running.
+/// Where a job runs: one GPU type, GPUs on one or more of its nodes; type -1 = not running. A shared
+/// placement is one GPU that the job shares with at most one other shared job on the same node (two
+/// such jobs take one GPU), running at fit::kSharedSlowdown of its throughput.
 struct Placement {
     int type = -1;
     std::vector<NodeShare> shares;  ///< sorted by node index
+    bool shared = false;
 
     bool running() const { return type >= 0; }
     int gpus() const {
@@ -42,7 +45,9 @@ struct Placement {
         for (const auto& sh : shares) n += sh.gpus;
         return n;
     }
-    bool operator==(const Placement& o) const { return type == o.type && shares == o.shares; }
+    bool operator==(const Placement& o) const { return type == o.type && shares == o.shares && shared == o.shared; }
+    /// GPUs it counts for: half a GPU when shared.
+    double held_gpus() const { return shared ? 0.5 : gpus(); }
     bool operator!=(const Placement& o) const { return !(*this == o); }
 };
 
@@ -90,6 +95,7 @@ struct Job {
     /// Work units per second on each type (indexed like the types); 0 = the type cannot run it.
     std::vector<double> throughput;
     double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
+    double util_pct = 0;        ///< GPU utilisation alone on one GPU, %; 0 = unknown (it never shares)
     double checkpoint_gib = 0;  ///< state moved on a migration
     double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)
     Parallelism parallelism = Parallelism::data;
@@ -125,6 +131,9 @@ struct ClusterState {
     bool can_run(const Job& j, int t) const;
     /// Whether jobs arrived or left since the previous decision (always true before the first).
     bool churned() const;
+    /// Whether job `j` may share one GPU of type `t` with any other such job (ICEFROG's rule for a pair,
+    /// kept for every pair: each at most 50% utilisation, and 1.1 x its memory within half the GPU's).
+    bool can_share(const Job& j, int t) const;
 };
 
 /// A digest of the ids of `jobs` (order-independent), to tell a round whether jobs arrived or left.

@@ -6,7 +6,9 @@
 ///  3. the other jobs of the type are best-fitted (alloc's Frenzy best-fit: an exact or smallest
 ///     sufficient node, else the largest free nodes), data/tensor-parallel jobs before pipeline-only
 ///     ones, larger jobs first.
-/// A job never spans two types, and down nodes hold nothing.
+/// A job never spans two types, and down nodes hold nothing. Jobs that share (`shared`, one GPU each)
+/// keep their node when they keep sharing on the type; new ones first join a node's lone sharer, then
+/// take a GPU of their own, after the whole-GPU jobs.
 #include <vector>
 
 #include <hetsched/sched/cluster_state.hpp>
@@ -14,8 +16,10 @@
 
 namespace hetsched::sched {
 
-/// Each job's placement for the round whose types are `type` (-1: not running). The types must
-/// respect every type's capacity on up nodes (Error 70 otherwise: a policy bug).
-std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o);
+/// Each job's placement for the round whose types are `type` (-1: not running) and sharing `shared`
+/// (empty: none). The types must respect every type's capacity on up nodes (Error 70 otherwise: a
+/// policy bug); with sharers, a job that the pairing leaves no room for waits this round.
+std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o,
+                                      const std::vector<char>& shared = {});
 
 }  // namespace hetsched::sched

@@ -9,8 +9,9 @@
 /// some job must go without GPUs (the least is then 0), it maximises the sum with the least held. Each
 /// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. CBC solves
 /// every program whole (no partitioning, so no gap to report; no warm start: CBC's C interface
-/// misreads one). Sharing a GPU is not modelled (no job carries the utilisation ICEFROG's sharing rule
-/// needs).
+/// misreads one). The shared column: a job that may run on one GPU and may share one of type t
+/// (ClusterState::can_share: a `gpu_util_pct` and memory the rule allows) may also take half a GPU of
+/// t at fit::kSharedSlowdown of its throughput there.
 #include <hetsched/sched/mip.hpp>
 #include <hetsched/sched/policy.hpp>
 
@@ -21,7 +22,9 @@ struct IceShareOption {
     size_t job = 0;
     int type = 0;
     int gpus = 1;
-    double share = 0;  ///< IceShare (Eq. 17), in (0, 1]
+    bool shared = false;  ///< half a GPU, shared with another such job
+    double share = 0;     ///< IceShare (Eq. 17), in (0, 1]
+    double held() const { return shared ? 0.5 : gpus; }
 };
 
 /// The configurations of every unfinished job, in job order.

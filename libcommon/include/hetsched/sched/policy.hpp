@@ -52,6 +52,7 @@ struct TypeDecision {
     std::string policy;     ///< the policy's name
     std::vector<int> type;  ///< per job, -1 = does not run this round
     std::vector<int> gpus;  ///< per job, its size this round (elastic policies); empty: each keeps num_gpus
+    std::vector<char> shared;  ///< per job, whether it shares a GPU this round (iceshare); empty: none
     SolveStats stats;
     long min_busy = 0;      ///< K
     std::vector<std::vector<CostTerms>> explain;  ///< per job, per usable type (with --explain)

@@ -34,7 +34,7 @@ struct RoundRecord {
     double length_s = 0;
     long queued = 0;   ///< jobs present and not running
     long running = 0;
-    std::vector<int> busy;  ///< GPUs held per type after the decision
+    std::vector<double> busy;  ///< GPUs held per type after the decision (a sharer holds half of one)
     double busy_gpu_s = 0;  ///< GPU-seconds held in the interval (jobs finishing in it hold theirs until then)
     double sched_s = 0;     ///< time the round function took
     bool proven = true;     ///< the policy's program was solved to proven optimality (or had none)
