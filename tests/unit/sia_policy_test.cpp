@@ -74,3 +74,15 @@ TEST_CASE("A round resizes an elastic job and places it afresh", "[sia]") {
     CHECK(r.state.jobs[0].throughput == std::vector<double>{18});
     CHECK(r.state.jobs[0].placement.gpus() == 2);
 }
+
+TEST_CASE("Sia keeps a pinned job where it runs", "[sia]") {
+    // As in the first case x would take both GPUs; pinned (not preemptible, or still restoring) it keeps
+    // its one, and y takes the other.
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {running(elastic("x", 18), 0), elastic("y", 16)};
+    s.jobs[0].pinned = true;
+    RoundOptions o;
+    const TypeDecision d = sia_decide(s, o);
+    CHECK(d.type == std::vector<int>{0, 0});
+    CHECK(d.gpus == std::vector<int>{1, 1});
+}

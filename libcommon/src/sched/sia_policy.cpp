@@ -44,6 +44,11 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             for (int t = 0; t < m; ++t)
                 if (sc.gpus <= cap[static_cast<size_t>(t)] && usable(s, j, sc.throughput, t))
                     configs.push_back({t, sc.gpus, sc.throughput[static_cast<size_t>(t)]});
+        const bool pinned = j.pinned && j.placement.running();
+        if (pinned)  // its held configuration only, taken
+            configs.erase(std::remove_if(configs.begin(), configs.end(),
+                                         [&](const Config& c) { return c.type != j.placement.type || c.gpus != j.num_gpus; }),
+                          configs.end());
         if (configs.empty()) continue;
         double least = HUGE_VAL;
         for (const auto& c : configs) least = std::min(least, c.goodput);
@@ -58,7 +63,7 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             p.mip.cost.push_back(value - o.sia_lambda_n);  // λ_n · (jobs − Σ x): the constant dropped
             p.mip.col.push_back({{row, 1.0}});
         }
-        p.mip.row_lo.push_back(-HUGE_VAL);
+        p.mip.row_lo.push_back(pinned ? 1 : -HUGE_VAL);
         p.mip.row_hi.push_back(1);
         ++row;
     }

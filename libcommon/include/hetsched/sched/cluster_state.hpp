@@ -96,6 +96,9 @@ struct Job {
     std::vector<double> throughput;
     double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
     double util_pct = 0;        ///< GPU utilisation alone on one GPU, %; 0 = unknown (it never shares)
+    /// Must keep its placement this round (sia pins it): the state says it is not preemptible, or
+    /// replay's engine sees it still restoring from its last move.
+    bool pinned = false;
     double checkpoint_gib = 0;  ///< state moved on a migration
     double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)
     Parallelism parallelism = Parallelism::data;

@@ -8,7 +8,8 @@
 /// 1 while age < P, P the job's migration time, restarts its moves so far), and raised to the power p.
 /// With p < 0 the program minimises Σ (r·G)^p + λ_n · (jobs left without GPUs); with p > 0 it maximises
 /// Σ (r·G)^p − λ_n · (jobs left out). Values are capped at 3000, as Sia's are. Each job takes at most one
-/// configuration and each type's GPUs on up nodes bound the sizes it holds. Goodput here is the
+/// configuration and each type's GPUs on up nodes bound the sizes it holds; a pinned job that runs
+/// keeps its configuration (Sia pins jobs still restoring a checkpoint). Goodput here is the
 /// throughput (no statistical-efficiency model: fitthroughput's effective progress with ψ = 1).
 #include <hetsched/sched/mip.hpp>
 #include <hetsched/sched/policy.hpp>
