@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <hetsched/sched/host_placement.hpp>
 #include <hetsched/sched/iceshare_policy.hpp>
 #include <hetsched/sched/round.hpp>
 
@@ -118,4 +119,28 @@ TEST_CASE("IceShare puts two jobs on one GPU when sharing serves more of them", 
             ++on_gpu;
         }
     CHECK(on_gpu == 2);
+}
+
+TEST_CASE("IceShare's least counts every job, whatever its weight", "[iceshare]") {
+    // Two GPUs, two jobs; B weighs half, so its best is 0.5: the least is 0.5 with both running (a
+    // threshold of 1 would leave B out of the count and idle a GPU).
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {job("a", 100, {1}), job("b", 100, {1})};
+    s.jobs[1].priority_weight = 0.5;
+    const TypeDecision d = iceshare_decide(s, {});
+    CHECK(d.type == std::vector<int>{0, 0});
+}
+
+TEST_CASE("Lone sharers on two nodes pair up, leaving whole GPUs for the rest", "[iceshare]") {
+    // Nodes a and b of 2 GPUs; x shares alone on a, y alone on b (their partners finished); z needs 3
+    // whole GPUs. The program counts 0.5 + 0.5 + 3 = 4: y joins x on a, z takes b and one GPU of a.
+    ClusterState s = cluster({"A"}, 2, 60, {16});
+    s.nodes.push_back({"A-node-b", 0, 2, false});
+    Job x = sharer("x", 40), y = sharer("y", 40);
+    x.placement = {0, {{0, 1}}, true};
+    y.placement = {0, {{1, 1}}, true};
+    s.jobs = {x, y, job("z", 100, {1}, 3)};
+    const auto out = place_on_hosts(s, {0, 0, 0}, {}, {1, 1, 0});
+    CHECK(out[0].shares == out[1].shares);
+    CHECK(out[2].gpus() == 3);
 }

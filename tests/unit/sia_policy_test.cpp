@@ -86,3 +86,11 @@ TEST_CASE("Sia keeps a pinned job where it runs", "[sia]") {
     CHECK(d.type == std::vector<int>{0, 0});
     CHECK(d.gpus == std::vector<int>{1, 1});
 }
+
+TEST_CASE("Sia with p > 0 maximises, and λ_n still costs a job left out", "[sia]") {
+    ClusterState s = cluster({"A"}, 1);
+    s.jobs = {job("r", 100, {1})};
+    RoundOptions o;
+    o.sia_p = 1;  // value 1^1 = 1; leaving it out would cost 1.1
+    CHECK(sia_decide(s, o).type == std::vector<int>{0});
+}

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
         ->group(i)->type_name("FILE");
     app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,... "
                                           "(required)")->group(i);
-    app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand")
+    app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand (and, when given, of a model document's predictions)")
         ->group(i)->check(cli::integer_in(1, 1024))->capture_default_str();
     app->add_option("--throughputs", throughputs, "Throughputs: CSV model,gpu,throughput[,num_gpus], Gavel's "
                                                   "flattened CSV, Gavel's JSON, or fitthroughput's model document (required)")
@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
         const sim::ReplayCluster c = sim::is_cluster_file(cluster)
                                          ? sim::cluster_from_yaml(io::read_input(cluster), cat)
                                          : sim::cluster_from_shorthand(cluster, gpus_per_node, cat);
-        const sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
+        sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
+        if (app->count("--gpus-per-node") > 0) table.gpus_per_node = gpus_per_node;  // nodes of the fits' predictions
         if (!app_work.empty()) jobs_opt.applications = sim::read_application_work(io::read_input(app_work), jobs_opt.applications);
         const io::TextInput trace_text = io::read_input(trace);
         sim::JobCounts counts;

@@ -106,6 +106,24 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
         }
     }
 
+    // Kept sharers left alone on different nodes of a type pair up (the later one moves), so that a type
+    // holds at most one lone sharer: then its sharers take no more whole GPUs than the program counted
+    // (s sharers and k whole GPUs within an integer capacity c: k + s/2 ≤ c gives k + ⌈s/2⌉ ≤ c).
+    for (size_t a = 0; a < s.nodes.size(); ++a) {
+        if (sharing[a] % 2 == 0) continue;
+        for (size_t b = a + 1; b < s.nodes.size(); ++b) {
+            if (sharing[b] % 2 == 0 || s.nodes[b].type != s.nodes[a].type) continue;
+            size_t mover = s.jobs.size();
+            for (size_t k = 0; k < s.jobs.size(); ++k)
+                if (out[k].shared && out[k].shares[0].node == static_cast<int>(b)) mover = k;
+            TypeNodes& t = by[static_cast<size_t>(s.nodes[b].type)];
+            adjust(t, out[mover], +1);  // b's lone sharer leaves its GPU
+            --sharing[b];
+            out[mover] = {out[mover].type, {{static_cast<int>(a), 1}}, true};
+            ++sharing[a];
+            break;
+        }
+    }
     // New sharers join a node's lone sharer first (lowest node first), before the whole-GPU jobs take GPUs.
     std::vector<size_t> alone;
     for (size_t k : sharers) {
@@ -122,14 +140,16 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
     });
     for (size_t k : fresh) {
         out[k] = fit(by[static_cast<size_t>(type[k])], type[k], s.jobs[k].num_gpus);
-        if (!out[k].running() && sharers.empty())
+        if (!out[k].running())
             throw Error(Exit::internal, "job '" + s.jobs[k].id + "' was given more GPUs of type '" +
                                             s.types[static_cast<size_t>(type[k])].name + "' than are free");
     }
     for (size_t i = 0; i < alone.size(); ++i) {  // the rest pair up on GPUs of their own
         const size_t k = alone[i];
         Placement one = fit(by[static_cast<size_t>(type[k])], type[k], 1);
-        if (!one.running()) continue;  // no room left by the pairing: it waits
+        if (!one.running())
+            throw Error(Exit::internal, "job '" + s.jobs[k].id + "' was given a shared GPU of type '" +
+                                            s.types[static_cast<size_t>(type[k])].name + "', and none is free");
         adjust(by[static_cast<size_t>(type[k])], one, +1);
         share(k, one.shares[0].node);
         for (size_t j = i + 1; j < alone.size(); ++j)

@@ -1,7 +1,6 @@
 #include <hetsched/sched/iceshare_policy.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
@@ -97,11 +96,11 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
     d.stats.variables = static_cast<long>(opts.size());
     if (opts.empty()) return d;
 
-    // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take:
-    // at threshold v every job must take an option worth at least v, which some choice fits or not.
-    // It is 0 when some job has no option or the jobs' smallest sizes alone overfill the GPUs.
-    const auto start = std::chrono::steady_clock::now();
-    auto left = [&] { return o.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take, up
+    // to the least of the jobs' best: at threshold v every job must take an option worth at least v,
+    // which some choice fits or not. It is 0 when some job has no option or the jobs' smallest sizes
+    // alone overfill the GPUs. Each program gets the whole time limit (a budget shared between them
+    // would depend on how long CBC's lock was held by another policy's thread).
     auto unsolved = [&](const MipResult& r) {
         if (r.status != MipStatus::time_limit) return false;
         if (!o.accept_unproven) throw TryLater("IceShare's program was not solved within --time-limit-s");
@@ -120,15 +119,20 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
     double floor = 0;
     std::vector<size_t> kept;
     if (need <= have && every_job) {
-        std::vector<double> values;
-        for (const auto& op : opts) values.push_back(s.jobs[op.job].priority_weight * op.share);
+        std::vector<double> values, best(s.jobs.size(), 0);
+        for (const auto& op : opts) best[op.job] = std::max(best[op.job], s.jobs[op.job].priority_weight * op.share);
+        double cap = HUGE_VAL;
+        for (size_t k = 0; k < s.jobs.size(); ++k)
+            if (s.jobs[k].remaining() > 0) cap = std::min(cap, best[k]);
+        for (const auto& op : opts)
+            if (s.jobs[op.job].priority_weight * op.share <= cap) values.push_back(s.jobs[op.job].priority_weight * op.share);
         std::sort(values.begin(), values.end());
         values.erase(std::unique(values.begin(), values.end()), values.end());
         size_t lo = 0, hi = values.size();  // values[lo - 1] fits (none yet when lo = 0); values[hi] does not
         while (lo < hi) {
             const size_t mid = (lo + hi) / 2;
             ++d.stats.bound_iterations;
-            const MipResult r = solve_with_cbc(program(s, opts, values[mid], true, kept), std::max(left(), 0.01));
+            const MipResult r = solve_with_cbc(program(s, opts, values[mid], true, kept), o.time_limit_s);
             if (unsolved(r)) break;  // keep the least proven so far
             if (r.status == MipStatus::optimal) lo = mid + 1;
             else hi = mid;
@@ -136,11 +140,14 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
         if (lo > 0) floor = values[lo - 1];
     }
     // Stage 2: the most total share, every job at the least found or above.
-    const MipResult r = solve_with_cbc(program(s, opts, floor, false, kept), std::max(left(), 0.01));
+    const MipResult r = solve_with_cbc(program(s, opts, floor, false, kept), o.time_limit_s);
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
     if (unsolved(r) && r.x.empty()) {
         for (size_t k = 0; k < s.jobs.size(); ++k)
-            if (s.jobs[k].remaining() > 0) d.type[k] = s.jobs[k].placement.type;
+            if (s.jobs[k].remaining() > 0) {
+                d.type[k] = s.jobs[k].placement.type;
+                d.shared[k] = s.jobs[k].placement.shared;
+            }
         return d;
     }
     for (size_t i = 0; i < kept.size(); ++i) {

@@ -44,7 +44,10 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             for (int t = 0; t < m; ++t)
                 if (sc.gpus <= cap[static_cast<size_t>(t)] && usable(s, j, sc.throughput, t))
                     configs.push_back({t, sc.gpus, sc.throughput[static_cast<size_t>(t)]});
-        const bool pinned = j.pinned && j.placement.running();
+        // Pinned where it runs, if its hosts are up (the reader has checked they hold it).
+        const bool pinned = j.pinned && j.placement.running() &&
+                            std::all_of(j.placement.shares.begin(), j.placement.shares.end(),
+                                        [&](const NodeShare& sh) { return !s.nodes[static_cast<size_t>(sh.node)].down; });
         if (pinned)  // its held configuration only, taken
             configs.erase(std::remove_if(configs.begin(), configs.end(),
                                          [&](const Config& c) { return c.type != j.placement.type || c.gpus != j.num_gpus; }),
@@ -60,7 +63,9 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             const bool held = j.placement.running() && j.placement.type == c.type && j.num_gpus == c.gpus;
             const double value = std::min(kValueCap, std::pow((held ? 1 : r) * g, o.sia_p));
             p.options.push_back({k, c.type, c.gpus, value});
-            p.mip.cost.push_back(value - o.sia_lambda_n);  // λ_n · (jobs − Σ x): the constant dropped
+            // λ_n per job left out, a cost either way: min Σ v + λ_n (jobs − Σ x) or max Σ v − λ_n (jobs − Σ x),
+            // the constant λ_n · jobs dropped.
+            p.mip.cost.push_back(p.mip.maximise ? value + o.sia_lambda_n : value - o.sia_lambda_n);
             p.mip.col.push_back({{row, 1.0}});
         }
         p.mip.row_lo.push_back(pinned ? 1 : -HUGE_VAL);

@@ -38,8 +38,13 @@ void set_or_drop(YAML::Node job, const char* key, bool keep, const YAML::Node& v
 void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
     const JobBook& b = j.book;
     if (j.elastic()) {  // its size is the round's to change (and its throughput, unless its app's models give it)
+        if (node["app"]) {  // the range it was read with, which a default from num_gpus would lose
+            if (!node["min_gpus"]) node["min_gpus"] = j.scales.front().gpus;
+            if (!node["max_gpus"]) node["max_gpus"] = j.scales.back().gpus;
+        } else {
+            node["throughput"] = per_type(s, j.throughput);
+        }
         node["num_gpus"] = j.num_gpus;
-        if (!node["app"]) node["throughput"] = per_type(s, j.throughput);
     }
     set_or_drop(node, "placement", j.placement.running(), j.placement.running() ? placement_node(s, j.placement) : YAML::Node());
     node["rho"] = num(b.rho);

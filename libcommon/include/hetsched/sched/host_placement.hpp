@@ -6,9 +6,9 @@
 ///  3. the other jobs of the type are best-fitted (alloc's Frenzy best-fit: an exact or smallest
 ///     sufficient node, else the largest free nodes), data/tensor-parallel jobs before pipeline-only
 ///     ones, larger jobs first.
-/// A job never spans two types, and down nodes hold nothing. Jobs that share (`shared`, one GPU each)
-/// keep their node when they keep sharing on the type; new ones first join a node's lone sharer, then
-/// take a GPU of their own, after the whole-GPU jobs.
+/// A job never spans two types, and down nodes hold nothing. Jobs that share (`shared`, two to a GPU)
+/// keep their node when they keep sharing on the type, but lone sharers on two nodes of a type pair
+/// up; new ones first join a node's lone sharer, then take a GPU for two, after the whole-GPU jobs.
 #include <vector>
 
 #include <hetsched/sched/cluster_state.hpp>
@@ -17,8 +17,8 @@
 namespace hetsched::sched {
 
 /// Each job's placement for the round whose types are `type` (-1: not running) and sharing `shared`
-/// (empty: none). The types must respect every type's capacity on up nodes (Error 70 otherwise: a
-/// policy bug); with sharers, a job that the pairing leaves no room for waits this round.
+/// (empty: none). The types must respect every type's capacity on up nodes, a sharer counting half a
+/// GPU (Error 70 otherwise: a policy bug).
 std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<int>& type, const RoundOptions& o,
                                       const std::vector<char>& shared = {});
 

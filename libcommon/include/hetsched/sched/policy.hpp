@@ -34,7 +34,7 @@ struct RoundOptions {
     double tiresias_starvation = 0;    ///< Tiresias: promote when waiting ≥ this × run time (0: off)
     unsigned long seed = 1;            ///< seeded choices (type orders, Tiresias' type per job)
     double sia_p = -0.5;               ///< Sia: power of the normalised goodput (its simulator's run script)
-    double sia_lambda_n = 1.1;         ///< Sia: cost of leaving a job without GPUs (p < 0; reward when p > 0)
+    double sia_lambda_n = 1.1;         ///< Sia: cost of leaving a job without GPUs (whatever the sign of p)
 };
 
 /// FFT's cost of one job on one type, by term (all in rounds; see schedround(1)).

@@ -7,9 +7,10 @@
 /// restart factor r on every configuration but the one it holds (r = max(age − restarts·P, 0) / (age + P),
 /// 1 while age < P, P the job's migration time, restarts its moves so far), and raised to the power p.
 /// With p < 0 the program minimises Σ (r·G)^p + λ_n · (jobs left without GPUs); with p > 0 it maximises
-/// Σ (r·G)^p − λ_n · (jobs left out). Values are capped at 3000, as Sia's are. Each job takes at most one
-/// configuration and each type's GPUs on up nodes bound the sizes it holds; a pinned job that runs
-/// keeps its configuration (Sia pins jobs still restoring a checkpoint). Goodput here is the
+/// Σ (r·G)^p − λ_n · (jobs left out): λ_n is a cost either way (Sia's code adds it, and wants it
+/// negative when p > 0). Values are capped at 3000, as Sia's are. Each job takes at most one
+/// configuration and each type's GPUs on up nodes bound the sizes it holds; a pinned job that runs on
+/// hosts that are up keeps its configuration (Sia pins jobs still restoring a checkpoint). Goodput here is the
 /// throughput (no statistical-efficiency model: fitthroughput's effective progress with ψ = 1).
 #include <hetsched/sched/mip.hpp>
 #include <hetsched/sched/policy.hpp>
