@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <hetsched/model/memory_check.hpp>
 
 using namespace hetsched;
@@ -8,7 +10,7 @@ namespace {
 
 std::vector<model::CheckRow> check_file(model::Method method) {
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv"));
-    return model::check_runs(model::read_measured_runs(table), method);
+    return model::check_runs(model::read_measured_runs(table).runs, method);
 }
 
 }  // namespace
@@ -28,16 +30,41 @@ TEST_CASE("default method holds its accuracy on the measured runs", "[model]") {
     CHECK(frenzy.mean_abs_pct > s.mean_abs_pct);  // the paper's formula ignores framework reality
 }
 
-TEST_CASE("measured-run reader reports bad cells where they are", "[model]") {
-    auto t = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv"));
+TEST_CASE("measured-run reader skips a bad row with its reason and checks the rest", "[model]") {
     std::string text = io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv").text;
     text.replace(text.find(",53.219,"), 8, ",-1,");
-    auto bad = io::CsvTable::parse({"m.csv", text});
-    try {
-        model::read_measured_runs(bad);
-        FAIL("expected an error");
-    } catch (const DataError& e) {
-        CHECK(e.pos().line == 2);
-        CHECK(std::string(e.what()) == "expected a number from 0.001 to 100000 in column 'measured_gib', got '-1'");
+    const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+    REQUIRE(read.skipped.size() == 1);
+    CHECK(read.skipped[0].id == "mlm-ci-7b-tp4pp1-h100");
+    CHECK(read.skipped[0].reason.rfind("m.csv:2:", 0) == 0);
+    CHECK(read.skipped[0].reason.find("expected a number from 0.001 to 100000 in column 'measured_gib', got '-1'") !=
+          std::string::npos);
+    CHECK(read.runs.size() == 16);
+}
+
+TEST_CASE("A measured run with an explicit split, measured on one stage", "[model]") {
+    // A pp=4 row, first as an even split, then 8,9,9,6: stage 1 (the second) holds 9 layers, more than
+    // the even split's 8, so the prediction for stage 1 grows, and the last stage's shrinks.
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,layers_per_stage\n";
+    auto row = [](const std::string& stage, const std::string& split) {
+        return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16," + stage + ",20,allocated," + split + "\n";
+    };
+    auto predict = [&](const std::string& stage, const std::string& split) {
+        const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", header + row(stage, split)}));
+        REQUIRE(read.skipped.empty());
+        return model::check_runs(read.runs, model::Method::framework).at(0).predicted_gib;
+    };
+    CHECK(predict("1", "8 9 9 6") > predict("1", ""));
+    CHECK(predict("last", "8;9;9;6") < predict("last", ""));
+    CHECK(predict("middle", "") == predict("1", ""));
+    // A split that does not add up, or an index past pp, skips the row with its reason.
+    for (const auto& [stage, split, why] : {std::tuple<std::string, std::string, std::string>{"1", "8 9 9 7", "sums to 33"},
+                                            {"4", "", "stage index from 0 to 3"},
+                                            {"1", "8 9 x 6", "layers_per_stage"}}) {
+        const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", header + row(stage, split)}));
+        REQUIRE(read.skipped.size() == 1);
+        CHECK_THAT(read.skipped[0].reason, Catch::Contains(why));
     }
 }

@@ -31,7 +31,7 @@ TEST_CASE("frenzy method is the paper's formula", "[model]") {
     CHECK(model::frenzy_memory_bytes(tiny(), t, 2, 2) == Approx(4392192.0).epsilon(0.001));
     CHECK(model::frenzy_memory_bytes(tiny(), t, 1, 1) == Approx(20 * 163968.0 + 131072.0 * (10 + 24 + 40)));
     // As a breakdown: one stage, 2 + 2 + 16 bytes of model state per parameter over tp, the rest activations.
-    auto est = model::estimate_memory(tiny(), t, {2, 1, 2, 1, 1, 4}, Measure::device, model::Method::frenzy);
+    auto est = model::estimate_memory(tiny(), t, {2, 1, 2, 1, 1, 4, {}}, Measure::device, model::Method::frenzy);
     REQUIRE(est.stages.size() == 1);
     CHECK(est.peak_bytes() == Approx(4392192.0));
     CHECK(est.stages[0].optimizer == Approx(16 * 163968.0 / 2));
@@ -44,7 +44,7 @@ TEST_CASE("1F1B stages hold min(pp - i, m) micro-batches", "[model]") {
     model::Training t;
     t.seq_len = 128;
     t.global_batch = 16;
-    auto est = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 2}, Measure::allocated);
+    auto est = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 2, {}}, Measure::allocated);
     REQUIRE(est.stages.size() == 4);
     CHECK(est.stages[0].in_flight == 4);
     CHECK(est.stages[3].in_flight == 1);
@@ -53,10 +53,10 @@ TEST_CASE("1F1B stages hold min(pp - i, m) micro-batches", "[model]") {
     CHECK(est.stages[3].logits > 0);
     CHECK(est.stages[0].logits == 0);
     // Two micro-batches only: no stage holds more than two.
-    auto few = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 8}, Measure::allocated);
+    auto few = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 8, {}}, Measure::allocated);
     CHECK(few.stages[0].in_flight == 2);
     // Interleaving raises the first stage to (1 + (p-1)/(p v)) p micro-batches' worth.
-    auto inter = model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2}, Measure::allocated);
+    auto inter = model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2, {}}, Measure::allocated);
     CHECK(inter.stages[0].in_flight == Approx(4 * (1 + 3.0 / 8)));
 }
 
@@ -66,15 +66,15 @@ TEST_CASE("sharding divides model states by dp", "[model]") {
     model::Training t;
     t.seq_len = 128;
     t.global_batch = 16;
-    auto plain = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    auto plain = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0];
     t.distributed_optimizer = true;
-    auto distopt = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    auto distopt = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0];
     CHECK(distopt.optimizer == Approx(plain.optimizer / 4));
     CHECK(distopt.weights == plain.weights);
     CHECK(plain.optimizer == Approx(plain.weights * 6));  // 12 bytes of fp32 states per 2-byte weight
     t.framework = model::Framework::fsdp;
     t.zero_stage = 3;
-    auto fsdp = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated).stages[0];
+    auto fsdp = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0];
     CHECK(fsdp.weights == Approx(plain.weights * 2 / 4));  // fp32 shards
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("recomputation and flash attention shrink activations", "[model]") {
     model::Training t;
     t.seq_len = 512;
     t.global_batch = 4;
-    Layout l{1, 1, 1, 1, 1, 4};
+    Layout l{1, 1, 1, 1, 1, 4, {}};
     auto act = [&] { return model::estimate_memory(m, t, l, Measure::allocated).stages[0].activations; };
     const double flash = act();
     t.flash_attention = false;
@@ -103,13 +103,13 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
     model::Training t;
     t.seq_len = 128;
     t.global_batch = 10;
-    CHECK_THROWS_WITH(model::estimate_memory(m, t, {3, 1, 1, 1, 1, 1}, Measure::allocated),
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {3, 1, 1, 1, 1, 1, {}}, Measure::allocated),
                       "tp (3) must divide heads (4)");
-    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1}, Measure::allocated),
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated),
                       "global batch (10) is not divisible by micro_batch x dp (4)");
-    CHECK_THROWS_AS(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1}, Measure::allocated), DataError);
+    CHECK_THROWS_AS(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1, {}}, Measure::allocated), DataError);
     m.hidden = 66;
-    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1}, Measure::allocated),
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
                       "heads (4) must divide hidden (66)");
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("device measure adds context on top of reserved on top of allocated", 
     model::Training t;
     t.seq_len = 128;
     t.global_batch = 8;
-    Layout l{1, 1, 2, 1, 1, 4};
+    Layout l{1, 1, 2, 1, 1, 4, {}};
     const double a = model::estimate_memory(m, t, l, Measure::allocated).peak_bytes();
     const double r = model::estimate_memory(m, t, l, Measure::reserved).peak_bytes();
     const double d = model::estimate_memory(m, t, l, Measure::device).peak_bytes();

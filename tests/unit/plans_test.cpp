@@ -57,8 +57,8 @@ TEST_CASE("the rough time prices cross-node gradient sync on the network it is g
     const auto t = training(1024, 64);
     const auto c = catalog::named_catalog("juchi");
     const catalog::GpuType& g = c.find("A30");  // 8 per node: dp 16 crosses nodes
-    const model::Layout cross{1, 1, 16, 1, 1, 4};
-    const model::Layout inside{1, 1, 4, 1, 1, 4};
+    const model::Layout cross{1, 1, 16, 1, 1, 4, {}};
+    const model::Layout inside{1, 1, 4, 1, 1, 4, {}};
     const double slow = model::rough_iteration_s(m, t, cross, g, model::Network{0.3125});
     const double fast = model::rough_iteration_s(m, t, cross, g, model::Network{25});
     CHECK(slow > fast);

@@ -37,7 +37,7 @@ TEST_CASE("the problem's memory limits are the memory model's, stage by stage", 
     CHECK(p.types[1].name == "A30");
     CHECK(p.types[1].stages == 2);
     CHECK(p.micro_batches == 32);
-    const model::StageMemoryModel mem(job.model, job.training, {1, 4, 2, 1, 1, 1}, model::Measure::device);
+    const model::StageMemoryModel mem(job.model, job.training, {1, 4, 2, 1, 1, 1, {}}, model::Measure::device);
     for (const auto& t : p.types) {
         for (int pos = 0; pos < 4; ++pos) {
             const long most = t.max_layers[static_cast<size_t>(pos)];

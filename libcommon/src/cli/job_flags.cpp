@@ -41,6 +41,9 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->check(integer_in(1, lim::degree));
     app.add_option("--vpp", o.vpp, "Virtual pipeline chunks per stage (interleaved 1F1B)")->group(l)
         ->check(integer_in(1, lim::degree));
+    app.add_option("--layers-per-stage", o.layers_per_stage, "Layers of each pipeline stage, first first (e.g. 8,9,9,6; "
+                                                             "pp defaults to their count)")
+        ->group(l)->delimiter(',')->check(integer_in(1, lim::layers));
 }
 
 }  // namespace hetsched::cli

@@ -30,7 +30,7 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
 
 void write_job_spec(YAML::Node root, const JobSpec& job) {
     merge_section(root, "model", model_to_yaml(job.model));
-    merge_section(root, "training", training_to_yaml(job.training, job.micro_batch, job.iterations));
+    merge_section(root, "training", training_to_yaml(job));
 }
 
 Network read_network(const io::YamlDocument& doc, Network net) {

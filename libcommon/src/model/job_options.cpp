@@ -44,6 +44,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.distributed_optimizer) t.distributed_optimizer = true;
     if (o.seq_parallel) t.seq_parallel = true;
     if (o.no_flash_attention) t.flash_attention = false;
+    if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
 }
 
 Layout layout_from_options(const JobOptions& o, const JobSpec& job) {
@@ -54,6 +55,8 @@ Layout layout_from_options(const JobOptions& o, const JobSpec& job) {
     l.cp = o.cp ? o.cp : 1;
     l.vpp = o.vpp ? o.vpp : 1;
     l.micro_batch = job.micro_batch ? job.micro_batch : 1;
+    l.layers_per_stage = job.layers_per_stage;
+    if (!o.pp && !l.layers_per_stage.empty()) l.pp = static_cast<int>(l.layers_per_stage.size());
     return l;
 }
 

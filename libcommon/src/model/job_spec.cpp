@@ -76,6 +76,12 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.global_batch = read_count(doc, sec, "global_batch", 0, true, limits::global_batch);
     job.micro_batch = read_count(doc, sec, "micro_batch", 0, false, limits::global_batch);
     job.iterations = read_count(doc, sec, "iterations", 0, false, limits::iterations);
+    if (YAML::Node split = io::optional_child(doc, sec, "layers_per_stage"); split.IsDefined()) {
+        if (!split.IsSequence() || split.size() == 0 || split.size() > static_cast<size_t>(limits::degree))
+            throw DataError("expected a list of layer counts, one per pipeline stage, under 'layers_per_stage'",
+                            doc.where(split));
+        for (const auto& n : split) job.layers_per_stage.push_back(io::yaml_integer(doc, n, "layers_per_stage", 1, limits::layers));
+    }
     t.precision = read_word(doc, sec, "precision", t.precision);
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
@@ -112,7 +118,9 @@ YAML::Node model_to_yaml(const catalog::ModelSpec& m) {
     return n;
 }
 
-YAML::Node training_to_yaml(const Training& t, long micro_batch, long iterations) {
+YAML::Node training_to_yaml(const JobSpec& job) {
+    const Training& t = job.training;
+    const long micro_batch = job.micro_batch, iterations = job.iterations;
     YAML::Node n(YAML::NodeType::Map);
     n["seq_len"] = t.seq_len;
     n["global_batch"] = t.global_batch;
@@ -126,6 +134,11 @@ YAML::Node training_to_yaml(const Training& t, long micro_batch, long iterations
     n["seq_parallel"] = t.seq_parallel;
     n["flash_attention"] = t.flash_attention;
     if (iterations > 0) n["iterations"] = iterations;
+    if (!job.layers_per_stage.empty()) {
+        YAML::Node split(YAML::NodeType::Sequence);
+        for (long c : job.layers_per_stage) split.push_back(c);
+        n["layers_per_stage"] = split;
+    }
     return n;
 }
 

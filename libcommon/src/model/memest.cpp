@@ -20,7 +20,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     write_job_spec(doc.root, job);
 
     MemestResult out;
-    if (o.job.layout_given()) {
+    if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
         const Layout l = layout_from_options(o.job, job);
         const Measure measure = o.measure.value_or(Measure::allocated);
         const MemoryEstimate est = estimate_memory(job.model, job.training, l, measure, method);
@@ -60,11 +60,15 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
 }
 
 CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
-    auto rows = check_runs(read_measured_runs(measured), method);
+    const MeasuredRuns read = read_measured_runs(measured);
+    auto rows = check_runs(read.runs, method);
     auto s = summarize(rows);
-    return {check_to_csv(rows), std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
-                                    "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
-                                    std::to_string(s.within_5pct) + " within 5%"};
+    std::string summary = std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
+                          "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
+                          std::to_string(s.within_5pct) + " within 5%";
+    if (!read.skipped.empty()) summary += ", " + std::to_string(read.skipped.size()) + " rows skipped:";
+    for (const auto& sk : read.skipped) summary += "\n  " + sk.id + ": " + sk.reason;
+    return {check_to_csv(rows), summary};
 }
 
 std::string list_models_csv() {

@@ -39,7 +39,8 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
     MemoryEstimate est;
     long next = 0;
     for (int i = 0; i < l.pp; ++i) {
-        const long count = m.layers / l.pp + (i >= l.pp - m.layers % l.pp ? 1 : 0);
+        const long count = !l.layers_per_stage.empty() ? l.layers_per_stage[static_cast<size_t>(i)]
+                                                       : m.layers / l.pp + (i >= l.pp - m.layers % l.pp ? 1 : 0);
         est.stages.push_back(model.stage(i, next, count));
         next += count;
         if (est.stages.back().total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);

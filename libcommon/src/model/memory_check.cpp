@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
@@ -10,9 +11,41 @@ namespace {
 
 int degree(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col, 1, limits::degree)); }
 
+/// The stage a run measured: all, max, first, last, middle or a 0-based index below pp.
+void check_stage(const std::string& stage, int pp) {
+    if (stage == "all" || stage == "max" || stage == "first" || stage == "last") return;
+    if (stage == "middle") {
+        if (pp < 3) throw DataError("'middle' needs at least 3 pipeline stages, the run has " + std::to_string(pp));
+        return;
+    }
+    const auto index = io::parse_whole(stage, 0, pp - 1);
+    if (!index)
+        throw DataError("expected all, max, first, last, middle or a stage index from 0 to " + std::to_string(pp - 1) +
+                        " in column 'stage_measured', got '" + io::shown_value(stage) + "'");
+}
+
+/// "8 9 9 6" or "8;9;9;6".
+std::vector<long> read_split(const std::string& text) {
+    std::vector<long> out;
+    std::string item;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] != ' ' && text[i] != ';') {
+            item += text[i];
+            continue;
+        }
+        if (item.empty()) continue;
+        const auto v = io::parse_whole(item, 1, limits::layers);
+        if (!v) throw DataError("expected layer counts from 1 separated by spaces or ';' in column 'layers_per_stage', got '" +
+                                io::shown_value(text) + "'");
+        out.push_back(*v);
+        item.clear();
+    }
+    return out;
+}
+
 }  // namespace
 
-std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
+MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     const int id = t.require("id"), layers = t.require("layers"), hidden = t.require("hidden"),
               heads = t.require("heads"), kv = t.require("kv_heads"), ffn = t.require("ffn_hidden"),
               gated = t.require("gated_mlp"), vocab = t.require("vocab"), tied = t.require("tied_embeddings"),
@@ -23,11 +56,12 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
               precision = t.require("precision"), stage = t.require("stage_measured"),
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
-              bias = t.find("linear_bias");
-    std::vector<MeasuredRun> runs;
+              bias = t.find("linear_bias"), split = t.find("layers_per_stage");
+    MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
         run.id = t.cell(r, id).text;
+        try {
         auto& m = run.model;
         m.name = run.id;
         m.layers = t.integer(r, layers, 1, limits::layers);
@@ -72,18 +106,30 @@ std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& t) {
         l.cp = degree(t, r, cp);
         l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
         run.stage = t.cell(r, stage).text;
-        if (run.stage != "all" && run.stage != "first" && run.stage != "last")
-            throw DataError("expected all, first or last in column 'stage_measured', got '" + run.stage + "'",
-                            t.where(r, stage));
+        try {
+            check_stage(run.stage, l.pp);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), t.where(r, stage));
+        }
+        if (split >= 0 && !t.cell(r, split).text.empty()) {
+            try {
+                l.layers_per_stage = read_split(t.cell(r, split).text);
+            } catch (const DataError& e) {
+                throw DataError(e.what(), t.where(r, split));
+            }
+        }
         run.measured_gib = t.number(r, measured, 0.001, limits::max_memory_gib);
         try {
             validate(run.model, run.training, run.layout);
         } catch (const DataError& e) {
-            throw DataError(std::string("run '") + run.id + "': " + e.what(), {t.name(), t.cell(r, id).line, 0});
+            throw DataError(e.what(), {t.name(), t.cell(r, id).line, 0});
         }
-        runs.push_back(run);
+        out.runs.push_back(run);
+        } catch (const DataError& e) {  // this row only: the others are still checked
+            out.skipped.push_back({run.id, describe(e)});
+        }
     }
-    return runs;
+    return out;
 }
 
 std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method) {
@@ -93,6 +139,8 @@ std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method me
         double bytes = est.peak_bytes();
         if (run.stage == "first") bytes = est.stages.front().total();
         else if (run.stage == "last") bytes = est.stages.back().total();
+        else if (run.stage == "middle") bytes = est.stages[(est.stages.size() - 1) / 2].total();
+        else if (run.stage != "all" && run.stage != "max") bytes = est.stages[std::stoul(run.stage)].total();
         const double predicted = bytes / kGiB;
         rows.push_back({run.id, run.measure, run.measured_gib, predicted,
                         100 * (predicted - run.measured_gib) / run.measured_gib});

@@ -18,6 +18,11 @@ YAML::Node layout_to_yaml(const Layout& l) {
     n["cp"] = l.cp;
     n["vpp"] = l.vpp;
     n["micro_batch"] = l.micro_batch;
+    if (!l.layers_per_stage.empty()) {
+        YAML::Node split(YAML::NodeType::Sequence);
+        for (long c : l.layers_per_stage) split.push_back(c);
+        n["layers_per_stage"] = split;
+    }
     return n;
 }
 

@@ -60,7 +60,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
                     for (long mb : divisors(t.global_batch / dp, kMaxMicroBatch)) {
-                        Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb};
+                        Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb, {}};
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         const bool frenzy = o.method == Method::frenzy;
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;

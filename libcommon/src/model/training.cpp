@@ -1,5 +1,7 @@
 #include <hetsched/model/training.hpp>
 
+#include <algorithm>
+
 #include <hetsched/cli/error.hpp>
 
 namespace hetsched::model {
@@ -92,6 +94,21 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         throw DataError("tp (" + str(l.tp) + ") and kv_heads (" + str(m.kv_heads) + ") must divide one another");
     if (m.ffn_hidden % l.tp != 0)
         throw DataError("tp (" + str(l.tp) + ") must divide ffn_hidden (" + str(m.ffn_hidden) + ")");
+    if (!l.layers_per_stage.empty()) {
+        if (static_cast<long>(l.layers_per_stage.size()) != l.pp)
+            throw DataError("layers_per_stage gives " + str(static_cast<long>(l.layers_per_stage.size())) +
+                            " stages, but pp is " + str(l.pp));
+        long sum = 0;
+        for (size_t i = 0; i < l.layers_per_stage.size(); ++i) {
+            if (l.layers_per_stage[i] < 1)
+                throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
+                                str(l.layers_per_stage[i]) + " layers; every stage needs at least one");
+            sum += std::min(l.layers_per_stage[i], limits::layers + 1);
+        }
+        if (sum != m.layers)
+            throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(m.layers));
+        if (l.vpp > 1) throw DataError("layers_per_stage with interleaving (vpp > 1) is not modelled: give an even split");
+    }
     if (l.pp * l.vpp > m.layers)
         throw DataError("pp x vpp (" + str(l.pp * l.vpp) + ") exceeds the number of layers (" + str(m.layers) + ")");
     if (l.vpp > 1 && m.layers % (l.pp * l.vpp) != 0)

@@ -56,7 +56,7 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
         throw DataError("the allocation has " + std::to_string(stages) + " stages but " + m.name + " has only " +
                             std::to_string(L) + " layers",
                         where);
-    const model::Layout layout{1, stages, dp, 1, 1, mb};
+    const model::Layout layout{1, stages, dp, 1, 1, mb, {}};
     try {
         base_.memory = std::make_shared<model::StageMemoryModel>(m, job.training, layout, o.measure);
     } catch (const DataError& e) {

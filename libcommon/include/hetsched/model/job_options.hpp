@@ -2,6 +2,7 @@
 /// What the command line says about a job (model, training, layout), as plain values: the tools
 /// register the flags (cli/job_flags.hpp), the library builds or overrides a job from them.
 #include <string>
+#include <vector>
 
 #include <hetsched/model/job_spec.hpp>
 
@@ -16,8 +17,9 @@ struct JobOptions {
     int zero_stage = -1;
     bool distributed_optimizer = false, seq_parallel = false, no_flash_attention = false;
     int tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0;
+    std::vector<long> layers_per_stage;  ///< --layers-per-stage
 
-    bool layout_given() const { return tp || pp || dp || cp || vpp; }
+    bool layout_given() const { return tp || pp || dp || cp || vpp || !layers_per_stage.empty(); }
 };
 
 /// Whether the flags describe a job without a document (--model, or --layers and --hidden).
@@ -27,7 +29,8 @@ bool flags_describe_job(const JobOptions& o);
 JobSpec job_from_options(const JobOptions& o);
 /// Overrides `job` with whatever the flags give.
 void apply_job_options(const JobOptions& o, JobSpec& job);
-/// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job).
+/// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job; the split
+/// from the flag or the job, pp from the split when not given).
 Layout layout_from_options(const JobOptions& o, const JobSpec& job);
 
 }  // namespace hetsched::model

@@ -1,6 +1,8 @@
 #pragma once
 /// The `model` and `training` sections of a job document (DESIGN §4), read with positions and written
 /// back in the documented key order.
+#include <vector>
+
 #include <yaml-cpp/yaml.h>
 
 #include <hetsched/catalog/model_preset.hpp>
@@ -15,6 +17,7 @@ struct JobSpec {
     Training training;
     long micro_batch = 0;  ///< 0: not given
     long iterations = 0;
+    std::vector<long> layers_per_stage;  ///< training.layers_per_stage: a pipeline split; empty: not given
 };
 
 /// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
@@ -22,6 +25,6 @@ struct JobSpec {
 JobSpec read_job_spec(const io::YamlDocument& doc);
 
 YAML::Node model_to_yaml(const catalog::ModelSpec& m);
-YAML::Node training_to_yaml(const Training& t, long micro_batch, long iterations);
+YAML::Node training_to_yaml(const JobSpec& job);
 
 }  // namespace hetsched::model

@@ -15,15 +15,28 @@ struct MeasuredRun {
     catalog::ModelSpec model;
     Training training;
     Layout layout;
-    std::string stage = "all";  ///< all (the peak stage), first or last
+    std::string stage = "all";  ///< all or max (the peak stage), first, last, middle, or a 0-based index
     Measure measure = Measure::allocated;
     double measured_gib = 0;
 };
 
+/// A row left out of a check, and why ("file:line: what was expected").
+struct SkippedRun {
+    std::string id;
+    std::string reason;
+};
+
+struct MeasuredRuns {
+    std::vector<MeasuredRun> runs;
+    std::vector<SkippedRun> skipped;
+};
+
 /// Reads runs in the column layout of memory_measured.csv (extra columns ignored). Optional columns:
-/// framework, dropout, rms_norm, linear_bias; without them the framework follows zero_stage and
-/// distributed_optimizer, and a gated MLP implies the LLaMA style (RMSNorm, no bias, no dropout).
-std::vector<MeasuredRun> read_measured_runs(const io::CsvTable& table);
+/// framework, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts separated by
+/// spaces or ';'); without them the framework follows zero_stage and distributed_optimizer, a gated
+/// MLP implies the LLaMA style (RMSNorm, no bias, no dropout) and stages split evenly. A row with a
+/// missing or impossible value is skipped with its reason; a missing column is an error (DataError).
+MeasuredRuns read_measured_runs(const io::CsvTable& table);
 
 /// A run's measurement beside the prediction; error_pct = 100 (predicted - measured) / measured.
 struct CheckRow {
@@ -41,7 +54,7 @@ struct CheckSummary {
     size_t within_5pct = 0;
 };
 
-/// Predicts each run's measured stage with `method`.
+/// Predicts each run's measured stage with `method` (middle: stage (pp - 1) / 2).
 std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method);
 CheckSummary summarize(const std::vector<CheckRow>& rows);
 

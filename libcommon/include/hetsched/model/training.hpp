@@ -2,6 +2,7 @@
 /// How a model is trained (batch, precision, optimizer, sharding, recomputation) and how it is laid
 /// out on GPUs (tensor, pipeline, data and context parallel degrees).
 #include <string>
+#include <vector>
 
 #include <hetsched/catalog/model_preset.hpp>
 
@@ -38,6 +39,9 @@ struct Layout {
     int cp = 1;
     int vpp = 1;           ///< virtual pipeline chunks per stage (interleaved 1F1B)
     long micro_batch = 1;
+    /// Layers of each stage, first stage first (pp of them, summing to the model's layers); empty: an
+    /// even split, the last stages taking one more when pp does not divide the layers.
+    std::vector<long> layers_per_stage;
 
     long gpus() const { return static_cast<long>(tp) * pp * dp * cp; }
     /// Micro-batches per iteration on each data-parallel rank.
