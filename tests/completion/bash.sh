@@ -53,7 +53,7 @@ expect_exactly "memest --format " yaml csv
 expect_some "memest -o exam" examples
 
 expect_some "placestages " --stages --dp --profile --list-gpus
-expect_exactly "placestages --method " cmr whale hph optimal
+expect_exactly "placestages --method " cmr whale hph optimal given
 expect_exactly "placestages --model " $models
 expect_some "placestages --catalog " default juchi sia
 expect_exactly "placestages --catalog juchi --stages A30,RTX-A" A30,RTX-A6000 A30,RTX-A4000

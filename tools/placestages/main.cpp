@@ -32,9 +32,12 @@ int main(int argc, char** argv) {
     app->add_option("--stages", opt.stages, "GPU type of each stage, comma-separated (e.g. A100,A100,V100)")
         ->type_name("GPUS")
         ->group(a);
+    app->add_option("--layers-per-stage", opt.job.layers_per_stage, "Layers of each stage, for --method given (e.g. 8,9,9,6)")
+        ->group(a)->delimiter(',')->check(cli::integer_in(1, model::limits::layers));
     cli::add_catalog_option(*app, catalog);
-    app->add_option("--method", method, "cmr (Espresso), whale, hph, or optimal (exact search)")
-        ->check(CLI::IsMember({"cmr", "whale", "hph", "optimal"}))->capture_default_str();
+    app->add_option("--method", method, "cmr (Espresso), whale, hph, optimal (exact search), or given (evaluate "
+                                        "the split given)")
+        ->check(CLI::IsMember({"cmr", "whale", "hph", "optimal", "given"}))->capture_default_str();
     app->add_flag("--keep-order", opt.keep_order, "Keep the allocation's stage order; only split the layers");
     app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s)")
         ->type_name("FILE");

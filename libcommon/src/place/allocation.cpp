@@ -64,6 +64,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             const YAML::Node name = st.IsMap() ? io::required_child(doc, st, "gpu") : YAML::Node(st);
             a.stages.push_back(resolve(doc, name, c));
             listed[a.stages.back()] += a.dp;
+            const YAML::Node layers = st.IsMap() ? io::optional_child(doc, st, "layers") : YAML::Node(YAML::NodeType::Undefined);
+            if (a.stages.size() > 1 && layers.IsDefined() != !a.layers.empty())
+                throw DataError("expected 'layers' on every stage of 'stages' or on none", doc.where(st));
+            if (layers.IsDefined()) a.layers.push_back(io::yaml_integer(doc, layers, "layers", 1, model::limits::layers));
         }
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));

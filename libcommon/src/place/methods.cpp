@@ -22,7 +22,8 @@ Method parse_method(const std::string& s) {
     if (s == "whale") return Method::whale;
     if (s == "hph") return Method::hph;
     if (s == "optimal") return Method::optimal;
-    throw UsageError("unknown method '" + s + "' (expected cmr, whale, hph or optimal)");
+    if (s == "given") return Method::given;
+    throw UsageError("unknown method '" + s + "' (expected cmr, whale, hph, optimal or given)");
 }
 
 std::string method_name(Method m) {
@@ -31,6 +32,7 @@ std::string method_name(Method m) {
     case Method::whale: return "whale";
     case Method::hph: return "hph";
     case Method::optimal: return "optimal";
+    case Method::given: return "given";
     }
     return "?";
 }
@@ -91,6 +93,7 @@ PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o) {
         break;
     }
     case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit); break;
+    case Method::given: return place_given(p, o.order, o.layers);
     }
     if (r.placement.empty()) throw Infeasible(shortfall(p, fixed));
     return r;

@@ -54,6 +54,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     opts.keep_order = o.keep_order;
     opts.order = given_order(problem, alloc);
     opts.search_limit = o.search_limit;
+    opts.layers = !alloc.layers.empty() ? alloc.layers : job.layers_per_stage;
     const PlaceResult r = place_stages(problem, method, opts);
     std::vector<TimelineEvent> events;
     const Estimate e = estimate(problem, r.placement, o.timeline ? &events : nullptr);

@@ -5,6 +5,7 @@
 ///   whale    stages by decreasing GPU memory, layers in proportion to compute, capped by memory.
 ///   hph      stages by increasing compute, the layer split that minimises the estimate (exact).
 ///   optimal  every distinct stage order and layer split, by branch and bound on the estimate.
+///   given    the allocation's own stage order and a split the user gives: only evaluated.
 /// All of them judge a placement by the shared estimator.
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@
 
 namespace hetsched::place {
 
-enum class Method { cmr, whale, hph, optimal };
+enum class Method { cmr, whale, hph, optimal, given };
 Method parse_method(const std::string& s);  ///< UsageError on an unknown name
 std::string method_name(Method m);
 
@@ -21,6 +22,7 @@ struct PlaceOptions {
     bool keep_order = false;        ///< place stages in `order` instead of choosing an order
     std::vector<size_t> order;      ///< the allocation's own stage order (type indices)
     long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit
+    std::vector<long> layers;       ///< given: each stage's layers, in `order`
 };
 
 struct PlaceResult {
@@ -43,6 +45,10 @@ PlaceResult place_whale(const Problem& p, const std::vector<size_t>& order);
 /// Branch and bound over stage types (all distinct orders, or `order` when given) and layer splits,
 /// starting from `incumbent` (may be empty). Exact for the estimator.
 PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit);
+
+/// The placement of `layers` on the stages of `order`, evaluated. UsageError without a split, DataError
+/// for one that does not match the stages or the model, Infeasible naming a stage its memory cannot hold.
+PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers);
 
 /// Stage orders the baselines use: decreasing memory (Whale), increasing compute (HPH).
 std::vector<size_t> order_by_memory(const Problem& p);

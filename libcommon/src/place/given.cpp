@@ -1,0 +1,34 @@
+#include <hetsched/place/methods.hpp>
+
+#include <hetsched/cli/error.hpp>
+#include <hetsched/place/estimator.hpp>
+
+namespace hetsched::place {
+
+PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers) {
+    if (layers.empty())
+        throw UsageError("--method given needs each stage's layers: 'layers' on every entry of allocation.stages, "
+                         "training.layers_per_stage, or --layers-per-stage");
+    if (layers.size() != order.size())
+        throw DataError("the split gives " + std::to_string(layers.size()) + " stages, but the allocation has " +
+                        std::to_string(order.size()));
+    long total = 0;
+    for (long c : layers) total += c;
+    if (total != p.layers)
+        throw DataError("the split holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers));
+    PlaceResult r;
+    r.placement = {order, layers};
+    for (size_t s = 0; s < order.size(); ++s) {
+        const long most = p.types[order[s]].max_layers[s];
+        if (layers[s] > most)
+            throw Infeasible("stage " + std::to_string(s) + " (" + p.types[order[s]].name + ") holds " +
+                             std::to_string(layers[s]) + " layers, but its memory holds at most " + std::to_string(most));
+    }
+    std::vector<StageCosts> costs;
+    Schedule schedule;
+    r.iteration_s = iteration_time(p, r.placement, costs, schedule);
+    r.evaluated = 1;
+    return r;
+}
+
+}  // namespace hetsched::place
