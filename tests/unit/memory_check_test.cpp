@@ -68,3 +68,14 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
         CHECK_THAT(read.skipped[0].reason, Catch::Contains(why));
     }
 }
+
+TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
+    const std::string text = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                             "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                             "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind\n"
+                             "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16,3,20,allocated\n";
+    const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+    const auto rows = model::check_runs(read.runs, model::Method::frenzy);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].predicted_gib > 0);
+}

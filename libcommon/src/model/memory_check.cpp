@@ -1,5 +1,6 @@
 #include <hetsched/model/memory_check.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
@@ -140,7 +141,8 @@ std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method me
         if (run.stage == "first") bytes = est.stages.front().total();
         else if (run.stage == "last") bytes = est.stages.back().total();
         else if (run.stage == "middle") bytes = est.stages[(est.stages.size() - 1) / 2].total();
-        else if (run.stage != "all" && run.stage != "max") bytes = est.stages[std::stoul(run.stage)].total();
+        else if (run.stage != "all" && run.stage != "max")  // an index below pp (frenzy's one stage stands for all)
+            bytes = est.stages[std::min<size_t>(std::stoul(run.stage), est.stages.size() - 1)].total();
         const double predicted = bytes / kGiB;
         rows.push_back({run.id, run.measure, run.measured_gib, predicted,
                         100 * (predicted - run.measured_gib) / run.measured_gib});
