@@ -62,7 +62,9 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
     // A split that does not add up, or an index past pp, skips the row with its reason.
     for (const auto& [stage, split, why] : {std::tuple<std::string, std::string, std::string>{"1", "8 9 9 7", "sums to 33"},
                                             {"4", "", "stage index from 0 to 3"},
-                                            {"1", "8 9 x 6", "layers_per_stage"}}) {
+                                            {"1", "8 9 x 6", "layers_per_stage"},
+                                            {"1e0", "", "stage index from 0 to 3"},
+                                            {"1", " ; ", "layers_per_stage"}}) {
         const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", header + row(stage, split)}));
         REQUIRE(read.skipped.size() == 1);
         CHECK_THAT(read.skipped[0].reason, Catch::Contains(why));

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
         if (!check.empty()) {
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
             io::write_output(io.output, result.csv);
+            for (const auto& why : result.skipped) std::cerr << "memest: skipped " << why << '\n';  // even with -q
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
             return Exit::ok;
         }

@@ -61,14 +61,18 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
 
 CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
     const MeasuredRuns read = read_measured_runs(measured);
+    if (read.runs.empty() && !read.skipped.empty())
+        throw DataError("no measured run could be checked; the first: " + read.skipped.front().id + ": " +
+                        read.skipped.front().reason);
     auto rows = check_runs(read.runs, method);
     auto s = summarize(rows);
     std::string summary = std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
                           "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
                           std::to_string(s.within_5pct) + " within 5%";
-    if (!read.skipped.empty()) summary += ", " + std::to_string(read.skipped.size()) + " rows skipped:";
-    for (const auto& sk : read.skipped) summary += "\n  " + sk.id + ": " + sk.reason;
-    return {check_to_csv(rows), summary};
+    if (!read.skipped.empty()) summary += ", " + std::to_string(read.skipped.size()) + " rows skipped";
+    CheckResult out{check_to_csv(rows), summary, {}};
+    for (const auto& sk : read.skipped) out.skipped.push_back(sk.id + ": " + sk.reason);
+    return out;
 }
 
 std::string list_models_csv() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_range.hpp>
@@ -12,17 +13,20 @@ namespace {
 
 int degree(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col, 1, limits::degree)); }
 
-/// The stage a run measured: all, max, first, last, middle or a 0-based index below pp.
-void check_stage(const std::string& stage, int pp) {
-    if (stage == "all" || stage == "max" || stage == "first" || stage == "last") return;
+/// The stage a run measured: all, max, first, last, middle or a 0-based index below pp (returned;
+/// -1 for the names).
+long check_stage(const std::string& stage, int pp) {
+    if (stage == "all" || stage == "max" || stage == "first" || stage == "last") return -1;
     if (stage == "middle") {
         if (pp < 3) throw DataError("'middle' needs at least 3 pipeline stages, the run has " + std::to_string(pp));
-        return;
+        return -1;
     }
-    const auto index = io::parse_whole(stage, 0, pp - 1);
+    const bool digits = !stage.empty() && stage.find_first_not_of("0123456789") == std::string::npos;
+    const auto index = digits ? io::parse_whole(stage, 0, pp - 1) : std::nullopt;
     if (!index)
         throw DataError("expected all, max, first, last, middle or a stage index from 0 to " + std::to_string(pp - 1) +
                         " in column 'stage_measured', got '" + io::shown_value(stage) + "'");
+    return *index;
 }
 
 /// "8 9 9 6" or "8;9;9;6".
@@ -41,6 +45,8 @@ std::vector<long> read_split(const std::string& text) {
         out.push_back(*v);
         item.clear();
     }
+    if (out.empty()) throw DataError("expected layer counts separated by spaces or ';' in column 'layers_per_stage', got '" +
+                                     io::shown_value(text) + "'");
     return out;
 }
 
@@ -108,7 +114,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
         run.stage = t.cell(r, stage).text;
         try {
-            check_stage(run.stage, l.pp);
+            run.stage_index = check_stage(run.stage, l.pp);
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, stage));
         }
@@ -141,8 +147,8 @@ std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method me
         if (run.stage == "first") bytes = est.stages.front().total();
         else if (run.stage == "last") bytes = est.stages.back().total();
         else if (run.stage == "middle") bytes = est.stages[(est.stages.size() - 1) / 2].total();
-        else if (run.stage != "all" && run.stage != "max")  // an index below pp (frenzy's one stage stands for all)
-            bytes = est.stages[std::min<size_t>(std::stoul(run.stage), est.stages.size() - 1)].total();
+        else if (run.stage_index >= 0)  // below pp; frenzy's one stage stands for every stage
+            bytes = est.stages[method == Method::frenzy ? 0 : static_cast<size_t>(run.stage_index)].total();
         const double predicted = bytes / kGiB;
         rows.push_back({run.id, run.measure, run.measured_gib, predicted,
                         100 * (predicted - run.measured_gib) / run.measured_gib});

@@ -54,7 +54,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     opts.keep_order = o.keep_order;
     opts.order = given_order(problem, alloc);
     opts.search_limit = o.search_limit;
-    opts.layers = !alloc.layers.empty() ? alloc.layers : job.layers_per_stage;
+    opts.layers = !o.job.layers_per_stage.empty() ? o.job.layers_per_stage
+                  : !alloc.layers.empty()         ? alloc.layers
+                                                  : job.layers_per_stage;  // the flag, the allocation, the document
     const PlaceResult r = place_stages(problem, method, opts);
     std::vector<TimelineEvent> events;
     const Estimate e = estimate(problem, r.placement, o.timeline ? &events : nullptr);

@@ -37,8 +37,10 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
 
 struct CheckResult {
     std::string csv;
-    std::string summary;  ///< "N cases, mean |error| x%, max |error| y%, k within 5%"
+    std::string summary;               ///< "N cases, mean |error| x%, max |error| y%, k within 5%[, s rows skipped]"
+    std::vector<std::string> skipped;  ///< "id: file:line:col: why", one per row left out
 };
+/// DataError (65) when no row can be checked (the first row's reason).
 CheckResult run_memest_check(const io::CsvTable& measured, Method method);
 
 std::string list_models_csv();

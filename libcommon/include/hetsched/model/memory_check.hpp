@@ -16,6 +16,7 @@ struct MeasuredRun {
     Training training;
     Layout layout;
     std::string stage = "all";  ///< all or max (the peak stage), first, last, middle, or a 0-based index
+    long stage_index = -1;      ///< that index, when `stage` is one
     Measure measure = Measure::allocated;
     double measured_gib = 0;
 };
