@@ -17,9 +17,9 @@ std::vector<int> ClusterState::installed() const {
     return cap;
 }
 
-bool ClusterState::can_run(const Job& j, int t) const {
+bool ClusterState::can_run(const Job& j, const std::vector<double>& throughput, int t) const {
     const auto i = static_cast<size_t>(t);
-    if (j.throughput[i] <= 0) return false;
+    if (throughput[i] <= 0) return false;
     const double mem = types[i].memory_gib;
     return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
 }

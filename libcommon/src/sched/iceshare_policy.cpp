@@ -17,13 +17,6 @@ std::vector<int> largest_node(const ClusterState& s) {
     return out;
 }
 
-bool usable(const ClusterState& s, const Job& j, const std::vector<double>& throughput, int t) {
-    const auto i = static_cast<size_t>(t);
-    if (throughput[i] <= 0) return false;
-    const double mem = s.types[i].memory_gib;
-    return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
-}
-
 /// Each job's one configuration among `opts` whose share is at least `floor` (exactly one each when
 /// `floor` > 0, at most one otherwise), each type's GPUs bounding the sizes taken: the most total
 /// share (`feasibility`: the fewest GPUs, to learn quickly whether any choice fits). Columns follow
@@ -71,7 +64,7 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s) {
             for (int t = 0; t < m; ++t) {
                 const auto i = static_cast<size_t>(t);
                 const bool whole = !j.elastic() || sc.gpus <= node[i] || (node[i] > 0 && sc.gpus % node[i] == 0);
-                if (sc.gpus > cap[i] || !whole || !usable(s, j, sc.throughput, t)) continue;
+                if (sc.gpus > cap[i] || !whole || !s.can_run(j, sc.throughput, t)) continue;
                 out.push_back({k, t, sc.gpus, false, 0});
                 tacc.push_back(age + j.remaining() / sc.throughput[i]);
                 best = std::min(best, tacc.back());

@@ -17,14 +17,6 @@ double restart_factor(const Job& j, double now_s, const RoundOptions& o) {
     return std::max(age - static_cast<double>(j.book.migrations) * penalty, 0.0) / (age + penalty);
 }
 
-/// Whether job `j` may take type `t` at a size with these throughputs.
-bool usable(const ClusterState& s, const Job& j, const std::vector<double>& throughput, int t) {
-    const auto i = static_cast<size_t>(t);
-    if (throughput[i] <= 0) return false;
-    const double mem = s.types[i].memory_gib;
-    return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
-}
-
 }  // namespace
 
 SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
@@ -42,7 +34,7 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
         const std::vector<Scale> rigid{{j.num_gpus, j.throughput}};
         for (const Scale& sc : j.elastic() ? j.scales : rigid)
             for (int t = 0; t < m; ++t)
-                if (sc.gpus <= cap[static_cast<size_t>(t)] && usable(s, j, sc.throughput, t))
+                if (sc.gpus <= cap[static_cast<size_t>(t)] && s.can_run(j, sc.throughput, t))
                     configs.push_back({t, sc.gpus, sc.throughput[static_cast<size_t>(t)]});
         // Pinned where it runs, if its hosts are up (the reader has checked they hold it).
         const bool pinned = j.pinned && j.placement.running() &&

@@ -131,7 +131,9 @@ struct ClusterState {
     /// GPUs of each type on all nodes, up or down.
     std::vector<int> installed() const;
     /// Whether job `j` may run on type `t`: a positive throughput, and enough memory when both are known.
-    bool can_run(const Job& j, int t) const;
+    bool can_run(const Job& j, int t) const { return can_run(j, j.throughput, t); }
+    /// The same at another of its sizes, whose throughputs are `throughput`.
+    bool can_run(const Job& j, const std::vector<double>& throughput, int t) const;
     /// Whether jobs arrived or left since the previous decision (always true before the first).
     bool churned() const;
     /// Whether job `j` may share one GPU of type `t` with any other such job (ICEFROG's rule for a pair,
