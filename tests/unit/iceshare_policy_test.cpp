@@ -144,3 +144,12 @@ TEST_CASE("Lone sharers on two nodes pair up, leaving whole GPUs for the rest", 
     CHECK(out[0].shares == out[1].shares);
     CHECK(out[2].gpus() == 3);
 }
+
+TEST_CASE("The actions name half a GPU for a sharer", "[iceshare]") {
+    ClusterState s = cluster({"A"}, 1, 60, {16});
+    s.jobs = {sharer("x", 40), sharer("y", 30)};
+    RoundOptions o;
+    o.policy = PolicyKind::iceshare;
+    const RoundResult r = run_round(s, o);
+    CHECK(actions_csv(r.state, r.actions) == "job_id,action,gpu,nodes\nx,start,A,A-node:0.5\ny,start,A,A-node:0.5\n");
+}

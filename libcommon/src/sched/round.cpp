@@ -111,9 +111,9 @@ std::string actions_csv(const ClusterState& s, const std::vector<Action>& action
         std::string nodes, gpu;
         if (a.placement.running()) {
             gpu = s.types[static_cast<size_t>(a.placement.type)].name;
-            for (const auto& sh : a.placement.shares)
+            for (const auto& sh : a.placement.shares)  // a sharer holds half of one GPU
                 nodes += (nodes.empty() ? "" : ";") + s.nodes[static_cast<size_t>(sh.node)].name + ":" +
-                         std::to_string(sh.gpus);
+                         (a.placement.shared ? std::string("0.5") : std::to_string(sh.gpus));
         }
         out.add_row({a.job_id, action_name(a.kind), gpu, nodes});
     }
