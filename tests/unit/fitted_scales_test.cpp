@@ -1,0 +1,53 @@
+// An elastic job's sizes from fitted models: which sizes each type predicts, and what is left out.
+#include <catch2/catch.hpp>
+
+#include <hetsched/fit/prediction.hpp>
+#include <hetsched/sched/fitted_scales.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+/// Pollux's model (as in the prediction tests) for `app` on `gpu`, fitted on up to 4 GPUs and per-GPU
+/// batches 8 to 32.
+fit::GroupFit pollux(const std::string& app, const std::string& gpu) {
+    fit::GroupFit g;
+    g.app = app;
+    g.gpu = gpu;
+    g.kind = fit::ModelKind::pollux;
+    g.params = {0.02, 0.001, 0.05, 0.01, 0.2, 0.02, 1};
+    g.pinned.assign(g.params.size(), "");
+    g.range.min_batch = 8;
+    g.range.max_batch = 32;
+    g.range.max_gpus = 4;
+    g.range.max_per_node = 4;
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("fitted_scales: powers of two and the request, nothing the fit never saw but the request", "[scales]") {
+    const std::vector<fit::GroupFit> fits{pollux("bert", "T4")};
+    const std::vector<sched::GpuTypeInfo> types{{"t4", 16}, {"K80", 12}};  // names match letter case aside
+    sched::ElasticRequest r{"bert", 8, 1, 8, 64, 0};
+    bool extrapolated = false;
+    const auto scales = sched::fitted_scales(fits, types, r, &extrapolated);
+    REQUIRE(scales.size() == 4);  // 1, 2, 4, 8
+    CHECK(scales[0].gpus == 1);
+    CHECK(scales[3].gpus == 8);
+    // 1 GPU: 64 per GPU is past the fit's 32, so two accumulation steps of 32.
+    CHECK(scales[0].throughput[0] == Approx(fit::fitted_throughput(fits[0], 1, 4, 64)));
+    CHECK(scales[0].throughput[1] == 0);  // no fit on K80
+    // 8 GPUs lie past the 4 the fit saw: predicted only because the job asked for them, and said so.
+    CHECK(scales[3].throughput[0] > 0);
+    CHECK(extrapolated);
+    // Asking for 2 GPUs with a batch of 16: 4 and 8 GPUs would leave each GPU less than the fit's
+    // smallest batch (8), and 8 more GPUs than it saw: left out.
+    r = {"bert", 2, 1, 8, 16, 0};
+    const auto small = sched::fitted_scales(fits, types, r, &extrapolated);
+    REQUIRE(small.size() == 2);
+    CHECK(small[1].gpus == 2);
+    CHECK_FALSE(extrapolated);
+    CHECK(sched::fits_app(fits, "bert", types));
+    CHECK_FALSE(sched::fits_app(fits, "gpt", types));
+}
