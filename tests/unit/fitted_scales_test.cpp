@@ -4,25 +4,14 @@
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/sched/fitted_scales.hpp>
 
+#include "fit_fixture.hpp"
+
 using namespace hetsched;
 
 namespace {
 
-/// Pollux's model (as in the prediction tests) for `app` on `gpu`, fitted on up to 4 GPUs and per-GPU
-/// batches 8 to 32.
-fit::GroupFit pollux(const std::string& app, const std::string& gpu) {
-    fit::GroupFit g;
-    g.app = app;
-    g.gpu = gpu;
-    g.kind = fit::ModelKind::pollux;
-    g.params = {0.02, 0.001, 0.05, 0.01, 0.2, 0.02, 1};
-    g.pinned.assign(g.params.size(), "");
-    g.range.min_batch = 8;
-    g.range.max_batch = 32;
-    g.range.max_gpus = 4;
-    g.range.max_per_node = 4;
-    return g;
-}
+/// Fitted on up to 4 GPUs and per-GPU batches 8 to 32.
+fit::GroupFit pollux(const std::string& app, const std::string& gpu) { return fit::test::pollux_fit(app, gpu, 8, 32, 4, 4); }
 
 }  // namespace
 

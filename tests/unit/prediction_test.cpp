@@ -4,23 +4,13 @@
 
 #include <hetsched/fit/prediction.hpp>
 
+#include "fit_fixture.hpp"
+
 using namespace hetsched;
 
 namespace {
 
-fit::GroupFit pollux_fit() {
-    fit::GroupFit g;
-    g.app = "bert";
-    g.gpu = "T4";
-    g.kind = fit::ModelKind::pollux;
-    g.params = {0.02, 0.001, 0.05, 0.01, 0.2, 0.02, 1};  // alpha_c, beta_c, alpha_r, beta_r, alpha_n, beta_n, gamma
-    g.pinned.assign(g.params.size(), "");
-    g.range.min_batch = 6;
-    g.range.max_batch = 40;
-    g.range.max_gpus = 4;
-    g.range.max_per_node = 4;
-    return g;
-}
+fit::GroupFit pollux_fit() { return fit::test::pollux_fit("bert", "T4", 6, 40, 4, 4); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <hetsched/sim/replay_input.hpp>
 #include <hetsched/sim/trace.hpp>
 
+#include "fit_fixture.hpp"
 #include "sched_fixture.hpp"
 
 using namespace hetsched;
@@ -153,15 +154,7 @@ TEST_CASE("A Sia/Pollux workload: jobs train their application's samples at the 
     // one node exchange in alpha_r + beta_r * (2 - 2) = 0.05 s: 64 samples per 0.102 s.
     ThroughputTable table;
     table.types = {"T4"};
-    fit::GroupFit f;
-    f.app = "bert";
-    f.gpu = "T4";
-    f.kind = fit::ModelKind::pollux;
-    f.params = {0.02, 0.001, 0.05, 0.01, 0.2, 0.02, 1};
-    f.pinned.assign(f.params.size(), "");
-    f.range.max_batch = 40;
-    f.range.max_per_node = 4;
-    table.fits = {f};
+    table.fits = {fit::test::pollux_fit("bert", "T4", 0, 40, 0, 4)};
     const ReplayCluster c = one_gpu_each({"T4"});
     ReplayCluster two = c;
     two.nodes[0].gpus = 2;
