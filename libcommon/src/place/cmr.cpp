@@ -6,6 +6,7 @@
 
 #include <hetsched/place/estimator.hpp>
 #include <hetsched/place/methods.hpp>
+#include <hetsched/place/stage_capacity.hpp>
 
 namespace hetsched::place {
 namespace {
@@ -19,31 +20,49 @@ double layers_within(const Problem& p, size_t type, int pos, double budget) {
     return std::max(1.0, std::floor((budget - p.allreduce_s(type, pos, 0)) / per_layer));
 }
 
-/// The most layers stages pos..k-1 can hold when the types left (`left`, counts per type) take them
-/// in the best order; memoised on (position, counts), so each candidate only looks it up.
+/// Whether stages pos..k-1 can hold `need` more layers when the types left (`left`, counts per type)
+/// take them in the best order. The best order is an assignment of stages to positions; two cheap
+/// bounds settle most questions: the types placed roomiest-last (one order, so a lower bound) and each
+/// position's roomiest type left (counts ignored, so an upper bound). Only between them is the best
+/// order worked out exactly.
 class CapacityAhead {
 public:
-    explicit CapacityAhead(const Problem& p) : p_(p), k_(p.stages()) {}
-    long operator()(int pos, std::vector<int>& left) {
-        if (pos == k_) return 0;
-        std::vector<int> key = left;
-        key.push_back(pos);
-        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-        long best = -1;
-        for (size_t t = 0; t < left.size(); ++t) {
-            if (left[t] == 0) continue;
-            --left[t];
-            const long rest = (*this)(pos + 1, left);
-            ++left[t];
-            if (rest >= 0) best = std::max(best, p_.types[t].max_layers[static_cast<size_t>(pos)] + rest);
-        }
-        return memo_[std::move(key)] = best;
+    explicit CapacityAhead(const Problem& p) : p_(p), k_(p.stages()) {
+        for (size_t t = 0; t < p.types.size(); ++t) by_room_.push_back(t);
+        const size_t last = static_cast<size_t>(k_ - 1);
+        std::stable_sort(by_room_.begin(), by_room_.end(), [&](size_t a, size_t b) {
+            return p.types[a].max_layers[last] < p.types[b].max_layers[last];
+        });
+    }
+    bool holds(int pos, const std::vector<int>& left, long need) {
+        if (need <= 0 || in_order(pos, left) >= need) return true;
+        if (roomiest(pos, left) < need) return false;
+        return most_layers_ahead(p_, pos, left) >= need;
     }
 
 private:
     const Problem& p_;
     int k_;
-    std::map<std::vector<int>, long> memo_;
+    std::vector<size_t> by_room_;  ///< types, least room on the last stage first
+
+    long room(size_t t, int pos) const { return p_.types[t].max_layers[static_cast<size_t>(pos)]; }
+
+    long in_order(int pos, const std::vector<int>& left) const {
+        long total = 0;
+        for (size_t t : by_room_)
+            for (int n = 0; n < left[t]; ++n) total += room(t, pos++);
+        return total;
+    }
+    long roomiest(int pos, const std::vector<int>& left) const {
+        long total = 0;
+        for (; pos < k_; ++pos) {
+            long most = 0;
+            for (size_t t = 0; t < left.size(); ++t)
+                if (left[t] > 0) most = std::max(most, room(t, pos));
+            total += most;
+        }
+        return total;
+    }
 };
 
 /// AdjustToCoverAllLayers: hand the missing layers to stages 1..k-1 one at a time, round robin, while
@@ -98,9 +117,9 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
             const double lm = static_cast<double>(g.max_layers[static_cast<size_t>(s)]);
             if (left[t] == 0 || lm < static_cast<double>(need)) continue;
             --left[t];
-            const long later = ahead(s + 1, left);
+            const bool room = ahead.holds(s + 1, left, p.layers - held - (s == 0 ? l0 : static_cast<long>(lm)));
             ++left[t];
-            if (later < 0 || held + (s == 0 ? l0 : static_cast<long>(lm)) + later < p.layers) continue;
+            if (!room) continue;
             const double lc = s == 0 ? static_cast<double>(l0) : layers_within(p, t, s, budget);
             const double alpha = std::isinf(lc) ? 1.0 : std::max(lm, lc) / lc;  // no sync: nothing to overlap
             const double cmr = g.tflops / g.memory_gib * alpha;
