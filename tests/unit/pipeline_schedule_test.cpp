@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include <hetsched/place/pipeline_schedule.hpp>
 
 using namespace hetsched::place;
@@ -80,4 +82,27 @@ TEST_CASE("the slowest stage sets the pace of a long pipeline", "[place]") {
     const double t = run(stages, 64);
     CHECK(t >= m * 6);
     CHECK(t <= m * 6 + 2 * 3 + 6);  // plus filling and draining around the slow stage
+}
+
+TEST_CASE("the schedule's lower bound never exceeds the simulation and is exact on equal stages", "[place]") {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int trial = 0; trial < 2000; ++trial) {
+        const size_t k = 1 + rng() % 8;
+        const long m = 1 + static_cast<long>(rng() % 24);
+        std::vector<StageCosts> stages(k);
+        for (auto& c : stages) {
+            c.forward = u(rng);
+            c.backward = u(rng) * 2;
+            c.to_next = rng() % 3 == 0 ? 0 : u(rng) * 0.5;
+            c.allreduce = rng() % 2 == 0 ? 0 : u(rng) * 3;
+        }
+        stages.back().to_next = 0;
+        Schedule s;
+        simulate_1f1b(stages, m, s);
+        INFO("trial " << trial);
+        CHECK(schedule_lower_bound(stages, m) <= s.iteration_s * (1 + 1e-12));
+    }
+    const std::vector<StageCosts> equal(4, StageCosts{1, 2, 0, 0});
+    CHECK(schedule_lower_bound(equal, 8) == Approx((8 + 4 - 1) * 3.0));
 }

@@ -16,7 +16,10 @@ long every_order(const Problem& p, int pos, const std::vector<int>& left) {
     long best = -1;
     do {
         long total = 0;
-        for (size_t i = 0; i < order.size(); ++i) total += p.types[order[i]].max_layers[static_cast<size_t>(pos) + i];
+        for (size_t i = 0; i < order.size() && total >= 0; ++i) {
+            const long room = p.types[order[i]].max_layers[static_cast<size_t>(pos) + i];
+            total = room > 0 ? total + room : -1;  // every stage holds a layer
+        }
         best = std::max(best, total);
     } while (std::next_permutation(order.begin(), order.end()));
     return best;
@@ -44,7 +47,7 @@ TEST_CASE("most_layers_ahead finds the best order of the stages left", "[place]"
         std::vector<int> left(n, 0);
         for (int s = pos; s < k; ++s) ++left[rng() % n];
         INFO("trial " << trial);
-        CHECK(most_layers_ahead(p, pos, left) == every_order(p, pos, left));
+        CHECK(most_layers_ahead(room_of(p), pos, left) == every_order(p, pos, left));
     }
 }
 
@@ -53,6 +56,10 @@ TEST_CASE("most_layers_ahead of no positions is 0", "[place]") {
     p.types.resize(2);
     p.types[0].stages = 3;
     for (auto& t : p.types) t.max_layers = {4, 5, 6};
-    CHECK(most_layers_ahead(p, 3, {0, 0}) == 0);
-    CHECK(most_layers_ahead(p, 1, {1, 1}) == 11);
+    CHECK(most_layers_ahead(room_of(p), 3, {0, 0}) == 0);
+    CHECK(most_layers_ahead(room_of(p), 1, {1, 1}) == 11);
+    CHECK(most_layers_ahead(room_of(p), 0, {1, 1}) == -1);
+    p.types[1].max_layers = {0, 0, 2};  // type 1 fits only last
+    CHECK(most_layers_ahead(room_of(p), 0, {2, 1}) == 11);
+    CHECK(most_layers_ahead(room_of(p), 0, {1, 2}) == -1);
 }

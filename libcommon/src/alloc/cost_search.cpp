@@ -10,6 +10,7 @@
 
 #include <hetsched/alloc/bounds.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/place/stage_capacity.hpp>
 
 namespace hetsched::alloc {
 namespace {
@@ -21,6 +22,7 @@ struct Layout {
     int dp = 0, pp = 0;
     std::unique_ptr<place::ProblemFactory> factory;
     CandidateBounds c;             ///< what the bounds know about each candidate type here
+    place::RoomByPosition room;    ///< layers each candidate holds at each position
     double root_bound = 0;         ///< cost (or time) no plan of this pair beats
     std::vector<int> seed;         ///< time objective: the fastest-types-first plan placed before the tree
     double estimate = kInf;        ///< time objective: that plan's iteration time under Whale's cheap split
@@ -156,6 +158,7 @@ private:
                 for (const auto& name : names_) {
                     const place::StageType& st = l.factory->type(name);
                     l.c.types.push_back(bound_type_of(st, l.factory->base()));
+                    l.room.push_back(&st.max_layers);
                     for (size_t pos = 0; pos < st.max_layers.size(); ++pos)
                         best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
                 }
@@ -292,6 +295,10 @@ private:
         }
         if (bound > best_.threshold()) {
             ++stats_.pruned_cost;
+            return;
+        }
+        if (place::most_layers_ahead(l.room, 0, counts) < layers()) {  // no order of the stages holds the model
+            ++stats_.pruned_capacity;
             return;
         }
         evaluate(l, counts, bound);

@@ -20,14 +20,14 @@ double layers_within(const Problem& p, size_t type, int pos, double budget) {
     return std::max(1.0, std::floor((budget - p.allreduce_s(type, pos, 0)) / per_layer));
 }
 
-/// Whether stages pos..k-1 can hold `need` more layers when the types left (`left`, counts per type)
-/// take them in the best order. The best order is an assignment of stages to positions; two cheap
-/// bounds settle most questions: the types placed roomiest-last (one order, so a lower bound) and each
-/// position's roomiest type left (counts ignored, so an upper bound). Only between them is the best
-/// order worked out exactly.
+/// Whether stages pos..k-1 can hold `need` more layers, at least one each, when the types left
+/// (`left`, counts per type) take them in the best order. The best order is an assignment of stages to
+/// positions; two cheap bounds settle most questions: the types placed roomiest-last (one order, so a
+/// lower bound) and each position's roomiest type left (counts ignored, so an upper bound). Only
+/// between them is the best order worked out exactly.
 class CapacityAhead {
 public:
-    explicit CapacityAhead(const Problem& p) : p_(p), k_(p.stages()) {
+    explicit CapacityAhead(const Problem& p) : p_(p), k_(p.stages()), rooms_(room_of(p)) {
         for (size_t t = 0; t < p.types.size(); ++t) by_room_.push_back(t);
         const size_t last = static_cast<size_t>(k_ - 1);
         std::stable_sort(by_room_.begin(), by_room_.end(), [&](size_t a, size_t b) {
@@ -35,22 +35,30 @@ public:
         });
     }
     bool holds(int pos, const std::vector<int>& left, long need) {
-        if (need <= 0 || in_order(pos, left) >= need) return true;
+        const long ordered = in_order(pos, left);
+        if (ordered >= 0 && ordered >= need) return true;
         if (roomiest(pos, left) < need) return false;
-        return most_layers_ahead(p_, pos, left) >= need;
+        const long most = most_layers_ahead(rooms_, pos, left);
+        return most >= 0 && most >= need;
     }
 
 private:
     const Problem& p_;
     int k_;
+    RoomByPosition rooms_;
     std::vector<size_t> by_room_;  ///< types, least room on the last stage first
 
     long room(size_t t, int pos) const { return p_.types[t].max_layers[static_cast<size_t>(pos)]; }
 
+    /// -1 when the order leaves a stage without room for one layer.
     long in_order(int pos, const std::vector<int>& left) const {
         long total = 0;
         for (size_t t : by_room_)
-            for (int n = 0; n < left[t]; ++n) total += room(t, pos++);
+            for (int n = 0; n < left[t]; ++n) {
+                const long r = room(t, pos++);
+                if (r <= 0) return -1;
+                total += r;
+            }
         return total;
     }
     long roomiest(int pos, const std::vector<int>& left) const {
@@ -172,7 +180,7 @@ double refine_split(const Problem& p, Placement& pl, double time, long& evaluate
                     if (pl.layers[from] - step < 1 || pl.layers[to] + step > p.types[pl.order[to]].max_layers[to]) continue;
                     pl.layers[from] -= step;
                     pl.layers[to] += step;
-                    const double t = iteration_time(p, pl, costs, schedule);
+                    const double t = iteration_time_below(p, pl, time * (1 - 1e-12), costs, schedule);
                     ++evaluated;
                     if (t < time * (1 - 1e-12)) {
                         time = t;
@@ -188,7 +196,7 @@ double refine_split(const Problem& p, Placement& pl, double time, long& evaluate
                     std::swap(pl.order[b], pl.order[b + 1]);
                     if (with_layers) std::swap(pl.layers[b], pl.layers[b + 1]);
                     if (feasible(p, pl)) {
-                        const double t = iteration_time(p, pl, costs, schedule);
+                        const double t = iteration_time_below(p, pl, time * (1 - 1e-12), costs, schedule);
                         ++evaluated;
                         if (t < time * (1 - 1e-12)) {
                             time = t;
@@ -203,6 +211,15 @@ double refine_split(const Problem& p, Placement& pl, double time, long& evaluate
         }
     }
     return time;
+}
+
+/// The k-th least time among the orders found so far; infinity while there are fewer.
+double kth_best(const std::map<std::vector<size_t>, std::pair<double, Placement>>& by_order, size_t k) {
+    if (by_order.size() < k) return std::numeric_limits<double>::infinity();
+    std::vector<double> times;
+    for (const auto& kv : by_order) times.push_back(kv.second.first);
+    std::nth_element(times.begin(), times.begin() + static_cast<long>(k - 1), times.end());
+    return times[k - 1];
 }
 
 }  // namespace
@@ -231,10 +248,15 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     for (long l0 = 1; l0 <= l_max; ++l0) {
         Placement pl = build_candidate(p, l0, order, ahead);
         if (pl.empty()) continue;
-        const double time = iteration_time(p, pl, costs, schedule);
+        // A candidate counts only if it beats its order's best, or (a new order) the kStarts-th best
+        // order, which only falls; the schedule's lower bound rules most out without simulating.
+        const auto it = by_order.find(pl.order);
+        const double bar = it != by_order.end() ? it->second.first : kth_best(by_order, kStarts);
+        const double time = iteration_time_below(p, pl, bar, costs, schedule);
         ++best.evaluated;
-        auto [it, fresh] = by_order.try_emplace(pl.order, time, pl);
-        if (!fresh && time < it->second.first) it->second = {time, std::move(pl)};
+        if (time >= bar) continue;
+        if (it != by_order.end()) it->second = {time, std::move(pl)};
+        else by_order.emplace(pl.order, std::make_pair(time, pl));
     }
     std::vector<std::pair<double, Placement>> starts;
     for (auto& kv : by_order) starts.push_back(std::move(kv.second));

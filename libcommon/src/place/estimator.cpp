@@ -49,4 +49,13 @@ double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCo
     return schedule.iteration_s;
 }
 
+double iteration_time_below(const Problem& p, const Placement& pl, double bar, std::vector<StageCosts>& costs,
+                            Schedule& schedule) {
+    fill_costs(p, pl, costs);
+    const double bound = schedule_lower_bound(costs, p.micro_batches);
+    if (bound >= bar) return bound;
+    simulate_1f1b(costs, p.micro_batches, schedule);
+    return schedule.iteration_s;
+}
+
 }  // namespace hetsched::place

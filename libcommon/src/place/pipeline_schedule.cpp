@@ -117,4 +117,23 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out,
     }
 }
 
+double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches) {
+    const double m = static_cast<double>(micro_batches);
+    const double sync0 = stages.empty() ? 0 : stages.front().allreduce;
+    double down = 0, up = 0, bound = 0;  // micro-batch 0's way to stage j, and a gradient's way back from it
+    for (size_t j = 0; j < stages.size(); ++j) {
+        const StageCosts& c = stages[j];
+        const double busy_end = down + m * (c.forward + c.backward);
+        bound = std::max({bound, busy_end + c.allreduce, busy_end + up + sync0});
+        if (j + 1 < stages.size()) {
+            const StageCosts& next = stages[j + 1];
+            const double last_arrives = down + c.forward + m * c.to_next;
+            bound = std::max(bound, last_arrives + next.forward + next.backward + c.to_next + c.backward + up + sync0);
+        }
+        down += c.forward + c.to_next;
+        up += c.backward + c.to_next;
+    }
+    return bound;
+}
+
 }  // namespace hetsched::place

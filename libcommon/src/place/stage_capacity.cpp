@@ -10,11 +10,16 @@ namespace hetsched::place {
 // a type with a stage to spare. Every step keeps the assignment of the positions so far optimal
 // (successive shortest paths on a transportation problem), so the last assignment is the best order.
 // O((k - pos)^2 · n + (k - pos) · n^3) for n types.
-long most_layers_ahead(const Problem& p, int pos, const std::vector<int>& left) {
-    const int k = p.stages();
+long most_layers_ahead(const RoomByPosition& rooms, int pos, const std::vector<int>& left) {
     const size_t n = left.size();
-    auto room = [&](size_t t, int s) { return p.types[t].max_layers[static_cast<size_t>(s)]; };
-    constexpr long kNo = std::numeric_limits<long>::min() / 4;
+    const int k = n == 0 ? pos : static_cast<int>(rooms[0]->size());
+    // A stage holds at least one layer: a position without room for one is priced far below any
+    // total of real rooms, so that it is taken only when no order avoids it.
+    constexpr long kNo = std::numeric_limits<long>::min() / 4, kNone = -(1L << 40);
+    auto room = [&](size_t t, int s) {
+        const long r = (*rooms[t])[static_cast<size_t>(s)];
+        return r > 0 ? r : kNone;
+    };
     std::vector<size_t> owner(static_cast<size_t>(k), 0), from(n);
     std::vector<int> used(n, 0), via(n * n);  // via[a·n + b]: the position an exchange a -> b moves
     std::vector<long> gain(n * n), dist(n);
@@ -50,7 +55,13 @@ long most_layers_ahead(const Problem& p, int pos, const std::vector<int>& left) 
     }
     long total = 0;
     for (int s = pos; s < k; ++s) total += room(owner[static_cast<size_t>(s)], s);
-    return total;
+    return total < 0 ? -1 : total;
+}
+
+RoomByPosition room_of(const Problem& p) {
+    RoomByPosition out;
+    for (const auto& t : p.types) out.push_back(&t.max_layers);
+    return out;
 }
 
 }  // namespace hetsched::place

@@ -32,4 +32,10 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
 /// Just the iteration time, for search loops: reuses `costs` and `schedule` between calls.
 double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs, Schedule& schedule);
 
+/// For search loops that keep only what beats `bar`: the iteration time when it is below `bar`, else
+/// some value at or above `bar` (the schedule's lower bound, when that already reaches `bar`, so the
+/// simulation is skipped).
+double iteration_time_below(const Problem& p, const Placement& pl, double bar, std::vector<StageCosts>& costs,
+                            Schedule& schedule);
+
 }  // namespace hetsched::place
