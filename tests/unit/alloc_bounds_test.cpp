@@ -61,10 +61,17 @@ TEST_CASE("the iteration bound never exceeds the best placement's estimate", "[a
             for (size_t t = 0; t < with.size(); ++t) with[t].stages = counts[t];
             const double bound = alloc::iteration_lower_bound(bj, with);
             const place::Problem p = f.problem(names, counts);
+            place::RoomByPosition room;
+            for (const auto& name : names) room.push_back(&f.type(name).max_layers);
+            const double busy = alloc::least_busy_by_position(bj, with, room);
+            const double by_position = alloc::iteration_lower_bound(bj, with, busy);
             const auto best = place::place_exact(p, nullptr, place::place_cmr(p, nullptr), 5000000);
+            if (std::isinf(busy)) CHECK(best.placement.empty());  // no order holds the layers
             if (best.placement.empty()) continue;  // the bound may be finite where memory rules out a split
             INFO(job.model.name << " dp " << dp << " k " << k << " slow " << slow);
             CHECK(bound <= best.iteration_s);
+            CHECK(by_position <= best.iteration_s);
+            CHECK(by_position >= bound);
             CHECK(bound > 0.3 * best.iteration_s);  // and it is not vacuous
             ++checked;
         }
@@ -91,6 +98,21 @@ TEST_CASE("on equal stages the bound follows the 1F1B fill and drain", "[alloc]"
     // A second type adds a cross-type link that carries every micro-batch.
     alloc::BoundJob linked{8, 8, 0, 0.0, 5.0};
     CHECK(alloc::iteration_lower_bound(linked, {{1.0, 0, 0.66, 8, 2}, {1.0, 0, 0.66, 8, 2}}) >= 40 * (1 - 1e-6));
+}
+
+TEST_CASE("the busy bound sees that a type's room depends on its position", "[alloc]") {
+    // 7 layers, m = 4: two fast stages (1 s per layer) with room for 5 layers only last and 1 before,
+    // one slow stage (3 s) with room for 5 anywhere. Rooms by type alone allow 3 + 3 + 1 (busy 12);
+    // by position a fast stage holds one layer, so the best is 5 + 1 + 1 (busy 4·5 = 20).
+    alloc::BoundJob j{7, 4, 0, 0, 0, 0};
+    const std::vector<alloc::BoundType> types{{1.0, 0, 0.66, 5, 2}, {3.0, 0, 0.66, 5, 1}};
+    const std::vector<long> fast{1, 1, 5}, slow{5, 5, 5};
+    const double busy = alloc::least_busy_by_position(j, types, {&fast, &slow});
+    CHECK(busy == Approx(20));
+    CHECK(alloc::iteration_lower_bound(j, types) < 20);
+    CHECK(alloc::iteration_lower_bound(j, types, busy) >= 20 * (1 - 1e-8));
+    const std::vector<long> cramped{1, 1, 1};  // fast stages hold one layer anywhere: 1 + 1 + 5 < 8
+    CHECK(std::isinf(alloc::least_busy_by_position({8, 4, 0, 0, 0, 0}, types, {&cramped, &slow})));
 }
 
 TEST_CASE("the least price per speed matches brute force", "[alloc]") {

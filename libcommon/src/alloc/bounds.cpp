@@ -44,7 +44,7 @@ double least_total(const std::vector<BoundType>& sorted, double m, double layers
 
 }  // namespace
 
-double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types) {
+double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types, double min_busy) {
     std::vector<BoundType> sorted;
     double capacity = 0, rho = 1, busy_hi = 0, k = 0, kinds = 0;
     const double L = static_cast<double>(job.layers), m = static_cast<double>(job.micro_batches);
@@ -74,7 +74,7 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     // k−1, each at most a (1−ρ) share) that can fill its wait for the first gradient.
     const double extra = std::max((m - 1) * rho, m - 1 - (k - 1) * (1 - rho)) / k;
     auto latency = [&](double busy) { return least_total(sorted, m, L, busy) * (1 + extra) + fixed; };
-    double a = hi, b = std::max(hi, busy_hi * (1 + 1e-12));
+    double a = std::max(hi, min_busy), b = std::max(a, busy_hi * (1 + 1e-12));
     if (latency(a) <= a) {
         b = a;
     } else if (latency(b) >= b) {
@@ -89,6 +89,40 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     const double bound = std::min(std::max(b, latency(b)), std::max(a, latency(a)));
     const double link = kinds > 1 ? job.cross_link_s : k > 1 ? same : 0.0;
     return std::max(bound, m * link) * (1 - 1e-9);
+}
+
+double least_busy_by_position(const BoundJob& job, const std::vector<BoundType>& types,
+                              const place::RoomByPosition& room) {
+    const double m = static_cast<double>(job.micro_batches);
+    std::vector<int> counts;
+    std::vector<double> times;  // candidate busy times: x whole layers on a stage of some type
+    for (const auto& t : types) {
+        counts.push_back(t.stages);
+        if (t.stages <= 0) continue;
+        for (long x = 1; x <= t.max_layers; ++x) times.push_back(static_cast<double>(x) * per_layer(t, m));
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<std::vector<long>> clipped(types.size());
+    place::RoomByPosition rooms;
+    for (const auto& c : clipped) rooms.push_back(&c);
+    // Layers every order holds at most when no stage is busy past `busy`.
+    auto held = [&](double busy) {
+        for (size_t t = 0; t < types.size(); ++t) {
+            const double most = std::floor(busy * (1 + 1e-12) / per_layer(types[t], m));
+            clipped[t] = *room[t];
+            for (long& r : clipped[t]) r = std::min(r, static_cast<long>(std::min(most, 1e15)));
+        }
+        return place::most_layers_ahead(rooms, 0, counts);
+    };
+    if (times.empty() || held(times.back()) < job.layers) return kInf;
+    size_t lo = 0, hi = times.size() - 1;  // held(times[hi]) suffices
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (held(times[mid]) >= job.layers) hi = mid;
+        else lo = mid + 1;
+    }
+    return times[hi] * (1 - 1e-12);
 }
 
 BoundType bound_type_of(const place::StageType& st, const place::Problem& base) {

@@ -228,8 +228,12 @@ private:
     // ---- complete plans ----
 
     /// The lower bound of a complete multiset's objective; infinity when it cannot hold the model.
-    double leaf_bound(const Layout& l, const std::vector<int>& counts, double* time_bound) const {
-        const double t = iteration_lower_bound(l.c.job, bound_types(l, counts));
+    /// `by_position`: each stage's room that of its position (an assignment per candidate busy time),
+    /// tighter and dearer.
+    double leaf_bound(const Layout& l, const std::vector<int>& counts, double* time_bound, bool by_position = false) const {
+        const std::vector<BoundType> types = bound_types(l, counts);
+        const double busy = by_position ? least_busy_by_position(l.c.job, types, l.room) : 0;
+        const double t = std::isinf(busy) ? kInf : iteration_lower_bound(l.c.job, types, busy);
         if (time_bound) *time_bound = t;
         double price = 0;
         for (size_t i = 0; i < counts.size(); ++i) price += counts[i] * stage_price_s(l, i);
@@ -280,26 +284,26 @@ private:
         best_.offer(std::move(rec));
     }
 
-    /// Prunes a complete plan by its bounds (counted), else evaluates it.
+    /// Prunes a complete plan by its bounds (counted), else evaluates it. The bounds by position are
+    /// worked out only for the plans the cheaper ones leave.
     void visit_leaf(Layout& l, const std::vector<int>& counts) {
         if (!l.seed.empty() && counts == l.seed) return;  // placed before the tree
-        double time_bound = 0;
-        const double bound = leaf_bound(l, counts, &time_bound);
-        if (std::isinf(time_bound)) {
-            ++stats_.pruned_capacity;
-            return;
-        }
-        if (cost_objective() && space_.slo_s > 0 && z() * time_bound > space_.slo_s) {
-            ++stats_.pruned_time;
-            return;
-        }
-        if (bound > best_.threshold()) {
-            ++stats_.pruned_cost;
-            return;
-        }
-        if (place::most_layers_ahead(l.room, 0, counts) < layers()) {  // no order of the stages holds the model
-            ++stats_.pruned_capacity;
-            return;
+        double bound = 0;
+        for (bool by_position : {false, true}) {
+            double time_bound = 0;
+            bound = leaf_bound(l, counts, &time_bound, by_position);
+            if (std::isinf(time_bound)) {
+                ++stats_.pruned_capacity;
+                return;
+            }
+            if (cost_objective() && space_.slo_s > 0 && z() * time_bound > space_.slo_s) {
+                ++stats_.pruned_time;
+                return;
+            }
+            if (bound > best_.threshold()) {
+                ++stats_.pruned_cost;
+                return;
+            }
         }
         evaluate(l, counts, bound);
     }

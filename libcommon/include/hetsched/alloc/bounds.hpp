@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <hetsched/place/problem_builder.hpp>
+#include <hetsched/place/stage_capacity.hpp>
 
 namespace hetsched::alloc {
 
@@ -42,8 +43,16 @@ struct BoundJob {
 ///                                             the first stage's all-reduce starts after all that)
 ///   T ≥ m·link                               (a link carries every micro-batch; a cross-type link
 ///                                             when d > 1)
-/// minimised over every split of whole layers, fast stages filled first.
-double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types);
+/// minimised over every split of whole layers, fast stages filled first, with the busy time at least
+/// `min_busy` (see least_busy_by_position).
+double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types, double min_busy = 0);
+
+/// The least busy time max_s x_s·c_s at which the stages hold every layer when each stage's room is
+/// that of its position (StageType::max_layers), not its type's largest: over every order of the
+/// stages (an exact assignment of positions to stages per candidate time). `room[t]` by position for
+/// `types[t]`, whose `stages` give the counts. Infinity when no order holds the layers.
+double least_busy_by_position(const BoundJob& job, const std::vector<BoundType>& types,
+                              const place::RoomByPosition& room);
 
 /// The bound's view of one built stage type (its `stages` left 0).
 BoundType bound_type_of(const place::StageType& t, const place::Problem& base);
