@@ -64,7 +64,8 @@ TEST_CASE("espresso finds exhaustive's cost at every SLO, evaluating fewer plans
             INFO(c->job.model.name << " slo factor " << f);
             REQUIRE_FALSE(es.plans.empty());
             CHECK(es.plans.front().cost == Approx(best).epsilon(1e-12));
-            CHECK(es.stats.lower_bound <= es.plans.front().cost * (1 + 1e-9));
+            CHECK(es.stats.complete);
+            CHECK(es.stats.lower_bound == es.plans.front().cost);  // proven: gap 0
             if (f == 0 || es.plans.front().total_s <= c->space.slo_s) ++compared;
             espresso_plans += es.stats.plans_evaluated;
             exhaustive_plans += all.stats.plans_evaluated;
@@ -138,13 +139,42 @@ TEST_CASE("data-parallel degrees are powers of two that divide the batch", "[all
     CHECK(alloc::dp_range(s) == std::vector<int>{1, 2, 4});
 }
 
-TEST_CASE("the search stops at its node limit with advice", "[alloc]") {
+TEST_CASE("a search stopped at its node limit keeps its best plan and a bound no plan beats", "[alloc]") {
     std::mt19937 rng(1);
+    int stopped = 0, with_plan = 0;
+    for (int n = 0; n < 10; ++n) {
+        auto c = small_case(rng);
+        const auto full = run(c->space, alloc::SearchMethod::espresso);
+        if (full.plans.empty()) continue;
+        for (long limit : {3L, 20L, 60L}) {
+            alloc::SearchOptions o;
+            o.node_limit = limit;
+            const auto cut = alloc::search_plans(c->space, o);
+            if (cut.stats.complete) continue;
+            ++stopped;
+            INFO(c->job.model.name << " limit " << limit);
+            CHECK(cut.stats.stopped_by == "node limit");
+            CHECK(cut.stats.nodes_expanded + cut.stats.plans_evaluated <= limit);
+            CHECK(cut.stats.lower_bound <= full.plans.front().cost * (1 + 1e-9));
+            if (cut.plans.empty()) continue;
+            ++with_plan;
+            CHECK(cut.plans.front().cost >= full.plans.front().cost * (1 - 1e-12));
+            CHECK(cut.stats.lower_bound <= cut.plans.front().cost);
+        }
+    }
+    CHECK(stopped >= 10);
+    CHECK(with_plan >= 3);
+}
+
+TEST_CASE("a time limit stops the search likewise", "[alloc]") {
+    std::mt19937 rng(3);
     auto c = small_case(rng);
     alloc::SearchOptions o;
     o.method = alloc::SearchMethod::exhaustive;
-    o.node_limit = 3;
-    CHECK_THROWS_AS(alloc::search_plans(c->space, o), UsageError);
+    o.time_limit_s = 1e-9;
+    const auto cut = alloc::search_plans(c->space, o);
+    CHECK_FALSE(cut.stats.complete);
+    CHECK(cut.stats.stopped_by == "time limit");
 }
 
 TEST_CASE("an effort limit stops the search with its best plan, a valid bound and complete false", "[alloc]") {

@@ -9,6 +9,7 @@
 #include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/cli/progress.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/output_file.hpp>
 
 using namespace hetsched;
@@ -45,8 +46,12 @@ int main(int argc, char** argv) {
         ->group(s)->check(cli::integer_in(1, 1000))->capture_default_str();
     app->add_option("--beta", opt.beta, "Espresso's fragmentation coefficient for its cost-pruning estimate (0 = off)")
         ->group(s)->check(cli::number_in(0, 1))->capture_default_str();
-    app->add_option("--search-limit", opt.search_limit, "Tree nodes and plans the search may visit")
+    app->add_option("--search-limit", opt.search_limit,
+                    "Tree nodes and plans the search may visit before it stops with its best plan and proven gap")
         ->group(s)->check(cli::integer_in(1, 1000000000000))->capture_default_str();
+    app->add_option("--time-limit-s", opt.time_limit_s,
+                    "Seconds the search may take before it stops with its best plan and proven gap (default: none)")
+        ->group(s)->check(cli::positive(alloc::kMaxTimeLimitS));
     const char* m = "Models";
     cli::add_model_flags(*app, model_flags, m);
     const char* c = "Cluster";
@@ -68,12 +73,19 @@ int main(int argc, char** argv) {
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;
         opt.csv = format == "csv";
         cli::Progress progress("planalloc: searching", 0, cli::progress_wanted(verbosity.quiet));
-        opt.progress = [&progress](long done) { progress.update(done); };
+        opt.progress = [&progress](const alloc::SearchProgress& p) {
+            if (p.seconds < 1) return;  // quick searches draw nothing
+            progress.update(p.nodes, std::to_string(p.plans) + " plans placed, tree " + std::to_string(p.trees_done) +
+                                         "/" + std::to_string(p.trees) + ", best " +
+                                         (p.incumbent > 0 ? io::format_number(p.incumbent, 6) : std::string("none")) +
+                                         ", bound " + io::format_number(p.bound, 6));
+        };
         const auto cat = cli::load_catalog(catalog);
         const auto job = cli::job_input(io.input, opt.job);
         auto result = alloc::run_planalloc(job, cat, cli::optional_input(cluster), opt);
         progress.finish();
         io::write_output(io.output, result.text);
+        if (!result.note.empty() && !verbosity.quiet) std::cerr << "planalloc: " << result.note << '\n';
         if (!result.feasible) {
             std::cerr << "planalloc: " << result.message << '\n';
             return Exit::negative;

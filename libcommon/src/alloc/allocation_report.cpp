@@ -45,6 +45,19 @@ YAML::Node plan_to_yaml(const SearchSpace& space, const PlanRecord& p, bool deta
     return n;
 }
 
+/// Why the best plan is as good as the search says (or, `found` false, why there is none).
+std::string proof(const SearchStats& s, const ReportContext& c, bool found) {
+    if (!s.complete)
+        return "stopped at its " + s.stopped_by + ": no plan left unexplored costs less than lower_bound_cost (the least "
+               "admissible bound over the open nodes and the trees not yet explored)";
+    const std::string what = found ? "optimal for the " + c.placer + " placer" : "no plan meets the SLO";
+    if (c.method == "espresso")
+        return what + ": every (dp, pp) tree was explored, each plan placed or cut by a lower bound that no "
+                      "placement beats";
+    if (c.method == "exhaustive") return what + ": every plan was placed";
+    return what + " among plans of one type on 2^n GPUs";
+}
+
 }  // namespace
 
 YAML::Node gpu_counts(const SearchSpace& space, const PlanRecord& p) {
@@ -95,9 +108,13 @@ YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& p
     n["plans_evaluated"] = s.plans_evaluated;
     n["plans_unplaceable"] = s.plans_unplaceable;
     n["plans_too_slow"] = s.plans_too_slow;
-    n["lower_bound_cost"] = num(s.lower_bound);
-    if (!plans.empty() && s.lower_bound > 0)
-        n["gap"] = io::format_fixed(plans.front().cost / s.lower_bound - 1, 4);
+    n["complete"] = s.complete;
+    if (!s.complete) n["stopped_by"] = s.stopped_by;
+    if (!plans.empty()) {
+        n["lower_bound_cost"] = num(s.lower_bound);
+        n["gap"] = s.complete ? "0" : s.lower_bound > 0 ? io::format_fixed(plans.front().cost / s.lower_bound - 1, 4) : ".inf";
+    }
+    if (!plans.empty() || s.complete) n["proof"] = proof(s, c, !plans.empty());
     if (!skipped.empty()) {
         YAML::Node list(YAML::NodeType::Sequence);
         for (const auto& t : skipped) list.push_back(t);

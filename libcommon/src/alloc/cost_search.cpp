@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <queue>
+#include <optional>
 #include <tuple>
 
 #include <hetsched/alloc/bounds.hpp>
@@ -28,8 +28,10 @@ struct Layout {
     double estimate = kInf;        ///< time objective: that plan's iteration time under Whale's cheap split
 };
 
-/// Thrown inside the search when it has spent its effort_limit; run() keeps the best plans so far.
-struct EffortSpent {};
+/// Thrown inside the search at one of its limits; run() keeps the best plans so far.
+struct Stopped {
+    const char* why;
+};
 
 /// The best `top` plans so far: a heap with the worst on top, sorted best first at the end.
 class Incumbents {
@@ -84,14 +86,17 @@ public:
             case SearchMethod::exhaustive: exhaustive(); break;
             case SearchMethod::homogeneous: homogeneous(); break;
             }
-        } catch (const EffortSpent&) {
+        } catch (const Stopped& s) {
             stats_.complete = false;
+            stats_.stopped_by = s.why;
         }
+        // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
+        // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
+        double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
         SearchResult r;
         r.plans = best_.take();
-        stats_.lower_bound = r.plans.empty() ? lower_bound_ : std::min(lower_bound_, best_.value(r.plans.front()));
-        if (!stats_.complete) stats_.lower_bound = space_lower_bound();
-        if (std::isinf(stats_.lower_bound)) stats_.lower_bound = 0;
+        if (!r.plans.empty()) bound = std::min(bound, best_.value(r.plans.front()));
+        stats_.lower_bound = std::isinf(bound) ? 0 : bound;
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         r.stats = stats_;
         return r;
@@ -104,8 +109,19 @@ private:
     std::vector<std::string> names_;
     std::vector<Layout> layouts_;
     SearchStats stats_;
-    double lower_bound_ = kInf;
     std::chrono::steady_clock::time_point started_;
+    size_t current_ = 0;  ///< espresso: the layout whose tree is being explored
+
+    struct Node {
+        double priority;
+        long seq;  ///< FIFO among equal priorities, for determinism
+        std::vector<int> counts;
+        int placed;
+        size_t next;
+        bool operator>(const Node& o) const { return std::tie(priority, seq) > std::tie(o.priority, o.seq); }
+    };
+    std::vector<Node> frontier_;  ///< espresso: the current tree's open nodes, a heap
+    std::optional<Node> working_; ///< and the one taken from it
 
     long layers() const { return space_.job->model.layers; }
     double z() const { return static_cast<double>(space_.iterations); }
@@ -119,10 +135,14 @@ private:
         return cost_objective() ? z() * iteration_s * price_s : z() * iteration_s;
     }
 
-    /// Charges `n` to the effort budget; EffortSpent once it is gone.
+    /// Charges `n` to the effort budget; Stopped once it is gone.
     void spend(long n) {
-        if (opt_.effort_limit > 0 && stats_.effort + n > opt_.effort_limit) throw EffortSpent{};
+        if (opt_.effort_limit > 0 && stats_.effort + n > opt_.effort_limit) throw Stopped{"effort limit"};
         stats_.effort += n;
+    }
+
+    double elapsed_s() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     }
 
     /// What no plan of any layout beats: the least root bound (the layouts BP dropped hold no plan).
@@ -136,12 +156,56 @@ private:
         return std::isinf(lo) ? 0 : lo;
     }
 
+    /// Counts a node or plan against the node limit; checks the clock and reports progress now and then.
     void count_node() {
-        if (stats_.nodes_expanded + stats_.plans_evaluated >= opt_.node_limit)
-            throw UsageError("the search passed --search-limit (" + std::to_string(opt_.node_limit) +
-                             " nodes and plans); raise it, lower the quotas or use --method espresso");
         const long done = stats_.nodes_expanded + stats_.plans_evaluated;
-        if (opt_.progress && done % 1024 == 0) opt_.progress(done);
+        if (done >= opt_.node_limit) throw Stopped{"node limit"};
+        if (done % 256 != 0) return;
+        const double seconds = elapsed_s();
+        if (opt_.time_limit_s > 0 && seconds > opt_.time_limit_s) throw Stopped{"time limit"};
+        if (!opt_.progress || done % 4096 != 0) return;
+        SearchProgress p;
+        p.trees_done = static_cast<long>(current_);
+        p.trees = static_cast<long>(layouts_.size());
+        p.nodes = stats_.nodes_expanded;
+        p.plans = stats_.plans_evaluated;
+        p.incumbent = std::isinf(best_.threshold()) ? 0 : best_.threshold();
+        // Trees go in order of their root bound, so the current tree's bounds every tree left.
+        const double root = opt_.method == SearchMethod::espresso && current_ < layouts_.size()
+                                ? layouts_[current_].root_bound : space_lower_bound();
+        p.bound = std::isinf(best_.threshold()) ? root : std::min(root, best_.threshold());
+        p.seconds = seconds;
+        opt_.progress(p);
+    }
+
+    /// The least bound over what a stopped espresso search left: the open nodes of the current tree
+    /// and the trees after it.
+    double frontier_bound() {
+        double lo = kInf;
+        if (current_ < layouts_.size()) {
+            const Layout& l = layouts_[current_];
+            if (frontier_.empty() && !working_) lo = l.root_bound;  // its tree not begun
+            for (const Node& n : frontier_) lo = std::min(lo, node_bound(l, n.counts, n.placed, n.next));
+            if (working_) lo = std::min(lo, node_bound(l, working_->counts, working_->placed, working_->next));
+        }
+        for (size_t i = current_ + 1; i < layouts_.size(); ++i) lo = std::min(lo, layouts_[i].root_bound);
+        return lo;
+    }
+
+    /// The objective's lower bound over the completions of a node: infinity when none holds the model
+    /// or meets the SLO.
+    double node_bound(const Layout& l, const std::vector<int>& counts, int placed, size_t next) const {
+        const int left = l.pp - placed;
+        double t = 0, value = 0;
+        if (left == 0) {
+            value = leaf_bound(l, counts, &t);
+        } else {
+            if (completion_capacity(l, counts, next, left) < layers()) return kInf;
+            t = completion_time_bound(l, counts, next, left);
+            value = completion_value_bound(l, counts, next, left, t);
+        }
+        if (std::isinf(t) || (cost_objective() && space_.slo_s > 0 && z() * t > space_.slo_s)) return kInf;
+        return value;
     }
 
     void build_layouts() {
@@ -245,7 +309,6 @@ private:
         count_node();
         spend(l.pp);
         ++stats_.plans_evaluated;
-        lower_bound_ = std::min(lower_bound_, bound);
         const place::Problem p = l.factory->problem(names_, counts);
         place::PlaceResult r;
         if (opt_.placer == place::Method::cmr) {
@@ -310,15 +373,6 @@ private:
 
     // ---- espresso: Alg. 1 ----
 
-    struct Node {
-        double priority;
-        long seq;  ///< FIFO among equal priorities, for determinism
-        std::vector<int> counts;
-        int placed;
-        size_t next;
-        bool operator>(const Node& o) const { return std::tie(priority, seq) > std::tie(o.priority, o.seq); }
-    };
-
     /// Whether a partial plan is cut (counted by rule).
     bool prune(const Layout& l, const std::vector<int>& counts, int placed, size_t next) {
         const int left = l.pp - placed;
@@ -366,17 +420,20 @@ private:
                          [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
         if (!cost_objective()) seed_fastest();
         long seq = 0;
-        for (auto& l : layouts_) {
+        const auto later = std::greater<Node>();
+        for (current_ = 0; current_ < layouts_.size(); ++current_) {
+            Layout& l = layouts_[current_];
             if (l.root_bound > best_.threshold()) {
                 ++stats_.trees_pruned;
                 continue;
             }
-            std::priority_queue<Node, std::vector<Node>, std::greater<Node>> queue;
-            queue.push({0, seq++, std::vector<int>(names_.size(), 0), 0, 0});
+            frontier_.assign(1, {0, seq++, std::vector<int>(names_.size(), 0), 0, 0});
             bool root = true;
-            while (!queue.empty()) {
-                Node n = queue.top();
-                queue.pop();
+            while (!frontier_.empty()) {
+                std::pop_heap(frontier_.begin(), frontier_.end(), later);
+                working_ = std::move(frontier_.back());
+                frontier_.pop_back();
+                const Node& n = *working_;
                 if (n.placed == l.pp) {
                     visit_leaf(l, n.counts);
                     continue;
@@ -398,9 +455,11 @@ private:
                     Node child{0, seq++, n.counts, placed, t + 1};
                     child.counts[t] = y;
                     child.priority = priority(l, child.counts, child.next, l.pp - placed);
-                    queue.push(std::move(child));
+                    frontier_.push_back(std::move(child));
+                    std::push_heap(frontier_.begin(), frontier_.end(), later);
                 }
             }
+            working_.reset();
         }
     }
 

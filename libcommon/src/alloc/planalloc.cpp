@@ -198,12 +198,24 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     so.top = std::max<size_t>(1, o.top);
     so.beta = o.beta;
     so.node_limit = o.search_limit;
+    so.time_limit_s = o.time_limit_s;
     so.progress = o.progress;
     const SearchResult r = search_plans(space, so);
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
 
     PlanallocResult out;
+    if (r.plans.empty() && !r.stats.complete)
+        throw UsageError("the search stopped at its " + r.stats.stopped_by + " (" + std::to_string(r.stats.nodes_expanded) +
+                         " nodes, " + std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met "
+                         "the SLO; raise " +
+                         (r.stats.stopped_by == "time limit" ? "--time-limit-s" : "--search-limit") +
+                         ", loosen the SLO or lower the quotas");
     if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r.stats, ctx, types.skipped);
+    if (!r.stats.complete)
+        out.note = "the search stopped at its " + r.stats.stopped_by + ": the plan found costs " +
+                   io::format_number(r.plans.front().cost, 6) + " " + cat.currency +
+                   ", at most " + io::format_fixed(100 * (r.plans.front().cost / r.stats.lower_bound - 1), 1) +
+                   "% above the cheapest (no plan costs less than " + io::format_number(r.stats.lower_bound, 6) + ")";
 
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
@@ -276,6 +288,7 @@ void check_cluster_options(const PlanallocOptions& o) {
     if (!o.quotas.empty()) given.push_back("--quota");
     if (!o.prices.empty()) given.push_back("--price");
     if (!o.types.empty()) given.push_back("--types");
+    if (o.time_limit_s > 0) given.push_back("--time-limit-s");
     if (given.empty()) return;
     std::string list;
     for (size_t i = 0; i < given.size(); ++i) list += (i ? ", " : "") + given[i];

@@ -17,9 +17,18 @@
 
 namespace hetsched::alloc {
 
-/// How a long search reports that it is alive: called with the work done so far. The library never
-/// draws anything itself; a tool passes a function that does.
-using ProgressFn = std::function<void(long done)>;
+/// Where a search stands, for a progress display.
+struct SearchProgress {
+    long trees_done = 0, trees = 0;  ///< (dp, pp) trees explored or cut, of those inside the boundary
+    long nodes = 0, plans = 0;       ///< nodes expanded, plans placed
+    double incumbent = 0;            ///< the best plan's cost (or time) so far; 0: none yet
+    double bound = 0;                ///< no plan of the trees left costs (or takes) less
+    double seconds = 0;
+};
+
+/// How a long search reports that it is alive: called every few thousand nodes and plans. The library
+/// never draws anything itself; a tool passes a function that does.
+using ProgressFn = std::function<void(const SearchProgress&)>;
 
 enum class SearchMethod { espresso, exhaustive, homogeneous };
 SearchMethod parse_search_method(const std::string& s);  ///< UsageError on an unknown name
@@ -52,7 +61,9 @@ struct SearchOptions {
     size_t top = 1;               ///< plans to keep
     double beta = 0;              ///< the paper's fragmentation coefficient for its layer estimate in
                                   ///< cost pruning; 0 = only the admissible bounds
-    long node_limit = 50000000;   ///< tree nodes (espresso) or plans (exhaustive) before giving up
+    long node_limit = 50000000;   ///< tree nodes (espresso) or plans (exhaustive) before stopping with
+                                  ///< the best plans so far (stats.complete false)
+    double time_limit_s = 0;      ///< seconds before stopping likewise; 0 = none
     long placer_limit = 20000000; ///< branch-and-bound nodes for the hph and optimal placers
     long effort_limit = 0;        ///< nodes expanded plus stages placed (a placement costs about its
                                   ///< stage count) before the search stops with the best plans so far
@@ -88,8 +99,10 @@ struct SearchStats {
     long plans_evaluated = 0;      ///< complete plans the placer ran on
     long plans_unplaceable = 0;    ///< of those, the placer found no placement that fits memory
     long plans_too_slow = 0;       ///< of those, placed but missing the SLO
-    double lower_bound = 0;        ///< no placement of any plan in the space does better than this
-    bool complete = true;          ///< false: stopped at effort_limit, the best plans are not proven best
+    double lower_bound = 0;        ///< no plan costs (or takes) less with the placer: the best plan's own
+                                   ///< value when complete, else the least bound over what was left
+    bool complete = true;          ///< true: the best plan is proven best for the placer
+    std::string stopped_by;        ///< when not complete: "time limit", "node limit" or "effort limit"
     long effort = 0;               ///< nodes expanded plus stages placed
     double seconds = 0;
 };
@@ -100,7 +113,8 @@ struct SearchResult {
 };
 
 /// Runs the chosen search. Objective::cost needs slo_s > 0 or no SLO; plans missing the SLO never
-/// count. UsageError when the node limit is passed.
+/// count. At the node, time or effort limit it stops with the best plans so far and a lower bound
+/// from what it left unexplored.
 SearchResult search_plans(const SearchSpace& space, const SearchOptions& o);
 
 /// The data-parallel degrees the job allows: powers of two that divide its micro-batch count, up to

@@ -17,6 +17,8 @@ namespace hetsched::alloc {
 
 /// The largest time SLO accepted from a flag or a document, seconds (about 31,700 years).
 inline constexpr double kMaxSloS = 1e12;
+/// The longest --time-limit-s, seconds (a week).
+inline constexpr double kMaxTimeLimitS = 604800;
 
 struct PlanallocOptions {
     model::JobOptions job;
@@ -29,6 +31,7 @@ struct PlanallocOptions {
     size_t top = 1;
     double beta = 0;
     long search_limit = 50000000;
+    double time_limit_s = 0;           ///< stop the search with its best plan after this long; 0 = none
     place::ProblemOptions model;       ///< measure, usable fraction and efficiency (the network is resolved)
     double inter_node_gb_s = 0;        ///< 0: the document's network, else the catalog's
     bool exact_type = false;           ///< cluster mode: only GPUs of the plan's own type
@@ -41,6 +44,7 @@ struct PlanallocResult {
     std::string message;  ///< for stderr when not feasible
     std::string text;     ///< the output
     std::string summary;  ///< one line for stderr with -v
+    std::string note;     ///< for stderr unless quiet, when not empty: the search stopped short of a proof
 };
 
 /// Plans the job in `job_text` (none: the flags describe it alone) over `catalog`: cluster mode when
