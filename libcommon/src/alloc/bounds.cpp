@@ -262,7 +262,102 @@ double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, dou
         left -= take;
     }
     if (left > 0) return kInf;
-    return std::max(busy, iterations * time_bound * price);
+    return std::max({busy, iterations * time_bound * price, iterations * completion_room_cost(c, p)});
+}
+
+namespace {
+
+/// One candidate type for the room bound at one busy time.
+struct RoomItem {
+    double price;  ///< per stage per second
+    long holds;    ///< layers one stage holds within the busy time
+    int available;
+};
+
+/// The least Σ price·n over exactly `stages` stages (n ≤ available) holding at least `need` layers,
+/// as an LP: max over λ ≥ 0 of λ·need + the cheapest `stages` stages at price − λ·holds. The dual is
+/// concave and piecewise linear, with its corners where two types swap places, so trying λ = 0 and
+/// every swap point is exact. Infinity when even the roomiest stages hold too few.
+double least_price_holding(std::vector<RoomItem>& items, int stages, double need) {
+    std::sort(items.begin(), items.end(), [](const RoomItem& a, const RoomItem& b) { return a.holds > b.holds; });
+    double most = 0;
+    int left = stages;
+    for (const auto& it : items) {
+        const int take = std::min(left, it.available);
+        most += static_cast<double>(take) * static_cast<double>(it.holds);
+        left -= take;
+    }
+    if (left > 0 || most < need) return kInf;
+    std::vector<double> lambdas{0};
+    for (size_t i = 0; i < items.size(); ++i)
+        for (size_t j = i + 1; j < items.size(); ++j)
+            if (items[i].holds != items[j].holds) {
+                const double l = (items[i].price - items[j].price) / static_cast<double>(items[i].holds - items[j].holds);
+                if (l > 0) lambdas.push_back(l);
+            }
+    double best = -kInf;
+    std::vector<double> reduced(items.size());
+    std::vector<size_t> idx(items.size());
+    for (double lambda : lambdas) {
+        for (size_t i = 0; i < items.size(); ++i) {
+            reduced[i] = items[i].price - lambda * static_cast<double>(items[i].holds);
+            idx[i] = i;
+        }
+        std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return reduced[a] < reduced[b]; });
+        double value = lambda * need;
+        left = stages;
+        for (size_t i : idx) {
+            const int take = std::min(left, items[i].available);
+            value += take * reduced[i];
+            left -= take;
+        }
+        best = std::max(best, value);
+    }
+    return best;
+}
+
+}  // namespace
+
+double completion_room_cost(const CandidateBounds& c, const PartialPlan& p) {
+    const double m = static_cast<double>(c.job.micro_batches), L = static_cast<double>(c.job.layers);
+    double price0 = 0, floor_busy = 0;
+    std::vector<double> busy;  // where a present type's room changes: x whole layers on one of its stages
+    for (size_t t = 0; t < p.counts.size(); ++t) {
+        const bool fixed = t < p.next && p.counts[t] > 0, open = t >= p.next && c.max_stages[t] > 0 && p.left > 0;
+        if (!fixed && !open) continue;
+        const double each = per_layer(c.types[t], m);
+        if (fixed) {
+            price0 += p.counts[t] * c.stage_price_s[t];
+            floor_busy = std::max(floor_busy, each);  // every stage holds a layer
+        }
+        for (long x = 1; x <= c.types[t].max_layers; ++x) busy.push_back(static_cast<double>(x) * each);
+    }
+    std::sort(busy.begin(), busy.end());
+    std::vector<RoomItem> items;
+    // The price of the cheapest completion holding the rest within busy time b (infinity: none).
+    auto price_within = [&](double b) {
+        double held = 0;
+        items.clear();
+        for (size_t t = 0; t < p.counts.size(); ++t) {
+            const double each = per_layer(c.types[t], m);
+            const long holds = std::min(c.types[t].max_layers, static_cast<long>(std::floor(b * (1 + 1e-12) / each)));
+            if (t < p.next) held += p.counts[t] * static_cast<double>(holds);
+            else if (c.max_stages[t] > 0 && holds >= 1) items.push_back({c.stage_price_s[t], holds, c.max_stages[t]});
+        }
+        if (p.left == 0) return held >= L ? price0 : kInf;
+        return price0 + least_price_holding(items, p.left, L - held);
+    };
+    const double cheapest = busy.empty() ? kInf : price_within(busy.back());  // no busy time limits a room
+    if (std::isinf(cheapest)) return kInf;
+    // b·price(b) at each b where a room changes, b rising; price(b) never falls below `cheapest`, so
+    // once b·cheapest reaches the best so far nothing later is lower.
+    double best = kInf;
+    for (double b : busy) {
+        if (b < floor_busy) continue;
+        if (b * cheapest >= best) break;
+        best = std::min(best, b * price_within(b));
+    }
+    return best * (1 - 1e-12);
 }
 
 }  // namespace hetsched::alloc

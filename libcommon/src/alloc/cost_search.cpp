@@ -200,7 +200,8 @@ private:
         if (left == 0) {
             value = leaf_bound(l, counts, &t);
         } else {
-            if (completion_capacity(l, counts, next, left) < layers()) return kInf;
+            if (completion_capacity(l, counts, next, left) < layers() || !holds_by_position(l, counts, next, left))
+                return kInf;
             t = completion_time_bound(l, counts, next, left);
             value = completion_value_bound(l, counts, next, left, t);
         }
@@ -373,11 +374,26 @@ private:
 
     // ---- espresso: Alg. 1 ----
 
+    /// Whether some completion of a partial plan can hold the model with each stage's room that of its
+    /// position: the stages left as one type with the roomiest allowed candidate's room at every
+    /// position (so no completion holds more), in the best order (an exact assignment).
+    bool holds_by_position(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+        std::vector<long> roomiest(static_cast<size_t>(l.pp), 0);
+        for (size_t t = next; t < names_.size(); ++t)
+            if (max_stages(l, t) > 0)
+                for (size_t pos = 0; pos < roomiest.size(); ++pos) roomiest[pos] = std::max(roomiest[pos], (*l.room[t])[pos]);
+        place::RoomByPosition rooms(l.room.begin(), l.room.begin() + static_cast<long>(next));
+        std::vector<int> stages(counts.begin(), counts.begin() + static_cast<long>(next));
+        rooms.push_back(&roomiest);
+        stages.push_back(left);
+        return place::most_layers_ahead(rooms, 0, stages) >= layers();
+    }
+
     /// Whether a partial plan is cut (counted by rule).
     bool prune(const Layout& l, const std::vector<int>& counts, int placed, size_t next) {
         const int left = l.pp - placed;
-        if (completion_capacity(l, counts, next, left) < layers()) {  // TCP, capacity
-            ++stats_.pruned_capacity;
+        if (completion_capacity(l, counts, next, left) < layers() || !holds_by_position(l, counts, next, left)) {
+            ++stats_.pruned_capacity;  // TCP, capacity
             return true;
         }
         const double t = completion_time_bound(l, counts, next, left);
@@ -418,7 +434,8 @@ private:
         }
         std::stable_sort(layouts_.begin(), layouts_.end(),
                          [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
-        if (!cost_objective()) seed_fastest();
+        if (cost_objective()) seed_cheapest();
+        else seed_fastest();
         long seq = 0;
         const auto later = std::greater<Node>();
         for (current_ = 0; current_ < layouts_.size(); ++current_) {
@@ -460,6 +477,37 @@ private:
                 }
             }
             working_.reset();
+        }
+    }
+
+    /// For the cost objective: an incumbent before the trees, so that cost pruning bites from the start
+    /// (best-first by Eq. 4 can wander long among cheap stages that cannot hold a large model). In
+    /// the layouts with the least root bounds, one dive from the root to a leaf, each step to the child
+    /// with the least bound; the leaf is placed unless its bounds rule it out.
+    void seed_cheapest() {
+        constexpr size_t kSeeds = 8;
+        for (size_t i = 0; i < layouts_.size() && i < kSeeds; ++i) {
+            Layout& l = layouts_[i];
+            std::vector<int> counts(names_.size(), 0);
+            int placed = 0;
+            for (size_t t = 0; t < names_.size() && placed <= l.pp; ++t) {
+                const int most = std::min(l.pp - placed, max_stages(l, t));
+                const int least = t + 1 == names_.size() ? l.pp - placed : 0;  // the last type completes it
+                int pick = -1;
+                double best = kInf;
+                for (int y = least; y <= most; ++y) {
+                    counts[t] = y;
+                    const double b = node_bound(l, counts, placed + y, t + 1);
+                    if (b < best) best = b, pick = y;
+                }
+                if (pick < 0) break;
+                counts[t] = pick;
+                placed += pick;
+            }
+            if (placed != l.pp) continue;
+            const long before = stats_.plans_evaluated;
+            visit_leaf(l, counts);
+            if (stats_.plans_evaluated > before) l.seed = counts;  // placed: the tree skips it
         }
     }
 

@@ -97,8 +97,17 @@ double completion_time_bound(const CandidateBounds& c, const PartialPlan& p);
 long completion_capacity(const CandidateBounds& c, const PartialPlan& p);
 
 /// Lower bound on the cost of `iterations` iterations of any completion of `p` whose iteration time
-/// is at least `time_bound`: the larger of the busy bound (T ≥ L / Σ speed, priced at the least
-/// price per speed) and the time bound times the cheapest completion's price.
+/// is at least `time_bound`: the largest of the busy bound (T ≥ L / Σ speed, priced at the least
+/// price per speed), the time bound times the cheapest completion's price, and the room bound
+/// (completion_room_cost).
 double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, double time_bound, double iterations);
+
+/// The room bound: memory caps what a stage holds, so a completion whose stages are each busy at most
+/// B (B ≥ x_s·c_s) holds min(room, B / c) layers per stage, and must still hold them all. Its price is
+/// then at least the cheapest such completion's (the two-constraint LP, stage count and layers held,
+/// solved through its Lagrangian dual), and its cost at least B times that price, minimised over the
+/// busy times at which some stage's room changes. Per iteration; infinity when no completion holds
+/// the model.
+double completion_room_cost(const CandidateBounds& c, const PartialPlan& p);
 
 }  // namespace hetsched::alloc
