@@ -165,50 +165,87 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
     return pl;
 }
 
+/// Whether the placement as it now stands beats `time` (then `time` becomes its estimate).
+bool improves(const Problem& p, const Placement& pl, double& time, long& evaluated, std::vector<StageCosts>& costs,
+              Schedule& schedule) {
+    const double t = iteration_time_below(p, pl, time * (1 - 1e-12), costs, schedule);
+    ++evaluated;
+    if (t >= time * (1 - 1e-12)) return false;
+    time = t;
+    return true;
+}
+
+/// Moves `n` layers from stage `from` to stage `to` when both keep within one layer and their room.
+bool move_layers(const Problem& p, Placement& pl, size_t from, size_t to, long n) {
+    if (pl.layers[from] - n < 1 || pl.layers[to] + n > p.types[pl.order[to]].max_layers[to]) return false;
+    pl.layers[from] -= n;
+    pl.layers[to] += n;
+    return true;
+}
+
+/// Stages `a` and `b` of different types trade places, without then with their layers, keeping the
+/// first trade `better()` accepts; false (and nothing changed) when neither is accepted.
+template <class Better>
+bool trade_places(const Problem& p, Placement& pl, size_t a, size_t b, Better&& better) {
+    if (pl.order[a] == pl.order[b]) return false;
+    for (bool with_layers : {false, true}) {
+        std::swap(pl.order[a], pl.order[b]);
+        if (with_layers) std::swap(pl.layers[a], pl.layers[b]);
+        if (feasible(p, pl) && better()) return true;
+        std::swap(pl.order[a], pl.order[b]);
+        if (with_layers) std::swap(pl.layers[a], pl.layers[b]);
+    }
+    return false;
+}
+
 /// Beyond the paper: moves layers across stage boundaries of the chosen plan while the estimate
-/// improves (steps of several layers first, then single layers), the split refinement the paper
-/// leaves to HPH's integer program.
+/// improves (steps of several layers first, then single layers), and lets neighbouring stages of
+/// different types trade places with or without their layers: the split refinement the paper leaves
+/// to HPH's integer program.
 double refine_split(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
                     Schedule& schedule, bool swap_order) {
     const size_t k = pl.order.size();
+    auto better = [&]() { return improves(p, pl, time, evaluated, costs, schedule); };
     for (long step = std::max<long>(1, p.layers / static_cast<long>(4 * k)); step >= 1; step /= 2) {
         for (bool improved = true; improved;) {
             improved = false;
             for (size_t b = 0; b + 1 < k; ++b) {
                 for (int dir : {1, -1}) {
                     const size_t from = dir > 0 ? b : b + 1, to = dir > 0 ? b + 1 : b;
-                    if (pl.layers[from] - step < 1 || pl.layers[to] + step > p.types[pl.order[to]].max_layers[to]) continue;
-                    pl.layers[from] -= step;
-                    pl.layers[to] += step;
-                    const double t = iteration_time_below(p, pl, time * (1 - 1e-12), costs, schedule);
-                    ++evaluated;
-                    if (t < time * (1 - 1e-12)) {
-                        time = t;
-                        improved = true;
-                    } else {
-                        pl.layers[from] += step;
-                        pl.layers[to] -= step;
+                    if (move_layers(p, pl, from, to, step)) {
+                        if (better()) improved = true;
+                        else move_layers(p, pl, to, from, step);
                     }
                 }
-                // Two neighbouring stages of different types trade places, with or without their layers.
-                if (!swap_order || pl.order[b] == pl.order[b + 1]) continue;
-                for (bool with_layers : {false, true}) {
-                    std::swap(pl.order[b], pl.order[b + 1]);
-                    if (with_layers) std::swap(pl.layers[b], pl.layers[b + 1]);
-                    if (feasible(p, pl)) {
-                        const double t = iteration_time_below(p, pl, time * (1 - 1e-12), costs, schedule);
-                        ++evaluated;
-                        if (t < time * (1 - 1e-12)) {
-                            time = t;
-                            improved = true;
-                            break;
-                        }
-                    }
-                    std::swap(pl.order[b], pl.order[b + 1]);
-                    if (with_layers) std::swap(pl.layers[b], pl.layers[b + 1]);
-                }
+                if (swap_order && trade_places(p, pl, b, b + 1, better)) improved = true;
             }
         }
+    }
+    return time;
+}
+
+/// Beyond the paper: after refine_split, the busiest stage (forward + backward) sheds a layer to any
+/// other stage, or trades places with any stage of another type, while that improves the estimate.
+/// Moves between neighbours cannot take a layer from the last stage to the first without passing
+/// through worse splits; these can, at O(k) estimates a round.
+double polish_bottleneck(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
+                         Schedule& schedule, bool swap_order) {
+    const size_t k = pl.order.size();
+    auto better = [&]() { return improves(p, pl, time, evaluated, costs, schedule); };
+    for (size_t round = 0; round < k; ++round) {
+        const std::vector<StageCosts> now = stage_costs(p, pl);
+        size_t busiest = 0;
+        for (size_t s = 1; s < k; ++s)
+            if (now[s].forward + now[s].backward > now[busiest].forward + now[busiest].backward) busiest = s;
+        bool improved = false;
+        for (size_t to = 0; to < k && !improved; ++to) {
+            if (to == busiest || !move_layers(p, pl, busiest, to, 1)) continue;
+            if (better()) improved = true;
+            else move_layers(p, pl, to, busiest, 1);
+        }
+        for (size_t other = 0; other < k && swap_order && !improved; ++other)
+            if (other != busiest) improved = trade_places(p, pl, busiest, other, better);
+        if (!improved) break;
     }
     return time;
 }
@@ -238,7 +275,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     l_max = std::min(l_max, p.layers - (k - 1));
 
     // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
-    // kStarts best distinct stage orders is refined, and the best refined plan wins.
+    // kStarts best distinct stage orders is refined, and the best refined plan wins, polished.
     constexpr size_t kStarts = 3;
     std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
@@ -266,6 +303,9 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
         const double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
         if (best.placement.empty() || refined < best.iteration_s) best.placement = pl, best.iteration_s = refined;
     }
+    if (!best.placement.empty())
+        best.iteration_s = polish_bottleneck(p, best.placement, best.iteration_s, best.evaluated, costs, schedule,
+                                             order == nullptr);
     return best;
 }
 
