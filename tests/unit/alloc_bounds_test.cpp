@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <limits>
 #include <random>
 
 #include <hetsched/alloc/bounds.hpp>
@@ -142,4 +144,75 @@ TEST_CASE("the least price per speed matches brute force", "[alloc]") {
         else
             CHECK(got == Approx(best).epsilon(1e-9));
     }
+}
+
+TEST_CASE("the room bound never exceeds the best completion's price times its least busy time", "[alloc]") {
+    // Brute force over every completion: its least busy time B (each stage holds at most
+    // min(room, B / c) layers, at least one) times its price. The room bound relaxes exactly this.
+    std::mt19937 rng(17);
+    int checked = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        alloc::CandidateBounds c;
+        c.job.layers = 4 + static_cast<long>(rng() % 20);
+        c.job.micro_batches = 1 + static_cast<long>(rng() % 8);
+        const size_t n = 2 + rng() % 3;
+        for (size_t t = 0; t < n; ++t) {
+            alloc::BoundType b;
+            b.layer_s = 0.5 + (rng() % 8) * 0.25;
+            b.sync_s = (rng() % 3) * 0.1;
+            b.max_layers = 1 + static_cast<long>(rng() % 8);
+            c.types.push_back(b);
+            c.stage_price_s.push_back(0.1 + (rng() % 10) * 0.1);
+            c.max_stages.push_back(1 + static_cast<int>(rng() % 4));
+        }
+        const int pp = 2 + static_cast<int>(rng() % 5);
+        std::vector<int> counts(n, 0);
+        const size_t next = rng() % n;
+        int placed = 0;
+        for (size_t t = 0; t < next; ++t) placed += counts[t] = std::min(static_cast<int>(rng() % 2), pp - placed);
+        const int left = pp - placed;
+        const double room = alloc::completion_room_cost(c, {counts, next, left});
+        // Every completion of `left` stages from types next.., within their counts.
+        double best = std::numeric_limits<double>::infinity();
+        std::vector<int> full = counts;
+        std::function<void(size_t, int)> go = [&](size_t t, int rest) {
+            if (t == n) {
+                if (rest > 0) return;
+                double price = 0, busy = std::numeric_limits<double>::infinity();
+                for (size_t u = 0; u < n; ++u) price += full[u] * c.stage_price_s[u];
+                for (size_t u = 0; u < n; ++u)  // candidate busy times: x layers on a stage of type u
+                    for (long x = 1; x <= c.types[u].max_layers; ++x) {
+                        const double b = x * (c.job.micro_batches * c.types[u].layer_s + c.types[u].sync_s);
+                        double held = 0;
+                        bool each = true;
+                        for (size_t v = 0; v < n; ++v) {
+                            if (full[v] == 0) continue;
+                            const double per = c.job.micro_batches * c.types[v].layer_s + c.types[v].sync_s;
+                            const long h = std::min(c.types[v].max_layers, static_cast<long>(std::floor(b * (1 + 1e-12) / per)));
+                            each = each && h >= 1;
+                            held += full[v] * static_cast<double>(h);
+                        }
+                        if (each && held >= static_cast<double>(c.job.layers)) busy = std::min(busy, b);
+                    }
+                best = std::min(best, price * busy);
+                return;
+            }
+            if (t < next) return go(t + 1, rest);
+            for (int y = 0; y <= std::min(rest, c.max_stages[t]); ++y) {
+                full[t] = y;
+                go(t + 1, rest - y);
+            }
+            full[t] = 0;
+        };
+        go(0, left);
+        INFO("trial " << trial);
+        if (std::isinf(best)) {
+            CHECK(std::isinf(room));  // nothing holds the model
+            continue;
+        }
+        CHECK(room <= best * (1 + 1e-9));
+        CHECK(room > 0);
+        ++checked;
+    }
+    CHECK(checked > 100);
 }

@@ -24,7 +24,8 @@ struct Layout {
     CandidateBounds c;             ///< what the bounds know about each candidate type here
     place::RoomByPosition room;    ///< layers each candidate holds at each position
     double root_bound = 0;         ///< cost (or time) no plan of this pair beats
-    std::vector<int> seed;         ///< time objective: the fastest-types-first plan placed before the tree
+    std::vector<int> seed;         ///< a plan placed before the tree: the cost objective's dive, or the time
+                                   ///< objective's fastest types first
     double estimate = kInf;        ///< time objective: that plan's iteration time under Whale's cheap split
 };
 
