@@ -98,7 +98,7 @@ Problem random_problem(std::mt19937& rng) {
 
 TEST_CASE("optimal and hph match brute force on small problems", "[place]") {
     std::mt19937 rng(20261122);
-    int feasible_cases = 0;
+    int feasible_cases = 0, cmr_placed = 0, cmr_close = 0;
     for (int i = 0; i < 150; ++i) {
         const Problem p = random_problem(rng);
         CAPTURE(i, p.layers, p.stages(), p.micro_batches);
@@ -124,11 +124,16 @@ TEST_CASE("optimal and hph match brute force on small problems", "[place]") {
                 const PlaceResult r = place_stages(p, m, {});
                 CHECK(feasible(p, r.placement));
                 CHECK(r.iteration_s >= truth * (1 - 1e-12));
+                if (m == Method::cmr) ++cmr_placed, cmr_close += r.iteration_s <= truth * 1.05;
             } catch (const Infeasible&) {
             }
         }
     }
     CHECK(feasible_cases > 60);
+    // The default placer comes within 5% of the optimum on most of these deliberately odd problems
+    // (random memory caps and layer costs): 126 of 147 with its polish, 115 without.
+    INFO("cmr within 5%: " << cmr_close << " of " << cmr_placed);
+    CHECK(cmr_close >= 0.85 * cmr_placed);
 }
 
 TEST_CASE("cmr builds Espresso's ViT example: [RTX3090, A4000, A6000] with [22, 16, 30] layers", "[place]") {
