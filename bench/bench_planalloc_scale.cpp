@@ -11,6 +11,8 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/catalog/model_preset.hpp>
 
+#include "search_space.hpp"
+
 using namespace hetsched;
 
 int main(int argc, char** argv) {
@@ -24,11 +26,7 @@ int main(int argc, char** argv) {
         job.model = catalog::find_model(name);
         job.training.seq_len = 4096;
         job.training.global_batch = 512;
-        alloc::SearchSpace space;
-        space.job = &job;
-        space.catalog = &cat;
-        space.problem.network.inter_node_gb_s = cat.inter_node_gb_s;
-        space.iterations = 1000;
+        alloc::SearchSpace space = bench::search_space(job, cat, 1000);
         for (const auto& g : cat.gpus)
             if (g.price_per_hour > 0) space.types.push_back({g.name, g.price_per_hour, 256});
         alloc::SearchOptions o;

@@ -16,6 +16,8 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/catalog/model_preset.hpp>
 
+#include "search_space.hpp"
+
 using namespace hetsched;
 
 namespace {
@@ -80,11 +82,7 @@ int main(int argc, char** argv) {
         job.model = catalog::find_model(name);
         job.training.seq_len = job.model.name == "espresso-vit-3.4b" ? 257 : 2048;
         job.training.global_batch = 64;
-        alloc::SearchSpace space;
-        space.job = &job;
-        space.catalog = &juchi;
-        space.problem.network.inter_node_gb_s = juchi.inter_node_gb_s;
-        space.iterations = 100;
+        alloc::SearchSpace space = bench::search_space(job, juchi, 100);
         for (const auto& g : juchi.gpus) space.types.push_back({g.name, g.price_per_hour, g.quota});
         run_case(name, space, paper, true);
     }
@@ -106,11 +104,7 @@ int main(int argc, char** argv) {
         job.training.distributed_optimizer = rng() % 2;
         const bool use_juchi = rng() % 2;
         const auto& cat = use_juchi ? juchi : dc;
-        alloc::SearchSpace space;
-        space.job = &job;
-        space.catalog = &cat;
-        space.problem.network.inter_node_gb_s = cat.inter_node_gb_s;
-        space.iterations = 1000;
+        alloc::SearchSpace space = bench::search_space(job, cat, 1000);
         std::vector<const catalog::GpuType*> priced;
         for (const auto& g : cat.gpus)
             if (g.price_per_hour > 0) priced.push_back(&g);
