@@ -23,6 +23,7 @@ struct Layout {
     std::unique_ptr<place::ProblemFactory> factory;
     CandidateBounds c;             ///< what the bounds know about each candidate type here
     place::RoomByPosition room;    ///< layers each candidate holds at each position
+    std::vector<std::vector<long>> roomiest_from;  ///< [t][pos]: the most any allowed candidate t.. holds there
     double root_bound = 0;         ///< cost (or time) no plan of this pair beats
     std::vector<int> seed;         ///< a plan placed before the tree: the cost objective's dive, or the time
                                    ///< objective's fastest types first
@@ -201,8 +202,7 @@ private:
         if (left == 0) {
             value = leaf_bound(l, counts, &t);
         } else {
-            if (completion_capacity(l, counts, next, left) < layers() || !holds_by_position(l, counts, next, left))
-                return kInf;
+            if (!can_hold(l, counts, next, left)) return kInf;
             t = completion_time_bound(l, counts, next, left);
             value = completion_value_bound(l, counts, next, left, t);
         }
@@ -229,6 +229,13 @@ private:
                         best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
                 }
                 l.c.job = bound_job_of(*l.factory);
+                l.roomiest_from.assign(names_.size() + 1, std::vector<long>(static_cast<size_t>(k), 0));
+                for (size_t t = names_.size(); t-- > 0;) {
+                    l.roomiest_from[t] = l.roomiest_from[t + 1];
+                    if (space_.types[t].quota / dp > 0)
+                        for (size_t pos = 0; pos < l.roomiest_from[t].size(); ++pos)
+                            l.roomiest_from[t][pos] = std::max(l.roomiest_from[t][pos], (*l.room[t])[pos]);
+                }
                 for (const auto& c : space_.types) {
                     l.c.stage_price_s.push_back(dp * c.price_per_hour / 3600);
                     l.c.max_stages.push_back(c.quota / dp);
@@ -375,17 +382,15 @@ private:
 
     // ---- espresso: Alg. 1 ----
 
-    /// Whether some completion of a partial plan can hold the model with each stage's room that of its
-    /// position: the stages left as one type with the roomiest allowed candidate's room at every
-    /// position (so no completion holds more), in the best order (an exact assignment).
-    bool holds_by_position(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
-        std::vector<long> roomiest(static_cast<size_t>(l.pp), 0);
-        for (size_t t = next; t < names_.size(); ++t)
-            if (max_stages(l, t) > 0)
-                for (size_t pos = 0; pos < roomiest.size(); ++pos) roomiest[pos] = std::max(roomiest[pos], (*l.room[t])[pos]);
+    /// Whether some completion of a partial plan can hold the model: by each type's largest room, then
+    /// with each stage's room that of its position, the stages left as one type with the roomiest
+    /// allowed candidate's room at every position (so no completion holds more), in the best order (an
+    /// exact assignment).
+    bool can_hold(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+        if (completion_capacity(l, counts, next, left) < layers()) return false;
         place::RoomByPosition rooms(l.room.begin(), l.room.begin() + static_cast<long>(next));
         std::vector<int> stages(counts.begin(), counts.begin() + static_cast<long>(next));
-        rooms.push_back(&roomiest);
+        rooms.push_back(&l.roomiest_from[next]);
         stages.push_back(left);
         return place::most_layers_ahead(rooms, 0, stages) >= layers();
     }
@@ -393,7 +398,7 @@ private:
     /// Whether a partial plan is cut (counted by rule).
     bool prune(const Layout& l, const std::vector<int>& counts, int placed, size_t next) {
         const int left = l.pp - placed;
-        if (completion_capacity(l, counts, next, left) < layers() || !holds_by_position(l, counts, next, left)) {
+        if (!can_hold(l, counts, next, left)) {
             ++stats_.pruned_capacity;  // TCP, capacity
             return true;
         }
