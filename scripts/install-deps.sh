@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hetsched builds and tests with. Idempotent; needs root (or sudo).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libcli11-dev libyaml-cpp-dev libcsv-dev libnlopt-cxx-dev libeigen3-dev libglpk-dev coinor-libcbc-dev catch2 help2man groff-base
+pkgs=(build-essential cmake pkg-config libcli11-dev libyaml-cpp-dev libyaml-dev libcsv-dev libnlopt-cxx-dev libeigen3-dev libglpk-dev coinor-libcbc-dev catch2 help2man groff-base
       clang libclang-rt-14-dev  # the sanitizer build and the fuzz targets
       zsh fish)                 # the completion tests
 missing=()

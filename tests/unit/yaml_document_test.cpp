@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+
 #include <hetsched/io/yaml_document.hpp>
 
 using namespace hetsched;
@@ -48,4 +50,117 @@ TEST_CASE("yaml documents are bounded: one document, unique keys, limited alias 
                 char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + ",*" + char(c - 1) + "]\n";
     CHECK_THROWS_AS(io::parse_yaml({"d.yaml", bomb}), DataError);
     CHECK_NOTHROW(io::parse_yaml({"d.yaml", "a: &x [1, 2]\nb: *x\n"}));
+}
+
+TEST_CASE("yaml documents nest at most max_depth deep, and aliases must name an earlier anchor", "[io]") {
+    const std::string deep = "a: " + std::string(300, '[') + std::string(300, ']') + "\n";
+    CHECK_THROWS_WITH(io::parse_yaml({"d.yaml", deep}), Catch::Contains("nests deeper than 200"));
+    CHECK_THROWS_WITH(io::parse_yaml({"d.yaml", "a: *nothing\n"}), "alias '*nothing' names no anchor before it");
+    try {
+        io::parse_yaml({"d.yaml", "a: 1\nb: [1, 2\n"});
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()).rfind("invalid YAML: ", 0) == 0);
+        CHECK(e.pos().line == 3);
+    }
+    try {
+        io::parse_yaml({"d.yaml", "a: 1\nb: x\x01y\n"});  // the reader's errors come as a byte offset
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 2);
+        CHECK(e.pos().col == 5);
+    }
+}
+
+TEST_CASE("yaml parsing gives yaml-cpp's nodes: nulls, quoted tags, styles, shared aliases and marks", "[io]") {
+    const std::string text =
+        "kind: job\nnone: ~\nempty:\nword: null\nquoted: \"null\"\nsingle: 'x'\nflow: {a: 1, b: [2, 3]}\n"
+        "list:\n  - &p {x: 1}\n  - *p\n  - - 4\n    - 5\nblock: |\n  two\n  lines\n";
+    const auto doc = io::parse_yaml({"d.yaml", text});
+    const YAML::Node loaded = YAML::Load(text);
+    CHECK(io::emit_yaml_reference(doc.root) == io::emit_yaml_reference(loaded));
+    CHECK(doc.root["none"].IsNull());
+    CHECK(doc.root["empty"].IsNull());
+    CHECK(doc.root["word"].IsNull());
+    CHECK(doc.root["quoted"].Scalar() == "null");
+    CHECK(doc.root["quoted"].Tag() == "!");
+    CHECK(doc.root["single"].Tag() == "!");
+    CHECK(doc.root["kind"].Tag() == "?");
+    CHECK(doc.root["flow"].Style() == YAML::EmitterStyle::Flow);
+    CHECK(doc.root["list"][1]["x"].Scalar() == "1");
+    CHECK(doc.root["block"].Scalar() == "two\nlines\n");
+    const SourcePos at = doc.where(doc.root["flow"]["b"][1]);
+    CHECK(at.line == 7);
+    CHECK(at.col == 21);
+    CHECK(doc.where(doc.root["list"][2]).line == 11);
+}
+
+TEST_CASE("emit_yaml writes what yaml-cpp's emitter writes", "[io]") {
+    const char* documents[] = {
+        "a: 1\nb: {c: [1, 2], d: {}}\ne: []\nf:\n  g: h\n  i:\n    - 1\n    - {j: k}\n    - [l, m]\n    - - n\n      - o: p\n",
+        "plans:\n  - rank: 1\n    gpus: [{gpu: A100, n: 4}]\n    nested:\n      deeper: ~\n  - rank: 2\n",
+        "long: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\nmixed: [1, [2], {a: b}]\n",
+        "\"quoted key\": 1\nweird: \"a\\tb\"\nspace: 'a b'\ncolon: 'a: b'\nhash: 'a #b'\ndash: '-'\n",
+        "? [complex, key]\n: value\n",
+        "unicode: \"caf\\u00e9\"\nnullword: 'Null'\nempty: ''\nlead: ' x'\n",
+    };
+    for (const char* d : documents) {
+        INFO(d);
+        const auto doc = io::parse_yaml({"d.yaml", d});
+        CHECK(io::emit_yaml(doc.root) == io::emit_yaml_reference(doc.root));
+    }
+    // Scalars from the writer's own character set and beyond it, plain and quoted, in block and flow context.
+    const std::string alphabet = "aZ09_./+-()= :#,[]{}\"'\\!&*?|>%@`~\t";
+    std::uint32_t seed = 12345;
+    for (int i = 0; i < 3000; ++i) {
+        std::string s;
+        const int len = static_cast<int>((seed = seed * 1664525u + 1013904223u) >> 28);
+        for (int k = 0; k < len; ++k) s += alphabet[((seed = seed * 1664525u + 1013904223u) >> 16) % alphabet.size()];
+        YAML::Node root(YAML::NodeType::Map);
+        root["v"] = s;
+        root["q"] = s;
+        root["q"].SetTag("!");
+        root["l"].push_back(s);
+        root["m"]["k"] = s;
+        root["m"].SetStyle(YAML::EmitterStyle::Flow);
+        INFO("scalar '" << s << "'");
+        CHECK(io::emit_yaml(root) == io::emit_yaml_reference(root));
+    }
+}
+
+namespace {
+
+/// A random tree of maps, lists (some long, some flow) and scalars, for comparing the emitters.
+YAML::Node random_tree(std::uint32_t& seed, int depth) {
+    auto draw = [&seed](std::uint32_t n) { return ((seed = seed * 1664525u + 1013904223u) >> 16) % n; };
+    const std::uint32_t kind = depth == 0 ? 0 : draw(4);
+    if (kind == 0) {
+        const char* words[] = {"1", "x", "a b", "", "~", "-1.5e+20", "é", "a: b"};
+        YAML::Node s(words[draw(8)]);
+        if (draw(5) == 0) s.SetTag("!");
+        return draw(9) == 0 ? YAML::Node(YAML::NodeType::Null) : s;
+    }
+    YAML::Node n(kind == 1 ? YAML::NodeType::Sequence : YAML::NodeType::Map);
+    const std::uint32_t size = draw(3) == 0 ? draw(20) : draw(4);
+    for (std::uint32_t i = 0; i < size; ++i) {
+        if (kind == 1)
+            n.push_back(random_tree(seed, depth - 1));
+        else
+            n["k" + std::to_string(i)] = random_tree(seed, depth - 1);
+    }
+    if (kind == 3) n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("emit_yaml writes random trees as yaml-cpp's emitter does", "[io]") {
+    std::uint32_t seed = 7;
+    for (int i = 0; i < 2000; ++i) {
+        YAML::Node root(YAML::NodeType::Map);
+        root["top"] = random_tree(seed, 4);
+        root["list"].push_back(random_tree(seed, 3));
+        INFO(io::emit_yaml_reference(root));
+        REQUIRE(io::emit_yaml(root) == io::emit_yaml_reference(root));
+    }
 }

@@ -6,7 +6,6 @@
 
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
-#include <hetsched/io/yaml_limits.hpp>
 
 namespace hetsched::io {
 
@@ -14,22 +13,6 @@ SourcePos YamlDocument::where(const YAML::Node& node) const {
     YAML::Mark m = node.Mark();
     if (m.is_null()) return {name, 0, 0};
     return {name, m.line + 1, m.column + 1};
-}
-
-YamlDocument parse_yaml(const TextInput& in) {
-    YamlDocument doc{in.name, {}};
-    try {
-        check_yaml_shape(in);
-        doc.root = YAML::Load(in.text);
-    } catch (const YAML::ParserException& e) {
-        std::string msg = e.msg;
-        if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
-        throw DataError("invalid YAML: " + msg, {in.name, e.mark.line + 1, e.mark.column + 1});
-    }
-    if (!doc.root.IsDefined() || doc.root.IsNull())
-        throw DataError("empty input: expected a YAML document", {in.name, 1, 1});
-    if (!doc.root.IsMap()) throw DataError("expected a YAML mapping at the top level", doc.where(doc.root));
-    return doc;
 }
 
 void require_kind(const YamlDocument& doc, const std::string& kind) {
@@ -95,52 +78,5 @@ std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const s
 }
 
 YAML::Node yaml_number_node(double v) { return YAML::Node(format_number(v)); }
-
-namespace {
-
-bool scalar_list(const YAML::Node& n) {
-    if (n.size() > 16) return false;
-    for (const auto& c : n)
-        if (!c.IsScalar()) return false;
-    return true;
-}
-
-void emit(YAML::Emitter& out, const YAML::Node& n) {
-    switch (n.Type()) {
-    case YAML::NodeType::Scalar:
-        if (n.Tag() == "!") out << YAML::DoubleQuoted;
-        out << n.Scalar();
-        break;
-    case YAML::NodeType::Sequence:
-        if (scalar_list(n)) out << YAML::Flow;
-        out << YAML::BeginSeq;
-        for (const auto& c : n) emit(out, c);
-        out << YAML::EndSeq;
-        break;
-    case YAML::NodeType::Map:
-        if (n.Style() == YAML::EmitterStyle::Flow) out << YAML::Flow;
-        out << YAML::BeginMap;
-        for (const auto& kv : n) {
-            out << YAML::Key;
-            emit(out, kv.first);
-            out << YAML::Value;
-            emit(out, kv.second);
-        }
-        out << YAML::EndMap;
-        break;
-    default:
-        out << YAML::Null;
-    }
-}
-
-}  // namespace
-
-std::string emit_yaml(const YAML::Node& root) {
-    YAML::Emitter out;
-    out.SetIndent(2);
-    emit(out, root);
-    std::string text = out.c_str();
-    return text + "\n";
-}
 
 }  // namespace hetsched::io

@@ -8,6 +8,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/text_input.hpp>
+#include <hetsched/io/yaml_limits.hpp>
 
 namespace hetsched::io {
 
@@ -20,9 +21,10 @@ struct YamlDocument {
     SourcePos where(const YAML::Node& node) const;
 };
 
-/// Parses one YAML document whose top level is a mapping, within io::check_yaml_shape()'s bounds (one
-/// document, no duplicate keys, bounded alias expansion); DataError with the position else.
-YamlDocument parse_yaml(const TextInput& in);
+/// Parses one YAML document whose top level is a mapping, within `limits` (one document, no duplicate
+/// keys, bounded size, depth and alias expansion); DataError with the position else. Plain `~`, `null`
+/// and empty scalars are null nodes; quoted scalars carry the tag "!" (as yaml-cpp's loader gives them).
+YamlDocument parse_yaml(const TextInput& in, const YamlLimits& limits = {});
 
 /// Checks `kind: <kind>` and `version: 1`; DataError (65) naming what came instead.
 void require_kind(const YamlDocument& doc, const std::string& kind);
@@ -43,7 +45,11 @@ std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const s
 /// A scalar node holding `v` in the project's number format.
 YAML::Node yaml_number_node(double v);
 
-/// Block-style YAML text of `root`; short scalar lists in flow style; originally quoted strings stay quoted.
+/// Block-style YAML text of `root`, as yaml-cpp's emitter writes it with an indent of 2; short scalar
+/// lists in flow style; originally quoted strings stay quoted.
 std::string emit_yaml(const YAML::Node& root);
+/// The same text written by yaml-cpp's emitter throughout: emit_yaml()'s fallback for keys it leaves to
+/// yaml-cpp, and the reference it is tested against.
+std::string emit_yaml_reference(const YAML::Node& root);
 
 }  // namespace hetsched::io
