@@ -3,6 +3,8 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/option_spec.hpp>
 
+#include <malloc.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +67,9 @@ void add_io_options(CLI::App& app, IoOptions& io) {
 
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& body) {
     const std::string tool = app.get_name();
+    // A tool builds one tree of small YAML nodes and frees it whole. With glibc's fast bins, that free
+    // spent its time consolidating them: 0.55 s for memest's 46,245 plans, against 0.17 s without.
+    mallopt(M_MXFAST, 0);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {

@@ -54,7 +54,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         out.text = plans_to_csv(plans, o.top);
         return out;
     }
-    doc.root["memory"] = with_job_key(job, plans_to_yaml(plans, o.top, po.measure, method_label));
+    doc.root["memory"] = with_job_key(job, YAML::Node(YAML::NodeType::Map));
+    plans_to_yaml(doc.root["memory"], plans, o.top, po.measure, method_label);
     out.text = io::emit_yaml(doc.root);
     return out;
 }

@@ -66,12 +66,15 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
     return n;
 }
 
-YAML::Node plans_to_yaml(const std::vector<Plan>& plans, size_t top, Measure measure, const std::string& method) {
-    YAML::Node n(YAML::NodeType::Map);
-    n["method"] = method;
-    n["measure"] = measure_name(measure);
-    n["plans_found"] = plans.size();
-    YAML::Node list(YAML::NodeType::Sequence);
+void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t top, Measure measure,
+                   const std::string& method) {
+    section["method"] = method;
+    section["measure"] = measure_name(measure);
+    section["plans_found"] = plans.size();
+    // The list is made inside the section, so each plan joins the document's node memory as it is added;
+    // a list built apart is copied into it whole (a million nodes for every plan of a 7B model).
+    section["plans"] = YAML::Node(YAML::NodeType::Sequence);
+    YAML::Node list = section["plans"];
     for (size_t i = 0; i < plans.size() && (top == 0 || i < top); ++i) {
         const Plan& p = plans[i];
         YAML::Node e(YAML::NodeType::Map);
@@ -88,8 +91,6 @@ YAML::Node plans_to_yaml(const std::vector<Plan>& plans, size_t top, Measure mea
         e["est_iteration_s"] = io::yaml_number_node(p.iteration_s);
         list.push_back(e);
     }
-    n["plans"] = list;
-    return n;
 }
 
 std::string breakdown_to_csv(const MemoryEstimate& est) {

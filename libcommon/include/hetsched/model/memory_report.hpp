@@ -15,8 +15,10 @@ namespace hetsched::model {
 /// `memory:` for one layout: per-stage breakdown in GiB, the peak stage, and whether it fits `gpu`.
 YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure measure, const std::string& method,
                              const catalog::GpuType* gpu, double usable_fraction);
-/// `memory:` for ranked plans (the first `top`, all when 0).
-YAML::Node plans_to_yaml(const std::vector<Plan>& plans, size_t top, Measure measure, const std::string& method);
+/// Fills `section` (a mapping already in the document) as `memory:` for ranked plans (the first `top`,
+/// all when 0).
+void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t top, Measure measure,
+                   const std::string& method);
 
 std::string breakdown_to_csv(const MemoryEstimate& est);
 std::string plans_to_csv(const std::vector<Plan>& plans, size_t top);
