@@ -1,8 +1,8 @@
 // Benchmark: planalloc's search at scale. Every priced type of the default catalog with a quota of
 // 256 each, 7B- and 70B-class models (4,096 tokens, batch 512, 1,000 iterations), SLOs from loose
 // (no SLO) to 0.3 of the loose plan's time. Prints each search's time, whether it proved its plan
-// optimal for the placer, the gap and the plans placed.
-// Run: cmake --build build --target bench_planalloc_scale && build/bench/bench_planalloc_scale [time-limit-s]
+// optimal for the placer, the gap and the plans placed; with one thread and with `threads` (default 2).
+// Run: cmake --build build --target bench_planalloc_scale && build/bench/bench_planalloc_scale [time-limit-s [threads]]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -18,8 +18,9 @@ using namespace hetsched;
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     const double limit = argc > 1 ? std::atof(argv[1]) : 60;
+    const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
     const auto cat = catalog::named_catalog("default");
-    double worst = 0;
+    double worst = 0, one_total = 0, many_total = 0;
     int unproven = 0;
     for (const char* name : {"llama-2-7b", "llama-2-13b", "llama-2-70b"}) {
         model::JobSpec job;
@@ -34,19 +35,28 @@ int main(int argc, char** argv) {
         double loose = 0;
         for (double f : {0.0, 1.0, 0.6, 0.45, 0.3}) {
             space.slo_s = f * loose;
+            o.threads = 1;
+            const auto one = alloc::search_plans(space, o);
+            o.threads = threads;
             const auto r = alloc::search_plans(space, o);
+            one_total += one.stats.seconds;
+            many_total += r.stats.seconds;
             if (f == 0 && !r.plans.empty()) loose = r.plans.front().total_s * (1 + 1e-9);
             worst = std::max(worst, r.stats.seconds);
             unproven += !r.stats.complete;
             const bool none = r.plans.empty();
-            std::printf("%-12s slo %-6s %9.0f s  %7.3f s  %-8s gap %-7s cost %9.2f  gpus %4d  %6ld nodes %5ld plans\n", name,
-                        f == 0 ? "none" : (std::to_string(f).substr(0, 4) + "x").c_str(), space.slo_s, r.stats.seconds,
+            std::printf("%-12s slo %-6s %9.0f s  %7.3f s (1 thread %7.3f s)  %-8s gap %-7s cost %9.2f  gpus %4d  %6ld nodes "
+                        "%5ld plans\n",
+                        name, f == 0 ? "none" : (std::to_string(f).substr(0, 4) + "x").c_str(), space.slo_s,
+                        r.stats.seconds, one.stats.seconds,
                         r.stats.complete ? "proven" : "stopped",
                         none ? "-" : std::to_string(r.plans.front().cost / r.stats.lower_bound - 1).substr(0, 6).c_str(),
                         none ? 0.0 : r.plans.front().cost, none ? 0 : r.plans.front().gpus(), r.stats.nodes_expanded,
                         r.stats.plans_evaluated);
         }
     }
-    std::printf("slowest search %.3f s; %d not proven within %.0f s\n", worst, unproven, limit);
+    std::printf("slowest search %.3f s with %d threads; %d not proven within %.0f s; all searches %.1f s, one "
+                "thread %.1f s (%.2fx)\n",
+                worst, threads, unproven, limit, many_total, one_total, one_total / many_total);
     return 0;
 }

@@ -34,6 +34,7 @@ complete -c planalloc -l top -x -d 'Plans to report (the best, then alternatives
 complete -c planalloc -l beta -x -d 'Espressos fragmentation coefficient for its cost-pruning estimate (0 = off)'
 complete -c planalloc -l search-limit -x -d 'Tree nodes and plans the search may visit before it stops with its best plan and proven gap'
 complete -c planalloc -l time-limit-s -x -d 'Seconds the search may take before it stops with its best plan and proven gap (default: none)'
+complete -c planalloc -l threads -x -d 'Threads placing plans; 0 = one per core (the answer is the same for any)'
 complete -c planalloc -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
 complete -c planalloc -l inter-node-gb-s -x -d 'Network between nodes in GB/s (default: the catalogs)'
 complete -c planalloc -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'

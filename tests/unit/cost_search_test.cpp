@@ -194,3 +194,31 @@ TEST_CASE("an effort limit stops the search with its best plan, a valid bound an
         if (!cut.plans.empty()) CHECK(cut.plans.front().total_s >= full.plans.front().total_s * (1 - 1e-12));
     }
 }
+
+TEST_CASE("the plans found and every statistic are the same for any thread count", "[alloc]") {
+    std::mt19937 rng(11);
+    for (int n = 0; n < 6; ++n) {
+        auto c = small_case(rng);
+        for (auto method : {alloc::SearchMethod::espresso, alloc::SearchMethod::exhaustive}) {
+            for (double slo : {0.0, 1e9}) {
+                c->space.slo_s = slo;
+                alloc::SearchOptions o;
+                o.method = method;
+                o.top = 5;
+                const auto one = alloc::search_plans(c->space, o);
+                o.threads = 3;
+                const auto three = alloc::search_plans(c->space, o);
+                REQUIRE(one.plans.size() == three.plans.size());
+                for (size_t i = 0; i < one.plans.size(); ++i) {
+                    CHECK(one.plans[i].cost == three.plans[i].cost);
+                    CHECK(one.plans[i].order == three.plans[i].order);
+                    CHECK(one.plans[i].layers == three.plans[i].layers);
+                }
+                CHECK(one.stats.plans_evaluated == three.stats.plans_evaluated);
+                CHECK(one.stats.nodes_expanded == three.stats.nodes_expanded);
+                CHECK(one.stats.pruned_cost == three.stats.pruned_cost);
+                CHECK(one.stats.lower_bound == three.stats.lower_bound);
+            }
+        }
+    }
+}

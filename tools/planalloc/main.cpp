@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     app->add_option("--time-limit-s", opt.time_limit_s,
                     "Seconds the search may take before it stops with its best plan and proven gap (default: none)")
         ->group(s)->check(cli::positive(alloc::kMaxTimeLimitS));
+    app->add_option("--threads", opt.threads, "Threads placing plans; 0 = one per core (the answer is the same for any)")
+        ->group(s)->check(cli::integer_in(0, 256))->capture_default_str();
     const char* m = "Models";
     cli::add_model_flags(*app, model_flags, m);
     const char* c = "Cluster";

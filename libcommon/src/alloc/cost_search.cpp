@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include <hetsched/alloc/bounds.hpp>
 #include <hetsched/alloc/incumbents.hpp>
+#include <hetsched/alloc/placement_pool.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/place/stage_capacity.hpp>
 
@@ -46,16 +48,20 @@ public:
 
     SearchResult run() {
         build_layouts();
+        if (opt_.threads > 1) pool_ = std::make_unique<PlacementPool>(opt_.threads - 1);
         try {
             switch (opt_.method) {
             case SearchMethod::espresso: espresso(); break;
             case SearchMethod::exhaustive: exhaustive(); break;
             case SearchMethod::homogeneous: homogeneous(); break;
             }
+            settle_all();
         } catch (const Stopped& s) {
             stats_.complete = false;
             stats_.stopped_by = s.why;
+            settle_all();  // plans counted as evaluated are taken in
         }
+        pool_.reset();
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
@@ -88,6 +94,20 @@ private:
     };
     std::vector<Node> frontier_;  ///< espresso: the current tree's open nodes, a heap
     std::optional<Node> working_; ///< and the one taken from it
+    /// A plan handed to the placer whose result the search has not yet taken in.
+    struct Pending {
+        Layout* layout;
+        std::vector<int> counts;
+        double bound;
+        long key;
+    };
+
+    /// Plans placed at once at most: evaluate() takes a plan's result in this many plans after it.
+    static constexpr size_t kInFlight = 8;
+    std::deque<Pending> pending_;  ///< plans in flight, oldest first
+    long next_key_ = 0;
+    std::unique_ptr<PlacementPool> pool_;  ///< other threads placing the plans in flight (threads > 1);
+                                           ///< last, so its workers stop before the layouts they read go
 
     long layers() const { return space_.job->model.layers; }
     double z() const { return static_cast<double>(space_.iterations); }
@@ -277,24 +297,45 @@ private:
         return value_of(t, price);
     }
 
-    /// Places a complete plan and offers it to the incumbents.
+    /// The placer's answer for a complete plan (empty when it finds none). Safe on several threads at
+    /// once: the layouts' factories have built every type before the search begins.
+    place::PlaceResult place_plan(Layout& l, const std::vector<int>& counts) const {
+        const place::Problem p = l.factory->problem(names_, counts);
+        if (opt_.placer == place::Method::cmr) return place::place_cmr(p, nullptr);
+        place::PlaceOptions po;
+        po.search_limit = opt_.placer_limit;
+        try {
+            return place::place_stages(p, opt_.placer, po);
+        } catch (const Infeasible&) {
+            return {};
+        }
+    }
+
+    /// Counts a plan as evaluated and has it placed; its result is taken in kInFlight plans later (or
+    /// at settle_all()). The lag is the same for any thread count, so every decision, and so the plans
+    /// found and the statistics, are too; with more threads, the plans in flight are placed at once.
     void evaluate(Layout& l, const std::vector<int>& counts, double bound) {
         count_node();
         spend(l.pp);
         ++stats_.plans_evaluated;
-        const place::Problem p = l.factory->problem(names_, counts);
+        const long key = next_key_++;
+        if (pool_) pool_->offer(key, static_cast<double>(key), [this, &l, counts] { return place_plan(l, counts); });
+        pending_.push_back({&l, counts, bound, key});
+        while (pending_.size() > kInFlight) settle_oldest();
+    }
+
+    void settle_all() {
+        while (!pending_.empty()) settle_oldest();
+    }
+
+    /// Takes in the oldest plan in flight: placed (by a worker, or here) and offered to the incumbents.
+    void settle_oldest() {
+        const Pending f = std::move(pending_.front());
+        pending_.pop_front();
+        Layout& l = *f.layout;
+        const std::vector<int>& counts = f.counts;
         place::PlaceResult r;
-        if (opt_.placer == place::Method::cmr) {
-            r = place::place_cmr(p, nullptr);
-        } else {
-            place::PlaceOptions po;
-            po.search_limit = opt_.placer_limit;
-            try {
-                r = place::place_stages(p, opt_.placer, po);
-            } catch (const Infeasible&) {
-                r = {};
-            }
-        }
+        if (!pool_ || !pool_->take(f.key, r)) r = place_plan(l, counts);
         if (r.placement.empty()) {
             ++stats_.plans_unplaceable;
             return;
@@ -303,8 +344,15 @@ private:
         rec.dp = l.dp;
         rec.pp = l.pp;
         rec.stages = counts;
+        // The placement's type indices follow the problem's types: the plan's types in candidate order,
+        // a type named twice once (as ProblemFactory::problem builds them).
+        std::vector<std::string> types;
+        for (size_t t = 0; t < counts.size(); ++t) {
+            const std::string& name = l.factory->type(names_[t]).name;
+            if (counts[t] > 0 && std::find(types.begin(), types.end(), name) == types.end()) types.push_back(name);
+        }
         for (size_t s = 0; s < r.placement.order.size(); ++s) {
-            rec.order.push_back(p.types[r.placement.order[s]].name);
+            rec.order.push_back(types[r.placement.order[s]]);
             rec.layers.push_back(r.placement.layers[s]);
         }
         rec.iteration_s = r.iteration_s;
@@ -312,7 +360,7 @@ private:
         for (size_t t = 0; t < counts.size(); ++t)
             rec.price_per_hour += counts[t] * l.dp * space_.types[t].price_per_hour;
         rec.cost = z() * r.iteration_s * rec.price_per_hour / 3600;
-        rec.lower_bound_cost = cost_objective() ? bound : 0;
+        rec.lower_bound_cost = cost_objective() ? f.bound : 0;
         if (cost_objective() && space_.slo_s > 0 && rec.total_s > space_.slo_s) {
             ++stats_.plans_too_slow;
             return;
@@ -406,6 +454,7 @@ private:
                          [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
         if (cost_objective()) seed_cheapest();
         else seed_fastest();
+        settle_all();  // the seeds' costs prune from the first tree on
         long seq = 0;
         const auto later = std::greater<Node>();
         for (current_ = 0; current_ < layouts_.size(); ++current_) {
@@ -447,6 +496,7 @@ private:
                 }
             }
             working_.reset();
+            settle_all();  // the next tree's root is judged against this tree's plans
         }
     }
 
@@ -521,19 +571,18 @@ private:
 
     // ---- exhaustive: every multiset ----
 
-    void enumerate(Layout& l, std::vector<int>& counts, size_t t, int left) {
+    /// Every multiset of `left` more stages from candidates t.. within their quotas, into `out`.
+    void enumerate(const Layout& l, std::vector<int>& counts, size_t t, int left, std::vector<std::vector<int>>& out) {
         if (t + 1 == counts.size()) {
             if (left > max_stages(l, t)) return;
             counts[t] = left;
-            double time_bound = 0;
-            const double bound = leaf_bound(l, counts, &time_bound);
-            evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
+            out.push_back(counts);
             counts[t] = 0;
             return;
         }
         for (int y = 0; y <= std::min(left, max_stages(l, t)); ++y) {
             counts[t] = y;
-            enumerate(l, counts, t + 1, left - y);
+            enumerate(l, counts, t + 1, left - y, out);
         }
         counts[t] = 0;
     }
@@ -541,7 +590,13 @@ private:
     void exhaustive() {
         for (auto& l : layouts_) {
             std::vector<int> counts(names_.size(), 0);
-            enumerate(l, counts, 0, l.pp);
+            std::vector<std::vector<int>> plans;
+            enumerate(l, counts, 0, l.pp, plans);
+            for (const auto& counts : plans) {
+                double time_bound = 0;
+                const double bound = leaf_bound(l, counts, &time_bound);
+                evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
+            }
         }
     }
 

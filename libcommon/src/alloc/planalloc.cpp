@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include <hetsched/alloc/allocation_report.hpp>
 #include <hetsched/alloc/best_fit.hpp>
@@ -199,6 +200,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     so.beta = o.beta;
     so.node_limit = o.search_limit;
     so.time_limit_s = o.time_limit_s;
+    so.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     so.progress = o.progress;
     const SearchResult r = search_plans(space, so);
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};

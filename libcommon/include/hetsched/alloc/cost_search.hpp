@@ -70,6 +70,8 @@ struct SearchOptions {
                                   ///< and stats.complete false; 0 = none. Bounds how long the search
                                   ///< for the fastest plan takes when its bounds are too loose to prune
     ProgressFn progress;          ///< told the nodes and plans visited so far (may be empty)
+    int threads = 1;              ///< threads placing plans, the search's own included; the plans found
+                                  ///< and the statistics are the same for any count (see PlacementPool)
 };
 
 /// One complete plan: a multiset of stages, placed.

@@ -32,6 +32,7 @@ struct PlanallocOptions {
     double beta = 0;
     long search_limit = 50000000;
     double time_limit_s = 0;           ///< stop the search with its best plan after this long; 0 = none
+    int threads = 0;                   ///< threads placing plans; 0 = one per core (same plans for any count)
     place::ProblemOptions model;       ///< measure, usable fraction and efficiency (the network is resolved)
     double inter_node_gb_s = 0;        ///< 0: the document's network, else the catalog's
     bool exact_type = false;           ///< cluster mode: only GPUs of the plan's own type
