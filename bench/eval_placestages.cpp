@@ -82,7 +82,16 @@ int main(int argc, char** argv) {
             const double best = place::place_stages(p, place::Method::optimal, o).iteration_s;
             auto score = [&](place::Method m, Tally& t) {
                 try {
-                    t.ratios.push_back(place::place_stages(p, m, o).iteration_s / best);
+                    const auto got = place::place_stages(p, m, o);
+                    t.ratios.push_back(got.iteration_s / best);
+                    if (std::getenv("EVAL_DEBUG") && m == place::Method::cmr && got.iteration_s > 1.05 * best) {
+                        const auto opt = place::place_stages(p, place::Method::optimal, o);
+                        std::printf("cmr +%.1f%% %s m %ld:", (got.iteration_s / best - 1) * 100, job.model.name.c_str(), p.micro_batches);
+                        for (size_t s = 0; s < got.placement.order.size(); ++s) std::printf(" %s/%ld", p.types[got.placement.order[s]].name.c_str(), got.placement.layers[s]);
+                        std::printf("\n   opt:");
+                        for (size_t s = 0; s < opt.placement.order.size(); ++s) std::printf(" %s/%ld", p.types[opt.placement.order[s]].name.c_str(), opt.placement.layers[s]);
+                        std::printf("\n");
+                    }
                 } catch (const Infeasible& e) {
                     if (std::getenv("EVAL_DEBUG") && !t.failed) {
                         std::printf("%s failed: %s dp %d gb %ld:", place::method_name(m).c_str(), job.model.name.c_str(), dp, job.training.global_batch);

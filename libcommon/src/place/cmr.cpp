@@ -250,6 +250,56 @@ double polish_bottleneck(const Problem& p, Placement& pl, double time, long& eva
     return time;
 }
 
+/// Beyond the paper: the split of a fixed stage order with the least busiest stage, where a stage's busy
+/// time is its micro-batches' forwards and backwards plus its gradient sync: bisection on that time,
+/// each stage in turn taking the most layers that keep within it (and within its room, leaving one for
+/// each stage after it). Empty when the rooms cannot hold the model. A start that refinement then
+/// tunes by the estimate, which also sees transfers and the pipeline's fill.
+Placement least_busy_split(const Problem& p, const std::vector<size_t>& order) {
+    const size_t k = order.size();
+    const double m = static_cast<double>(p.micro_batches);
+    auto busy = [&](size_t s, long first, long n) {
+        const size_t t = order[s];
+        const int pos = static_cast<int>(s);
+        return m * (p.forward_s(t, pos, first, n) + p.backward_s(t, pos, first, n)) + p.allreduce_s(t, pos, n);
+    };
+    Placement pl;
+    pl.order = order;
+    pl.layers.assign(k, 0);
+    auto fill = [&](double limit) {
+        long first = 0;
+        for (size_t s = 0; s < k; ++s) {
+            const long after = static_cast<long>(k - 1 - s);
+            long most = std::min(p.types[order[s]].max_layers[s], p.layers - first - after);
+            if (s + 1 == k && most < p.layers - first) return false;
+            if (most < 1 || busy(s, first, s + 1 == k ? p.layers - first : 1) > limit) return false;
+            long lo = 1;  // busy(lo) within the limit; the most layers that keep within it
+            if (s + 1 == k) {
+                lo = most;
+            } else {
+                while (lo < most) {
+                    const long mid = (lo + most + 1) / 2;
+                    if (busy(s, first, mid) <= limit) lo = mid;
+                    else most = mid - 1;
+                }
+            }
+            pl.layers[s] = lo;
+            first += lo;
+        }
+        return first == p.layers;
+    };
+    double hi = 0;
+    for (size_t s = 0; s < k; ++s) hi += busy(s, 0, p.layers);
+    if (!fill(hi)) return {};
+    double lo = 0;
+    for (int i = 0; i < 40 && hi - lo > 1e-6 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (fill(mid) ? hi : lo) = mid;
+    }
+    fill(hi);
+    return pl;
+}
+
 /// The k-th least time among the orders found so far; infinity while there are fewer.
 double kth_best(const std::map<std::vector<size_t>, std::pair<double, Placement>>& by_order, size_t k) {
     if (by_order.size() < k) return std::numeric_limits<double>::infinity();
@@ -276,7 +326,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
 
     // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
     // kStarts best distinct stage orders is refined, and the best refined plan wins, polished.
-    constexpr size_t kStarts = 3;
+    constexpr size_t kStarts = 8;
     std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
     std::vector<StageCosts> costs;
@@ -297,8 +347,36 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     }
     std::vector<std::pair<double, Placement>> starts;
     for (auto& kv : by_order) starts.push_back(std::move(kv.second));
-    std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto by_time = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(starts.begin(), starts.end(), by_time);
     if (starts.size() > kStarts) starts.resize(kStarts);
+    // Beyond the paper: CMR splits its orders by its own rules; the least-busy split of the same order
+    // may start closer to the best.
+    for (auto& [time, pl] : starts) {
+        Placement even = least_busy_split(p, pl.order);
+        if (even.empty()) continue;
+        const double t = iteration_time_below(p, even, time, costs, schedule);
+        ++best.evaluated;
+        if (t < time) time = t, pl = std::move(even);
+    }
+    // And CMR's orders interleave types by their ratio, where the optimum often runs each type's stages
+    // together, the fastest first: that order, split least-busy, competes for the starts too (on the
+    // generated suite of bench/eval_placestages, 98.0% of placements within 5% of the optimum without
+    // it, 99.3% with; the roomiest-first and slowest-first orders added nothing beyond it).
+    if (!order) {
+        std::vector<size_t> fastest_first = order_by_compute(p);
+        std::reverse(fastest_first.begin(), fastest_first.end());
+        const bool known = std::any_of(starts.begin(), starts.end(),
+                                       [&](const auto& st) { return st.second.order == fastest_first; });
+        Placement pl = known ? Placement{} : least_busy_split(p, fastest_first);
+        if (!pl.empty()) {
+            const double time = iteration_time_below(p, pl, std::numeric_limits<double>::infinity(), costs, schedule);
+            ++best.evaluated;
+            starts.emplace_back(time, std::move(pl));
+            std::sort(starts.begin(), starts.end(), by_time);
+            if (starts.size() > kStarts) starts.resize(kStarts);
+        }
+    }
     for (auto& [time, pl] : starts) {
         const double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
         if (best.placement.empty() || refined < best.iteration_s) best.placement = pl, best.iteration_s = refined;
