@@ -3,7 +3,9 @@
 // feasible to loose, then generated cases (random models, 2-4 types, small quotas). For each case the
 // exhaustive search runs once without an SLO and keeps every placed plan, so the optimum under each
 // SLO is the cheapest plan within it.
-// Run: cmake --build build --target eval_planalloc && build/bench/eval_planalloc [generated-cases [--generated-only]]
+// Both searches place plans on `--threads N` threads (default 1), so the ratio compares like with like.
+// Run: cmake --build build --target eval_planalloc &&
+//      build/bench/eval_planalloc [generated-cases] [--generated-only | --paper-only] [--threads N]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,8 +30,11 @@ struct Totals {
 };
 
 /// Runs every SLO for one job and space; prints one line per SLO when `verbose`.
+int threads = 1;
+
 void run_case(const char* label, alloc::SearchSpace space, Totals& tot, bool verbose) {
     alloc::SearchOptions ex;
+    ex.threads = threads;
     ex.method = alloc::SearchMethod::exhaustive;
     ex.top = 100000000;
     space.slo_s = 0;
@@ -43,6 +48,7 @@ void run_case(const char* label, alloc::SearchSpace space, Totals& tot, bool ver
         for (const auto& p : all.plans)
             if (p.total_s <= space.slo_s && (!best || p.cost < best->cost)) best = &p;
         alloc::SearchOptions es;
+        es.threads = threads;
         const auto r = alloc::search_plans(space, es);
         ++tot.cases;
         tot.unproven += !r.stats.complete;
@@ -72,8 +78,15 @@ void run_case(const char* label, alloc::SearchSpace space, Totals& tot, bool ver
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    const int generated = argc > 1 ? std::atoi(argv[1]) : 40;
-    const bool paper_models = argc <= 2 || std::string(argv[2]) != "--generated-only";
+    int generated = 40;
+    bool paper_models = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--generated-only") paper_models = false;
+        else if (a == "--paper-only") generated = 0;
+        else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else generated = std::atoi(a.c_str());
+    }
     const auto juchi = catalog::named_catalog("juchi");
     Totals paper, gen;
     for (const char* name : {"espresso-llama-1.3b", "espresso-llama-3b", "espresso-llama-7b", "espresso-vit-3.4b"}) {

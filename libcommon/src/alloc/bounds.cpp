@@ -73,7 +73,16 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     // its m−1 remaining backwards, or its m−1 remaining passes less the warm-up forwards (at most
     // k−1, each at most a (1−ρ) share) that can fill its wait for the first gradient.
     const double extra = std::max((m - 1) * rho, m - 1 - (k - 1) * (1 - rho)) / k;
-    auto latency = [&](double busy) { return least_total(sorted, m, L, busy) * (1 + extra) + fixed; };
+    // A link carries every micro-batch one way, one after another: the last activation over link j
+    // arrives m transfers after the first forward ends before it, then still crosses every stage after
+    // it and back, link j again, and every stage before it (the same with gradients the other way).
+    // So beyond micro-batch 0's round trip, link j adds m − 1 more transfers; j a link between types
+    // when there are two or more.
+    const double queued = k > 1 ? (m - 1) * (kinds > 1 ? job.cross_link_s : same) : 0.0;
+    auto latency = [&](double busy) {
+        const double total = least_total(sorted, m, L, busy);
+        return std::max(total * (1 + extra), total + queued) + fixed;
+    };
     double a = std::max(hi, min_busy), b = std::max(a, busy_hi * (1 + 1e-12));
     if (latency(a) <= a) {
         b = a;

@@ -41,8 +41,11 @@ struct BoundJob {
 ///                                             backwards, or m−1 passes less the 1F1B warm-up
 ///                                             forwards that fill its wait for the first gradient;
 ///                                             the first stage's all-reduce starts after all that)
-///   T ≥ m·link                               (a link carries every micro-batch; a cross-type link
-///                                             when d > 1)
+///   T ≥ Σ τ_s + ends + links + sync_0 + (m−1)·link
+///                                            (a link carries every micro-batch one way in turn; the
+///                                             last then crosses every stage and link around it, as
+///                                             micro-batch 0 did; a cross-type link when d > 1)
+///   T ≥ m·link
 /// minimised over every split of whole layers, fast stages filled first, with the busy time at least
 /// `min_busy` (see least_busy_by_position).
 double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& types, double min_busy = 0);
