@@ -118,17 +118,29 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out,
 }
 
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches) {
+    const size_t k = stages.size();
     const double m = static_cast<double>(micro_batches);
     const double sync0 = stages.empty() ? 0 : stages.front().allreduce;
+    // after[j]: a micro-batch's way from stage j + 1 to the last stage and back, forward, backward and
+    // both transfers of every link beyond j + 1.
+    std::vector<double> after(k + 1, 0.0);
+    for (size_t j = k; j-- > 1;)
+        after[j - 1] = after[j] + stages[j].forward + stages[j].backward + (j + 1 < k ? 2 * stages[j].to_next : 0.0);
     double down = 0, up = 0, bound = 0;  // micro-batch 0's way to stage j, and a gradient's way back from it
-    for (size_t j = 0; j < stages.size(); ++j) {
+    for (size_t j = 0; j < k; ++j) {
         const StageCosts& c = stages[j];
         const double busy_end = down + m * (c.forward + c.backward);
         bound = std::max({bound, busy_end + c.allreduce, busy_end + up + sync0});
-        if (j + 1 < stages.size()) {
-            const StageCosts& next = stages[j + 1];
+        // 1F1B runs w = min(k − 1 − j, m) warm-up forwards, so stage j's last forward comes after its
+        // other m − 1 forwards and max(0, m − w − 1) backwards; that micro-batch then goes to the end and
+        // back before its backward, the stage's last.
+        const double warm = std::min(static_cast<double>(k - 1 - j), m);
+        const double around = j + 1 < k ? 2 * c.to_next + after[j] : 0.0;
+        bound = std::max(bound, down + m * c.forward + std::max(m - warm, 1.0) * c.backward + around + up + sync0);
+        if (j + 1 < k) {
+            // The link carries the m activations one at a time; the last still goes to the end and back.
             const double last_arrives = down + c.forward + m * c.to_next;
-            bound = std::max(bound, last_arrives + next.forward + next.backward + c.to_next + c.backward + up + sync0);
+            bound = std::max(bound, last_arrives + after[j] + c.to_next + c.backward + up + sync0);
         }
         down += c.forward + c.to_next;
         up += c.backward + c.to_next;

@@ -44,9 +44,11 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Sc
 /// A lower bound on simulate_1f1b's iteration time from the costs alone, in O(k), for screening
 /// candidates before simulating them. For every stage j: micro-batch 0 reaches it through the stages
 /// and links before it, it then runs all its 2m operations, and the last gradient goes back through
-/// them before stage 0 all-reduces (or stage j all-reduces). For every link: it carries the m
-/// activations one at a time, and the last one still crosses the next stage and comes back. Exact for
-/// equal stages without transfers or all-reduces: (m + k - 1)(f + b).
+/// them before stage 0 all-reduces (or stage j all-reduces); and stage j's last forward, after its
+/// other forwards and the backwards 1F1B puts before it, is followed by that micro-batch's way to the
+/// last stage and back. For every link: it carries the m activations one at a time, and the last one
+/// still goes to the last stage and comes back. Exact for equal stages without transfers or
+/// all-reduces: (m + k - 1)(f + b).
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches);
 
 }  // namespace hetsched::place
