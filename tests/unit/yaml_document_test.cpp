@@ -164,3 +164,12 @@ TEST_CASE("emit_yaml writes random trees as yaml-cpp's emitter does", "[io]") {
         REQUIRE(io::emit_yaml(root) == io::emit_yaml_reference(root));
     }
 }
+
+TEST_CASE("yaml anchors: a later anchor of the same name wins, and an alias may not contain itself", "[io]") {
+    const std::string text = "a: &x {k: &x 1, j: *x}\nb: *x\n";
+    const auto doc = io::parse_yaml({"d.yaml", text});
+    CHECK(io::emit_yaml(doc.root) == io::emit_yaml(YAML::Load(text)));
+    CHECK(doc.root["b"].Scalar() == "1");
+    CHECK_THROWS_WITH(io::parse_yaml({"d.yaml", "y: &a [*a]\n"}), Catch::Contains("contains it"));
+    CHECK(io::parse_yaml({"d.yaml", "n: ~\n"}).root["n"].Tag().empty());
+}

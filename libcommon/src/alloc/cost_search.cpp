@@ -571,18 +571,21 @@ private:
 
     // ---- exhaustive: every multiset ----
 
-    /// Every multiset of `left` more stages from candidates t.. within their quotas, into `out`.
-    void enumerate(const Layout& l, std::vector<int>& counts, size_t t, int left, std::vector<std::vector<int>>& out) {
+    /// Every multiset of `left` more stages from candidates t.. within their quotas, each evaluated as it
+    /// comes (the limits are checked plan by plan; a list first could outgrow memory).
+    void enumerate(Layout& l, std::vector<int>& counts, size_t t, int left) {
         if (t + 1 == counts.size()) {
             if (left > max_stages(l, t)) return;
             counts[t] = left;
-            out.push_back(counts);
+            double time_bound = 0;
+            const double bound = leaf_bound(l, counts, &time_bound);
+            evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
             counts[t] = 0;
             return;
         }
         for (int y = 0; y <= std::min(left, max_stages(l, t)); ++y) {
             counts[t] = y;
-            enumerate(l, counts, t + 1, left - y, out);
+            enumerate(l, counts, t + 1, left - y);
         }
         counts[t] = 0;
     }
@@ -590,13 +593,7 @@ private:
     void exhaustive() {
         for (auto& l : layouts_) {
             std::vector<int> counts(names_.size(), 0);
-            std::vector<std::vector<int>> plans;
-            enumerate(l, counts, 0, l.pp, plans);
-            for (const auto& counts : plans) {
-                double time_bound = 0;
-                const double bound = leaf_bound(l, counts, &time_bound);
-                evaluate(l, counts, std::isinf(time_bound) ? kInf : bound);
-            }
+            enumerate(l, counts, 0, l.pp);
         }
     }
 

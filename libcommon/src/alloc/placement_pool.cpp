@@ -1,27 +1,37 @@
 #include <hetsched/alloc/placement_pool.hpp>
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace hetsched::alloc {
 
 PlacementPool::PlacementPool(int workers) {
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    try {
+        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    } catch (...) {  // a thread that could not start: stop those that did
+        stop();
+        throw;
+    }
 }
 
-PlacementPool::~PlacementPool() {
+void PlacementPool::stop() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_ = true;
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
+    threads_.clear();
 }
+
+PlacementPool::~PlacementPool() { stop(); }
 
 void PlacementPool::offer(long key, double priority, Task task) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (entries_.count(key)) throw std::logic_error("PlacementPool: plan " + std::to_string(key) + " offered twice");
         Entry& e = entries_[key];
-        e = Entry{};
         e.task = std::move(task);
         e.slot = {priority, offered_++, key};
         queue_.insert(e.slot);

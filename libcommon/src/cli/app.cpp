@@ -3,7 +3,9 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/option_spec.hpp>
 
+#if defined(__GLIBC__)
 #include <malloc.h>
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -69,7 +71,9 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
     const std::string tool = app.get_name();
     // A tool builds one tree of small YAML nodes and frees it whole. With glibc's fast bins, that free
     // spent its time consolidating them: 0.55 s for memest's 46,245 plans, against 0.17 s without.
+#if defined(__GLIBC__)
     mallopt(M_MXFAST, 0);
+#endif
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {

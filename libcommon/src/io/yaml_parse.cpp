@@ -113,7 +113,8 @@ private:
     };
     struct Anchor {
         YAML::detail::node* node;
-        std::size_t nodes;
+        std::size_t nodes;  ///< what an alias of it adds, aliases expanded
+        bool open;          ///< a collection still being read: an alias inside it would contain itself
     };
 
     const TextInput& in_;
@@ -187,8 +188,9 @@ private:
         f.key = nullptr;
     }
 
-    void remember(const yaml_char_t* anchor, YAML::detail::node& n, std::size_t nodes) {
-        if (anchor) anchors_[text_of(anchor)] = {&n, nodes};
+    /// A later anchor of the same name replaces an earlier one, as YAML has it.
+    void remember(const yaml_char_t* anchor, YAML::detail::node& n, std::size_t nodes, bool open = false) {
+        if (anchor) anchors_[text_of(anchor)] = {&n, nodes, open};
     }
 
     void scalar(const yaml_event_t& e) {
@@ -196,14 +198,13 @@ private:
         const std::string_view value = text_of(s.value, s.length);
         YAML::detail::node& n = make(e.start_mark);
         const bool plain = s.style == YAML_PLAIN_SCALAR_STYLE;
-        if (s.tag)
-            n.set_tag(text_of(s.tag));
-        else
-            n.set_tag(plain ? "?" : "!");  // as yaml-cpp tags them: "!" keeps a quoted scalar quoted
-        if (plain && !s.tag && null_text(value))
+        if (plain && !s.tag && null_text(value)) {
             n.set_null();
-        else
+        } else {
             n.set_scalar(std::string(value));
+            // As yaml-cpp tags them: "!" keeps a quoted scalar quoted when the document is written back.
+            n.set_tag(s.tag ? text_of(s.tag) : plain ? "?" : "!");
+        }
         count(1, e.start_mark);
         remember(s.anchor, n, 1);
         attach(n, n.type() == YAML::NodeType::Scalar ? &n.scalar() : nullptr, 1, e.start_mark);
@@ -213,6 +214,8 @@ private:
         const auto it = anchors_.find(text_of(e.data.alias.anchor));
         if (it == anchors_.end())
             fail("alias '*" + text_of(e.data.alias.anchor) + "' names no anchor before it", e.start_mark);
+        if (it->second.open)
+            fail("alias '*" + text_of(e.data.alias.anchor) + "' refers to a collection that contains it", e.start_mark);
         alias_total_ += it->second.nodes;
         if (alias_total_ > limits_.max_alias_nodes)
             fail("aliases expand the document by more than " + std::to_string(limits_.max_alias_nodes) +
@@ -232,13 +235,17 @@ private:
         n.set_style(flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
         count(1, e.start_mark);
         attach(n, nullptr, 0, e.start_mark);
+        remember(anchor, n, 0, true);
         stack_.push_back(Frame{&n, type == YAML::NodeType::Map, anchor ? text_of(anchor) : std::string(), 1, nullptr, {}});
     }
 
     void close() {
         Frame f = std::move(stack_.back());
         stack_.pop_back();
-        if (!f.anchor.empty()) anchors_[f.anchor] = {f.node, f.nodes};
+        if (!f.anchor.empty()) {  // unless a later anchor inside took the name
+            const auto it = anchors_.find(f.anchor);
+            if (it != anchors_.end() && it->second.node == f.node) it->second = {f.node, f.nodes, false};
+        }
         // The collection's own node was counted when it opened; only the parent's running size needs the whole.
         if (!stack_.empty()) stack_.back().nodes += f.nodes;
     }

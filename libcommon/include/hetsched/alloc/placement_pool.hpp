@@ -29,8 +29,8 @@ public:
     PlacementPool(const PlacementPool&) = delete;
     PlacementPool& operator=(const PlacementPool&) = delete;
 
-    /// Queues plan `key` (unique among those queued); workers begin the least `priority` first, ties
-    /// in the order offered.
+    /// Queues plan `key` (logic_error if the pool still holds that key); workers begin the least
+    /// `priority` first, ties in the order offered.
     void offer(long key, double priority, Task task);
     /// Forgets plan `key` (the search cut it): left unplaced when no worker has begun it.
     void drop(long key);
@@ -50,6 +50,8 @@ private:
     };
 
     void work();
+    /// Stops and joins the workers (plans queued are left unplaced).
+    void stop();
     /// Places the most urgent queued plan with `lock` released meanwhile, and keeps its result.
     void run_next(std::unique_lock<std::mutex>& lock);
 
