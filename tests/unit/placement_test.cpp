@@ -131,7 +131,7 @@ TEST_CASE("optimal and hph match brute force on small problems", "[place]") {
     }
     CHECK(feasible_cases > 60);
     // The default placer comes within 5% of the optimum on most of these deliberately odd problems
-    // (random memory caps and layer costs): 138 of 147 with the least-busy and fastest-first starts,
+    // (random memory caps and layer costs): 138 of 147 with the least-busy and fastest-first starts (4 refined),
     // 124-126 before them (the compilers round a few ties differently), 115 without the polish.
     INFO("cmr within 5%: " << cmr_close << " of " << cmr_placed);
     CHECK(cmr_close >= 0.88 * cmr_placed);
