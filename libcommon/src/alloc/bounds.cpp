@@ -28,18 +28,41 @@ double held(const std::vector<BoundType>& types, double m, double busy) {
     return total;
 }
 
-/// The least Σ τ_s of a split under `busy`: one layer per stage, the rest to the fastest stages
-/// first. `sorted` by layer_s.
-double least_total(const std::vector<BoundType>& sorted, double m, double layers, double busy) {
+/// The least Σ τ_s of a split whose stages of type t hold at most room_of(t) layers: one layer per
+/// stage, the rest to the fastest stages first; infinity when they cannot. `sorted` by layer_s.
+template <class Room>
+double least_total_within(const std::vector<BoundType>& sorted, double layers, Room&& room_of) {
     double left = layers, total = 0;
     for (const auto& t : sorted) total += t.stages * t.layer_s, left -= t.stages;
     for (const auto& t : sorted) {
-        const double take = std::min(left, t.stages * (room(t, m, busy) - 1));
+        const double r = room_of(t);
+        if (r < 1) return kInf;
+        const double take = std::min(left, t.stages * (r - 1));
         total += take * t.layer_s;
         left -= take;
         if (left <= 0) return total;
     }
     return kInf;
+}
+
+/// The least Σ τ_s of a split under `busy`.
+double least_total(const std::vector<BoundType>& sorted, double m, double layers, double busy) {
+    return least_total_within(sorted, layers, [&](const BoundType& t) { return room(t, m, busy); });
+}
+
+/// The least Σ τ_s + c·max τ_s over every split: at some cap B on τ (a breakpoint x·layer_s, where
+/// the least Σ τ under the cap drops), least Σ τ within B plus c·B.
+double least_chain(const std::vector<BoundType>& sorted, double layers, double c) {
+    double best = kInf;
+    for (const auto& b : sorted)
+        for (long x = 1; x <= b.max_layers; ++x) {
+            const double cap = static_cast<double>(x) * b.layer_s;
+            const double total = least_total_within(sorted, layers, [&](const BoundType& t) {
+                return std::min(static_cast<double>(t.max_layers), std::floor(cap * (1 + 1e-12) / t.layer_s));
+            });
+            best = std::min(best, total + c * cap);
+        }
+    return best;
 }
 
 }  // namespace
@@ -95,7 +118,12 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
         }
     }
     // a is at or before the crossing and b after it; the minimum of max(busy, latency) lies between.
-    const double bound = std::min(std::max(b, latency(b)), std::max(a, latency(a)));
+    double bound = std::min(std::max(b, latency(b)), std::max(a, latency(a)));
+    // The same chains with the largest τ itself, not the mean that stands for it above: stage b runs
+    // w_b ≤ min(k − 1, m) warm-up forwards, so T ≥ Σ τ + (m − 1)·τ_b − w_b·f_b (its first backward waits
+    // for micro-batch 0's round trip, and all it has left comes after) ≥ Σ τ + c·max τ, over every split.
+    const double c = std::max((m - 1) * rho, m - 1 - std::min(k - 1, m) * (1 - rho));
+    if (c > 0) bound = std::max(bound, least_chain(sorted, L, c) + fixed);
     const double link = kinds > 1 ? job.cross_link_s : k > 1 ? same : 0.0;
     return std::max(bound, m * link) * (1 - 1e-9);
 }

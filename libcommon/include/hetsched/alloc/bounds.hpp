@@ -41,6 +41,10 @@ struct BoundJob {
 ///                                             backwards, or m−1 passes less the 1F1B warm-up
 ///                                             forwards that fill its wait for the first gradient;
 ///                                             the first stage's all-reduce starts after all that)
+///   T ≥ Σ τ_s + e'·max τ_s + ends + links + sync_0, e' = max((m−1)·ρ, m−1−min(k−1, m)·(1−ρ))
+///                                            (the same chains with the largest τ itself, over every
+///                                             split: the least Σ τ under a cap B plus e'·B, at each
+///                                             breakpoint B = x·layer_s)
 ///   T ≥ Σ τ_s + ends + links + sync_0 + (m−1)·link
 ///                                            (a link carries every micro-batch one way in turn; the
 ///                                             last then crosses every stage and link around it, as
