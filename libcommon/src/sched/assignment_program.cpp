@@ -1,6 +1,7 @@
 #include <hetsched/sched/assignment_program.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -51,9 +52,10 @@ namespace {
 
 std::string seconds(double s) { return io::format_number(s, 3) + " s"; }
 
-/// How long the structured path lets GLPK try a rest before handing it to CBC (whose start-up alone
-/// costs about 0.3 s).
-constexpr double kGlpkFirstS = 0.3;
+/// How far the structured path lets GLPK search a rest before handing it to CBC (whose start-up alone
+/// costs about 0.3 s), in branch-and-bound nodes (it was 0.3 s of GLPK's time, which made the answer
+/// depend on the machine's load).
+constexpr long kGlpkFirstNodes = 1000;
 
 /// The program as a 0-1 MIP: minimise cost with the K row, or (busy) maximise Σ d·x without it.
 /// `col_job` and `col_type` receive what each column stands for.
@@ -96,9 +98,13 @@ MipStatus solve_program(const AssignmentProgram& p, bool busy, double time_limit
     if (solver == MipSolver::glpk) {
         r = solve_with_glpk(mip, time_limit_s);
     } else {  // GLPK settles most rests in milliseconds but wanders on a few; CBC starts slower, never wanders
-        const double first = std::min(time_limit_s, kGlpkFirstS);
-        r = solve_with_glpk(mip, first);
-        if (r.status == MipStatus::time_limit && time_limit_s > first) r = solve_with_cbc(mip, time_limit_s - first);
+        // GLPK gets a budget of nodes, not of seconds: which solver answers, and so which of several
+        // equal schedules comes back, must not depend on how loaded the machine is (cron runs on one
+        // state file have to agree).
+        const auto started = std::chrono::steady_clock::now();
+        r = solve_with_glpk(mip, time_limit_s, kGlpkFirstNodes);
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (r.status == MipStatus::time_limit && time_limit_s > spent) r = solve_with_cbc(mip, time_limit_s - spent);
     }
     if (r.status != MipStatus::optimal) return r.status;
     type.assign(static_cast<size_t>(p.jobs()), -1);

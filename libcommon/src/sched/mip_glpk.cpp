@@ -10,7 +10,22 @@
 
 namespace hetsched::sched {
 
-MipResult solve_with_glpk(const Mip& m, double time_limit_s) {
+namespace {
+
+struct NodeBudget {
+    long left;
+};
+
+/// Stops the search once it has selected its budget of subproblems.
+void count_nodes(glp_tree* tree, void* info) {
+    if (glp_ios_reason(tree) != GLP_ISELECT) return;
+    auto* budget = static_cast<NodeBudget*>(info);
+    if (--budget->left < 0) glp_ios_terminate(tree);
+}
+
+}  // namespace
+
+MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit) {
     GlpkProblem prob = make_glpk_problem();
     glp_prob* g = prob.get();
     glp_set_obj_dir(g, m.maximise ? GLP_MAX : GLP_MIN);
@@ -36,9 +51,14 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s) {
     io.presolve = GLP_ON;
     io.msg_lev = GLP_MSG_ERR;
     io.tm_lim = time_limit_s >= 2e6 ? 2000000000 : static_cast<int>(time_limit_s * 1000);
+    NodeBudget budget{node_limit};
+    if (node_limit > 0) {
+        io.cb_func = count_nodes;
+        io.cb_info = &budget;
+    }
     const int rc = glp_intopt(g, &io);
     MipResult out;
-    if (rc == GLP_ETMLIM) return out.status = MipStatus::time_limit, out;
+    if (rc == GLP_ETMLIM || rc == GLP_ESTOP) return out.status = MipStatus::time_limit, out;
     if (rc == GLP_ENOPFS || rc == GLP_ENODFS) return out;
     if (rc != 0) throw Error(Exit::internal, "GLPK's MIP solver failed (code " + std::to_string(rc) + ")");
     const int st = glp_mip_status(g);

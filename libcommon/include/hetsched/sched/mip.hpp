@@ -26,7 +26,9 @@ struct MipResult {
 };
 
 /// GLPK's branch and cut with its presolver and nothing else. Error (70) on a GLPK failure.
-MipResult solve_with_glpk(const Mip& m, double time_limit_s);
+/// `node_limit` > 0: stops (status time_limit) after that many branch-and-bound nodes, a limit that,
+/// unlike time, gives the same answer on a loaded machine.
+MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0);
 /// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
 MipResult solve_with_cbc(const Mip& m, double time_limit_s);
 
