@@ -150,6 +150,10 @@ TEST_CASE("CBC and GLPK agree on the program's optimum", "[assignment]") {
                     mip.cost.push_back(p.c(j, i));
                     mip.col.push_back({{j, 1.0}, {n + i, d}, {n + m, d}});
                 }
+        // A node budget, unlike a time limit, ends GLPK's search at the same point on every run.
+        const MipResult b1 = solve_with_glpk(mip, 30, 3), b2 = solve_with_glpk(mip, 30, 3);
+        CHECK(b1.status == b2.status);
+        CHECK(b1.x == b2.x);
         const MipResult g = solve_with_glpk(mip, 30), c = solve_with_cbc(mip, 30);
         REQUIRE(g.status == MipStatus::optimal);
         REQUIRE(c.status == MipStatus::optimal);
