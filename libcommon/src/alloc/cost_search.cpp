@@ -12,6 +12,7 @@
 #include <hetsched/alloc/bounds.hpp>
 #include <hetsched/alloc/incumbents.hpp>
 #include <hetsched/alloc/placement_pool.hpp>
+#include <hetsched/alloc/search_layout.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/place/stage_capacity.hpp>
 
@@ -19,19 +20,6 @@ namespace hetsched::alloc {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// One (dp, pp) pair: the problems it builds and what the bounds know about each candidate type.
-struct Layout {
-    int dp = 0, pp = 0;
-    std::unique_ptr<place::ProblemFactory> factory;
-    CandidateBounds c;             ///< what the bounds know about each candidate type here
-    place::RoomByPosition room;    ///< layers each candidate holds at each position
-    std::vector<std::vector<long>> roomiest_from;  ///< [t][pos]: the most any allowed candidate t.. holds there
-    double root_bound = 0;         ///< cost (or time) no plan of this pair beats
-    std::vector<int> seed;         ///< a plan placed before the tree: the cost objective's dive, or the time
-                                   ///< objective's fastest types first
-    double estimate = kInf;        ///< time objective: that plan's iteration time under Whale's cheap split
-};
 
 /// Thrown inside the search at one of its limits; run() keeps the best plans so far.
 struct Stopped {
@@ -47,7 +35,7 @@ public:
     }
 
     SearchResult run() {
-        build_layouts();
+        layouts_ = build_search_layouts(space_, stats_);
         if (opt_.threads > 1) pool_ = std::make_unique<PlacementPool>(opt_.threads - 1);
         try {
             switch (opt_.method) {
@@ -79,7 +67,7 @@ private:
     SearchOptions opt_;
     Incumbents best_;
     std::vector<std::string> names_;
-    std::vector<Layout> layouts_;
+    std::vector<SearchLayout> layouts_;
     SearchStats stats_;
     std::chrono::steady_clock::time_point started_;
     size_t current_ = 0;  ///< espresso: the layout whose tree is being explored
@@ -96,7 +84,7 @@ private:
     std::optional<Node> working_; ///< and the one taken from it
     /// A plan handed to the placer whose result the search has not yet taken in.
     struct Pending {
-        Layout* layout;
+        SearchLayout* layout;
         std::vector<int> counts;
         double bound;
         long key;
@@ -113,8 +101,8 @@ private:
     double z() const { return static_cast<double>(space_.iterations); }
     bool cost_objective() const { return opt_.objective == Objective::cost; }
     /// Price of one stage of candidate `t` per second.
-    double stage_price_s(const Layout& l, size_t t) const { return l.c.stage_price_s[t]; }
-    int max_stages(const Layout& l, size_t t) const { return l.c.max_stages[t]; }
+    double stage_price_s(const SearchLayout& l, size_t t) const { return l.c.stage_price_s[t]; }
+    int max_stages(const SearchLayout& l, size_t t) const { return l.c.max_stages[t]; }
 
     /// The objective's value for an iteration time and a price per second of the whole plan.
     double value_of(double iteration_s, double price_s) const {
@@ -169,7 +157,7 @@ private:
     double frontier_bound() {
         double lo = kInf;
         if (current_ < layouts_.size()) {
-            const Layout& l = layouts_[current_];
+            const SearchLayout& l = layouts_[current_];
             if (frontier_.empty() && !working_) lo = l.root_bound;  // its tree not begun
             for (const Node& n : frontier_) lo = std::min(lo, node_bound(l, n.counts, n.placed, n.next));
             if (working_) lo = std::min(lo, node_bound(l, working_->counts, working_->placed, working_->next));
@@ -180,7 +168,7 @@ private:
 
     /// The objective's lower bound over the completions of a node: infinity when none holds the model
     /// or meets the SLO.
-    double node_bound(const Layout& l, const std::vector<int>& counts, int placed, size_t next) const {
+    double node_bound(const SearchLayout& l, const std::vector<int>& counts, int placed, size_t next) const {
         const int left = l.pp - placed;
         double t = 0, value = 0;
         if (left == 0) {
@@ -194,66 +182,22 @@ private:
         return value;
     }
 
-    void build_layouts() {
-        for (int dp : dp_range(space_)) {
-            int max_k = 0;
-            for (const auto& c : space_.types) max_k += c.quota / dp;
-            max_k = static_cast<int>(std::min<long>(max_k, layers()));
-            for (int k = 1; k <= max_k; ++k) {
-                Layout l;
-                l.dp = dp;
-                l.pp = k;
-                l.factory = std::make_unique<place::ProblemFactory>(*space_.job, dp, k, *space_.catalog, space_.problem);
-                std::vector<long> best_at(static_cast<size_t>(k), 0);  // roomiest type at each position
-                for (const auto& name : names_) {
-                    const place::StageType& st = l.factory->type(name);
-                    l.c.types.push_back(bound_type_of(st, l.factory->base()));
-                    l.room.push_back(&st.max_layers);
-                    for (size_t pos = 0; pos < st.max_layers.size(); ++pos)
-                        best_at[pos] = std::max(best_at[pos], st.max_layers[pos]);
-                }
-                l.c.job = bound_job_of(*l.factory);
-                l.roomiest_from.assign(names_.size() + 1, std::vector<long>(static_cast<size_t>(k), 0));
-                for (size_t t = names_.size(); t-- > 0;) {
-                    l.roomiest_from[t] = l.roomiest_from[t + 1];
-                    if (space_.types[t].quota / dp > 0)
-                        for (size_t pos = 0; pos < l.roomiest_from[t].size(); ++pos)
-                            l.roomiest_from[t][pos] = std::max(l.roomiest_from[t][pos], (*l.room[t])[pos]);
-                }
-                for (const auto& c : space_.types) {
-                    l.c.stage_price_s.push_back(dp * c.price_per_hour / 3600);
-                    l.c.max_stages.push_back(c.quota / dp);
-                }
-                long most = 0;  // layers k stages of the roomiest types hold, ignoring quotas
-                for (long n : best_at) most += n;
-                ++stats_.trees;
-                if (most < layers()) {  // BP: fewer stages than the largest GPUs need
-                    ++stats_.trees_pruned_bp;
-                    continue;
-                }
-                layouts_.push_back(std::move(l));
-            }
-            // BP's pipeline depths past the quota, and past the layer count.
-            stats_.trees_pruned_bp += std::max<long>(0, layers() - max_k);
-        }
-    }
-
     // ---- bounds over a partial plan: `counts` fixed for types before `next`, `left` stages to add ----
 
-    std::vector<BoundType> bound_types(const Layout& l, const std::vector<int>& counts) const {
+    std::vector<BoundType> bound_types(const SearchLayout& l, const std::vector<int>& counts) const {
         std::vector<BoundType> out = l.c.types;
         for (size_t t = 0; t < out.size(); ++t) out[t].stages = counts[t];
         return out;
     }
 
-    double completion_time_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+    double completion_time_bound(const SearchLayout& l, const std::vector<int>& counts, size_t next, int left) const {
         return alloc::completion_time_bound(l.c, {counts, next, left});
     }
-    long completion_capacity(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+    long completion_capacity(const SearchLayout& l, const std::vector<int>& counts, size_t next, int left) const {
         return alloc::completion_capacity(l.c, {counts, next, left});
     }
     /// Lower bound of the objective over every completion.
-    double completion_value_bound(const Layout& l, const std::vector<int>& counts, size_t next, int left,
+    double completion_value_bound(const SearchLayout& l, const std::vector<int>& counts, size_t next, int left,
                                   double time_bound) const {
         if (!cost_objective()) return z() * time_bound;
         return alloc::completion_cost_bound(l.c, {counts, next, left}, time_bound, z());
@@ -261,7 +205,7 @@ private:
 
     /// Eq. 4-7: the least HomoConfig cost (or time) over the types that can fill the remaining stages,
     /// with Eq. 5's lower bound W / (p·Σ r) and p = m / (m + k − 1). Only orders the queue.
-    double priority(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+    double priority(const SearchLayout& l, const std::vector<int>& counts, size_t next, int left) const {
         double price0 = 0, speed0 = 0;
         for (size_t t = 0; t < counts.size(); ++t) {
             price0 += counts[t] * stage_price_s(l, t);
@@ -287,7 +231,7 @@ private:
     /// The lower bound of a complete multiset's objective; infinity when it cannot hold the model.
     /// `by_position`: each stage's room that of its position (an assignment per candidate busy time),
     /// tighter and dearer.
-    double leaf_bound(const Layout& l, const std::vector<int>& counts, double* time_bound, bool by_position = false) const {
+    double leaf_bound(const SearchLayout& l, const std::vector<int>& counts, double* time_bound, bool by_position = false) const {
         const std::vector<BoundType> types = bound_types(l, counts);
         const double busy = by_position ? least_busy_by_position(l.c.job, types, l.room) : 0;
         const double t = std::isinf(busy) ? kInf : iteration_lower_bound(l.c.job, types, busy);
@@ -299,7 +243,7 @@ private:
 
     /// The placer's answer for a complete plan (empty when it finds none). Safe on several threads at
     /// once: the layouts' factories have built every type before the search begins.
-    place::PlaceResult place_plan(Layout& l, const std::vector<int>& counts) const {
+    place::PlaceResult place_plan(SearchLayout& l, const std::vector<int>& counts) const {
         const place::Problem p = l.factory->problem(names_, counts);
         if (opt_.placer == place::Method::cmr) return place::place_cmr(p, nullptr);
         place::PlaceOptions po;
@@ -314,7 +258,7 @@ private:
     /// Counts a plan as evaluated and has it placed; its result is taken in kInFlight plans later (or
     /// at settle_all()). The lag is the same for any thread count, so every decision, and so the plans
     /// found and the statistics, are too; with more threads, the plans in flight are placed at once.
-    void evaluate(Layout& l, const std::vector<int>& counts, double bound) {
+    void evaluate(SearchLayout& l, const std::vector<int>& counts, double bound) {
         count_node();
         spend(l.pp);
         ++stats_.plans_evaluated;
@@ -332,7 +276,7 @@ private:
     void settle_oldest() {
         const Pending f = std::move(pending_.front());
         pending_.pop_front();
-        Layout& l = *f.layout;
+        SearchLayout& l = *f.layout;
         const std::vector<int>& counts = f.counts;
         place::PlaceResult r;
         if (!pool_ || !pool_->take(f.key, r)) r = place_plan(l, counts);
@@ -370,7 +314,7 @@ private:
 
     /// Prunes a complete plan by its bounds (counted), else evaluates it. The bounds by position are
     /// worked out only for the plans the cheaper ones leave.
-    void visit_leaf(Layout& l, const std::vector<int>& counts) {
+    void visit_leaf(SearchLayout& l, const std::vector<int>& counts) {
         if (!l.seed.empty() && counts == l.seed) return;  // placed before the tree
         double bound = 0;
         for (bool by_position : {false, true}) {
@@ -398,7 +342,7 @@ private:
     /// with each stage's room that of its position, the stages left as one type with the roomiest
     /// allowed candidate's room at every position (so no completion holds more), in the best order (an
     /// exact assignment).
-    bool can_hold(const Layout& l, const std::vector<int>& counts, size_t next, int left) const {
+    bool can_hold(const SearchLayout& l, const std::vector<int>& counts, size_t next, int left) const {
         if (completion_capacity(l, counts, next, left) < layers()) return false;
         place::RoomByPosition rooms(l.room.begin(), l.room.begin() + static_cast<long>(next));
         std::vector<int> stages(counts.begin(), counts.begin() + static_cast<long>(next));
@@ -408,7 +352,7 @@ private:
     }
 
     /// Whether a partial plan is cut (counted by rule).
-    bool prune(const Layout& l, const std::vector<int>& counts, int placed, size_t next) {
+    bool prune(const SearchLayout& l, const std::vector<int>& counts, int placed, size_t next) {
         const int left = l.pp - placed;
         if (!can_hold(l, counts, next, left)) {
             ++stats_.pruned_capacity;  // TCP, capacity
@@ -432,7 +376,7 @@ private:
 
     /// The paper's CP estimate: the partial plan's stages hold β of the layers their memory allows,
     /// and its GPUs are paid for the time they take to run them (Eq. 5 without the bubble factor).
-    double beta_bound(const Layout& l, const std::vector<int>& counts) const {
+    double beta_bound(const SearchLayout& l, const std::vector<int>& counts) const {
         double held = 0, speed = 0, price = 0;
         for (size_t t = 0; t < counts.size(); ++t) {
             held += counts[t] * std::floor(opt_.beta * static_cast<double>(l.c.types[t].max_layers));
@@ -451,14 +395,14 @@ private:
             l.root_bound = completion_value_bound(l, none, 0, l.pp, t);
         }
         std::stable_sort(layouts_.begin(), layouts_.end(),
-                         [](const Layout& a, const Layout& b) { return a.root_bound < b.root_bound; });
+                         [](const SearchLayout& a, const SearchLayout& b) { return a.root_bound < b.root_bound; });
         if (cost_objective()) seed_cheapest();
         else seed_fastest();
         settle_all();  // the seeds' costs prune from the first tree on
         long seq = 0;
         const auto later = std::greater<Node>();
         for (current_ = 0; current_ < layouts_.size(); ++current_) {
-            Layout& l = layouts_[current_];
+            SearchLayout& l = layouts_[current_];
             if (l.root_bound > best_.threshold()) {
                 ++stats_.trees_pruned;
                 continue;
@@ -507,7 +451,7 @@ private:
     void seed_cheapest() {
         constexpr size_t kSeeds = 8;
         for (size_t i = 0; i < layouts_.size() && i < kSeeds; ++i) {
-            Layout& l = layouts_[i];
+            SearchLayout& l = layouts_[i];
             std::vector<int> counts(names_.size(), 0);
             int placed = 0;
             for (size_t t = 0; t < names_.size() && placed <= l.pp; ++t) {
@@ -554,10 +498,10 @@ private:
             l.estimate = r.iteration_s;
         }
         std::stable_sort(layouts_.begin(), layouts_.end(),
-                         [](const Layout& a, const Layout& b) { return a.estimate < b.estimate; });
+                         [](const SearchLayout& a, const SearchLayout& b) { return a.estimate < b.estimate; });
         constexpr size_t kSeeds = 8;
         for (size_t i = 0; i < layouts_.size(); ++i) {
-            Layout& l = layouts_[i];
+            SearchLayout& l = layouts_[i];
             if (l.seed.empty()) continue;
             if (i >= kSeeds) {
                 l.seed.clear();
@@ -573,7 +517,7 @@ private:
 
     /// Every multiset of `left` more stages from candidates t.. within their quotas, each evaluated as it
     /// comes (the limits are checked plan by plan; a list first could outgrow memory).
-    void enumerate(Layout& l, std::vector<int>& counts, size_t t, int left) {
+    void enumerate(SearchLayout& l, std::vector<int>& counts, size_t t, int left) {
         if (t + 1 == counts.size()) {
             if (left > max_stages(l, t)) return;
             counts[t] = left;
