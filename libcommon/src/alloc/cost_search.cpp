@@ -30,7 +30,10 @@ class Search {
 public:
     Search(const SearchSpace& s, const SearchOptions& o)
         : space_(s), opt_(o), best_(o.top, o.objective) {
-        for (const auto& c : s.types) names_.push_back(c.name);
+        for (const auto& c : s.types) {
+            names_.push_back(c.name);
+            catalog_names_.push_back(s.catalog->find(c.name).name);
+        }
         started_ = std::chrono::steady_clock::now();
     }
 
@@ -67,6 +70,7 @@ private:
     SearchOptions opt_;
     Incumbents best_;
     std::vector<std::string> names_;
+    std::vector<std::string> catalog_names_;  ///< each candidate's name as the catalog spells it
     std::vector<SearchLayout> layouts_;
     SearchStats stats_;
     std::chrono::steady_clock::time_point started_;
@@ -292,7 +296,7 @@ private:
         // a type named twice once (as ProblemFactory::problem builds them).
         std::vector<std::string> types;
         for (size_t t = 0; t < counts.size(); ++t) {
-            const std::string& name = l.factory->type(names_[t]).name;
+            const std::string& name = catalog_names_[t];
             if (counts[t] > 0 && std::find(types.begin(), types.end(), name) == types.end()) types.push_back(name);
         }
         for (size_t s = 0; s < r.placement.order.size(); ++s) {
