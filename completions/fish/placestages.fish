@@ -33,6 +33,7 @@ complete -c placestages -l profile -r -F -d 'Measured per-layer times (CSV: gpu,
 complete -c placestages -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
 complete -c placestages -l inter-node-gb-s -x -d 'Network between nodes in GB/s (default: the catalogs)'
 complete -c placestages -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'
+complete -c placestages -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeeds pipeline engine)'
 complete -c placestages -l usable-fraction -x -d 'Share of a GPUs memory a stage may fill'
 complete -c placestages -l search-limit -x -d 'Nodes the exact searches (hph, optimal) may visit'
 complete -c placestages -l timeline -r -F -d 'Write the simulated schedule to FILE.csv'

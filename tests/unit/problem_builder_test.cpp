@@ -118,3 +118,16 @@ TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[
     CHECK(p.forward_s(0, 0, 0, 2) == Approx(0.0004 + 0.00356 + 0.0031));
     CHECK(p.types[1].tail_forward == Approx(0.0072 * 1.6));
 }
+
+TEST_CASE("each stage's optimizer step is priced by its type's memory bandwidth", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto job = llama13b();
+    const auto p = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, {});
+    for (const auto& t : p.types) {
+        const double bw = cat.find(t.name).mem_bw_gb_s;
+        CAPTURE(t.name, bw);
+        REQUIRE(bw > 0);
+        CHECK(t.optimizer_s_per_param == Approx(model::optimizer_step_bytes(job.training, 2) / (bw * 1e9 * 0.8)));
+    }
+    CHECK(p.optimizer_s(1, 1, 3) == Approx(p.stage_params(1, 3) * p.types[1].optimizer_s_per_param));
+}

@@ -25,12 +25,15 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
                          const Network& net) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
-    const MicroBatchFlops f = micro_batch_flops(m, t, t.global_batch / l.dp);
+    const MicroBatchWork f = micro_batch_work(m, t, t.global_batch / l.dp);
     const double flops = (static_cast<double>(m.layers) * (f.layer_forward + f.layer_backward) + f.tail_forward +
                           f.tail_backward) /
                          (l.tp * l.pp * l.cp);
+    const double bytes = static_cast<double>(m.layers) * (f.layer_forward_bytes + f.layer_backward_bytes) /
+                         (l.tp * l.pp * l.cp);
     const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
-    double time = flops / (g.tflops * 1e12 * kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
+    double time = roofline_s(g, flops, bytes, kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
+    time += optimizer_step_s(g, t, l.dp, total_params(m) / (l.tp * l.pp));
     const double link = intra_node_bytes_s(g, net);
     if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
         const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;

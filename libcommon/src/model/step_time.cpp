@@ -1,5 +1,7 @@
 #include <hetsched/model/step_time.hpp>
 
+#include <algorithm>
+
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -22,17 +24,49 @@ double ring_allreduce_s(double bytes, int ranks, double bytes_s) {
     return 2.0 * (ranks - 1) / ranks * bytes / bytes_s;
 }
 
-MicroBatchFlops micro_batch_flops(const catalog::ModelSpec& m, const Training& t, long micro_batch) {
+MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = seq * static_cast<double>(micro_batch);
-    MicroBatchFlops f;
+    MicroBatchWork f;
     f.layer_forward = layer_forward_flops(m, tokens, seq);
     f.layer_backward = 2 * f.layer_forward;
     if (t.recompute == Recompute::full) f.layer_backward += f.layer_forward;
     if (t.recompute == Recompute::selective) f.layer_backward += 4 * tokens * seq * static_cast<double>(m.hidden);
     f.tail_forward = logits_forward_flops(m, tokens);
     f.tail_backward = 2 * f.tail_forward;
+
+    const double e = element_bytes(t), h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
+    const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
+    const double up = ff * (m.gated_mlp ? 2 : 1);  // FC1's output width
+    // Per token: QKV (in h, out h + 2kv), attention (Q, K, V in, h out), projection (h in, h out),
+    // FC1 (h in, up out), activation (up in, f out), FC2 (f in, h out), two norms and two residual
+    // adds (h in, h out each; an add reads two).
+    const double per_token = (h + (h + 2 * kv)) + ((h + 2 * kv) + h) + 2 * h + (h + up) + (up + ff) + (ff + h) +
+                             2 * 2 * h + 2 * 3 * h;
+    f.layer_forward_bytes = e * (layer_params(m, 1) + tokens * per_token);
+    f.layer_backward_bytes = 2 * f.layer_forward_bytes + (t.recompute == Recompute::full ? f.layer_forward_bytes : 0);
     return f;
+}
+
+double roofline_s(const catalog::GpuType& g, double flops, double bytes, double efficiency) {
+    const double compute = flops / (g.tflops * 1e12 * efficiency);
+    if (g.mem_bw_gb_s <= 0) return compute;
+    return std::max(compute, bytes / (g.mem_bw_gb_s * 1e9 * kBandwidthEfficiency));
+}
+
+double optimizer_step_bytes(const Training& t, int dp) {
+    const bool mixed = t.precision != "fp32";
+    const double grad = 4;                               // fp32 gradients (main grads, or the fp32 partition)
+    const double states = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
+    const double master = 4;                             // fp32 master weights (the weights under fp32)
+    const double bytes = grad /* norm */ + grad + 2 * (master + states) + (mixed ? element_bytes(t) : 0);
+    const bool sharded = t.distributed_optimizer || t.zero_stage >= 1;
+    return sharded ? bytes / dp : bytes;
+}
+
+double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params) {
+    if (g.mem_bw_gb_s <= 0) return 0;
+    return params * optimizer_step_bytes(t, dp) / (g.mem_bw_gb_s * 1e9 * kBandwidthEfficiency);
 }
 
 double boundary_bytes(const catalog::ModelSpec& m, const Training& t, long micro_batch) {

@@ -13,11 +13,12 @@ namespace {
 
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
-/// l_c: the most layers whose gradient sync on `type` at position `pos` fits in `budget` seconds.
+/// l_c: the most layers whose gradient sync and optimizer step on `type` at position `pos` fit in
+/// `budget` seconds.
 double layers_within(const Problem& p, size_t type, int pos, double budget) {
-    const double per_layer = p.types[type].allreduce_s_per_param * p.layer_params;
+    const double per_layer = p.tail_s(type, pos, 1) - p.tail_s(type, pos, 0);
     if (per_layer <= 0) return std::numeric_limits<double>::infinity();
-    return std::max(1.0, std::floor((budget - p.allreduce_s(type, pos, 0)) / per_layer));
+    return std::max(1.0, std::floor((budget - p.tail_s(type, pos, 0)) / per_layer));
 }
 
 /// Whether stages pos..k-1 can hold `need` more layers, at least one each, when the types left
@@ -143,7 +144,7 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
     pl.layers.push_back(l0);
     --left[t0];
     held = l0;
-    double overlap = p.allreduce_s(t0, 0, l0);  // T_0^ol: stage 0's own sync
+    double overlap = p.tail_s(t0, 0, l0);  // T_0^ol: stage 0's own sync (and optimizer step)
     long first = l0;
     for (int s = 1; s < k; ++s) {
         const size_t prev = pl.order.back();
@@ -261,7 +262,7 @@ Placement least_busy_split(const Problem& p, const std::vector<size_t>& order) {
     auto busy = [&](size_t s, long first, long n) {
         const size_t t = order[s];
         const int pos = static_cast<int>(s);
-        return m * (p.forward_s(t, pos, first, n) + p.backward_s(t, pos, first, n)) + p.allreduce_s(t, pos, n);
+        return m * (p.forward_s(t, pos, first, n) + p.backward_s(t, pos, first, n)) + p.tail_s(t, pos, n);
     };
     Placement pl;
     pl.order = order;

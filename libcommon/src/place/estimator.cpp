@@ -15,6 +15,7 @@ void fill_costs(const Problem& p, const Placement& pl, std::vector<StageCosts>& 
         costs[s].backward = p.backward_s(t, pos, first, c);
         costs[s].to_next = s + 1 < k ? p.transfer_s(t, pl.order[s + 1]) : 0;
         costs[s].allreduce = p.allreduce_s(t, pos, c);
+        costs[s].optimizer = p.optimizer_s(t, pos, c);
         first += c;
     }
 }
@@ -30,14 +31,14 @@ std::vector<StageCosts> stage_costs(const Problem& p, const Placement& pl) {
 Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEvent>* timeline) {
     const std::vector<StageCosts> costs = stage_costs(p, pl);
     Estimate e;
-    simulate_1f1b(costs, p.micro_batches, e.schedule, timeline);
+    simulate(p.schedule, costs, p.micro_batches, e.schedule, timeline);
     for (size_t s = 0; s < costs.size(); ++s) {
         const StageCosts& c = costs[s];
-        e.stages.push_back({c.forward, c.backward, c.to_next, s > 0 ? costs[s - 1].to_next : 0, c.allreduce});
+        e.stages.push_back({c.forward, c.backward, c.to_next, s > 0 ? costs[s - 1].to_next : 0, c.allreduce, c.optimizer});
         const StageCosts& slow = costs[e.slowest_stage];
         if (c.forward + c.backward > slow.forward + slow.backward) e.slowest_stage = s;
-        const double end = e.schedule.backward_end[s] + c.allreduce;
-        if (end > e.schedule.backward_end[e.critical_stage] + costs[e.critical_stage].allreduce) e.critical_stage = s;
+        const double end = e.schedule.backward_end[s] + c.tail();
+        if (end > e.schedule.backward_end[e.critical_stage] + costs[e.critical_stage].tail()) e.critical_stage = s;
     }
     e.allreduce_bound = e.schedule.iteration_s > e.schedule.pipeline_s;
     return e;
@@ -45,7 +46,7 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
 
 double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs, Schedule& schedule) {
     fill_costs(p, pl, costs);
-    simulate_1f1b(costs, p.micro_batches, schedule);
+    simulate(p.schedule, costs, p.micro_batches, schedule);
     return schedule.iteration_s;
 }
 
@@ -54,7 +55,7 @@ double iteration_time_below(const Problem& p, const Placement& pl, double bar, s
     fill_costs(p, pl, costs);
     const double bound = schedule_lower_bound(costs, p.micro_batches);
     if (bound >= bar) return bound;
-    simulate_1f1b(costs, p.micro_batches, schedule);
+    simulate(p.schedule, costs, p.micro_batches, schedule);
     return schedule.iteration_s;
 }
 

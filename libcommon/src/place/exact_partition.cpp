@@ -97,7 +97,7 @@ private:
         const double link_bound = fb + (m_ + 1) * link + fs + bs + later;
         fb += 2 * link;
         f += link;
-        double bound = std::max({fb + busy, f + busy + p_.allreduce_s(t, s, c), link_bound});
+        double bound = std::max({fb + busy, f + busy + p_.tail_s(t, s, c), link_bound});
         if (rest > 0) bound = std::max(bound, fb + fs + bs + m_ * static_cast<double>(rest) / speed_after);
         if (!result_.placement.empty() && bound >= result_.iteration_s) return;
         cur_.layers[static_cast<size_t>(s)] = c;

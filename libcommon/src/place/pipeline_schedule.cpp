@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <hetsched/cli/error.hpp>
+#include <hetsched/place/blocking_schedule.hpp>
+
 namespace hetsched::place {
 
 const char* event_kind_name(EventKind k) {
@@ -12,8 +15,23 @@ const char* event_kind_name(EventKind k) {
     case EventKind::send_activation: return "send_activation";
     case EventKind::send_gradient: return "send_gradient";
     case EventKind::allreduce: return "allreduce";
+    case EventKind::optimizer_step: return "optimizer_step";
     }
     return "?";
+}
+
+ScheduleKind parse_schedule_kind(const std::string& s) {
+    if (s == "overlapped") return ScheduleKind::overlapped;
+    if (s == "blocking") return ScheduleKind::blocking;
+    throw UsageError("unknown schedule '" + s + "' (expected overlapped or blocking)");
+}
+
+const char* schedule_kind_name(ScheduleKind k) { return k == ScheduleKind::blocking ? "blocking" : "overlapped"; }
+
+void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
+              std::vector<TimelineEvent>* timeline) {
+    if (kind == ScheduleKind::blocking) simulate_blocking(stages, micro_batches, out, timeline);
+    else simulate_1f1b(stages, micro_batches, out, timeline);
 }
 
 namespace {
@@ -109,18 +127,24 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out,
     out.iteration_s = 0;
     for (int i = 0; i < k; ++i) {
         const double end = free_at[static_cast<size_t>(i)];
-        const double ar = stages[static_cast<size_t>(i)].allreduce;
         out.backward_end[static_cast<size_t>(i)] = end;
         out.pipeline_s = std::max(out.pipeline_s, end);
-        out.iteration_s = std::max(out.iteration_s, end + ar);
-        if (timeline && ar > 0) timeline->push_back({i, -1, EventKind::allreduce, end, end + ar});
+        finish_stage(stages[static_cast<size_t>(i)], i, end, out, timeline);
     }
+}
+
+void finish_stage(const StageCosts& c, int stage, double end, Schedule& out, std::vector<TimelineEvent>* timeline) {
+    out.iteration_s = std::max(out.iteration_s, end + c.tail());
+    if (!timeline) return;
+    if (c.allreduce > 0) timeline->push_back({stage, -1, EventKind::allreduce, end, end + c.allreduce});
+    if (c.optimizer > 0)
+        timeline->push_back({stage, -1, EventKind::optimizer_step, end + c.allreduce, end + c.tail()});
 }
 
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches) {
     const size_t k = stages.size();
     const double m = static_cast<double>(micro_batches);
-    const double sync0 = stages.empty() ? 0 : stages.front().allreduce;
+    const double sync0 = stages.empty() ? 0 : stages.front().tail();
     // after[j]: a micro-batch's way from stage j + 1 to the last stage and back, forward, backward and
     // both transfers of every link beyond j + 1.
     std::vector<double> after(k + 1, 0.0);
@@ -130,7 +154,7 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
     for (size_t j = 0; j < k; ++j) {
         const StageCosts& c = stages[j];
         const double busy_end = down + m * (c.forward + c.backward);
-        bound = std::max({bound, busy_end + c.allreduce, busy_end + up + sync0});
+        bound = std::max({bound, busy_end + c.tail(), busy_end + up + sync0});
         // 1F1B runs w = min(k − 1 − j, m) warm-up forwards, so stage j's last forward comes after its
         // other m − 1 forwards and max(0, m − w − 1) backwards; that micro-batch then goes to the end and
         // back before its backward, the stage's last.

@@ -34,11 +34,11 @@ double Problem::backward_s(size_t type, int pos, long first, long count) const {
     return span_s(t.backward, first, count, t.head_backward, t.tail_backward, pos == 0, pos == stages() - 1);
 }
 
-double Problem::allreduce_s(size_t type, int pos, long count) const {
+double Problem::stage_params(int pos, long count) const {
     double params = static_cast<double>(count) * layer_params;
     if (pos == 0) params += head_params;
     if (pos == stages() - 1) params += tail_params;
-    return params * types[type].allreduce_s_per_param;
+    return params;
 }
 
 double Problem::min_layer_s(size_t type) const {

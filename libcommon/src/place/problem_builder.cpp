@@ -14,25 +14,27 @@ namespace {
 using model::kGiB;
 
 /// Seconds per micro-batch on one type, from the compute model or the profile.
-void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatchFlops& flops, long layers,
+void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatchWork& work, long layers,
                 const ProblemOptions& o) {
     const double speed = g.tflops * 1e12 * o.efficiency;
     st.forward.assign(static_cast<size_t>(layers) + 1, 0);
     st.backward.assign(static_cast<size_t>(layers) + 1, 0);
-    st.tail_forward = flops.tail_forward / speed;
-    st.tail_backward = flops.tail_backward / speed;
+    st.tail_forward = work.tail_forward / speed;
+    st.tail_backward = work.tail_backward / speed;
     st.tflops = g.tflops;
     const model::ProfiledTimes* prof = o.profile ? &o.profile->complete(g.name) : nullptr;
+    const double forward = model::roofline_s(g, work.layer_forward, work.layer_forward_bytes, o.efficiency);
+    const double backward = model::roofline_s(g, work.layer_backward, work.layer_backward_bytes, o.efficiency);
     for (size_t i = 0; i < static_cast<size_t>(layers); ++i) {
-        st.forward[i + 1] = st.forward[i] + (prof ? prof->forward[i] : flops.layer_forward / speed);
-        st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] : flops.layer_backward / speed);
+        st.forward[i + 1] = st.forward[i] + (prof ? prof->forward[i] : forward);
+        st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] : backward);
     }
     if (!prof) return;
     if (prof->head_forward >= 0) st.head_forward = prof->head_forward, st.head_backward = prof->head_backward;
     if (prof->tail_forward >= 0) st.tail_forward = prof->tail_forward, st.tail_backward = prof->tail_backward;
     // F(t) for CMR and balancing: the TFLOPS the profile shows the type achieving, as peak x efficiency
     // would be for the compute model.
-    st.tflops = flops.layer_forward * static_cast<double>(layers) / st.forward.back() / 1e12 / o.efficiency;
+    st.tflops = work.layer_forward * static_cast<double>(layers) / st.forward.back() / 1e12 / o.efficiency;
 }
 
 }  // namespace
@@ -66,11 +68,13 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     base_.layers = L;
     base_.dp = dp;
     base_.micro_batches = layout.micro_batches(job.training.global_batch);
+    base_.schedule = o.schedule;
     const bool pad = job.training.framework == model::Framework::megatron;
     base_.layer_params = model::layer_params(m, 1);
     base_.head_params = model::embedding_params(m, 1, pad);
     base_.tail_params = model::output_params(m, 1, stages, pad);
-    flops_ = model::micro_batch_flops(m, job.training, mb);
+    work_ = model::micro_batch_work(m, job.training, mb);
+    training_ = job.training;
     const model::GradientSync sync = model::gradient_sync(job.training);
     per_param_ = sync.bytes_per_param * sync.allreduce_equivalents;
     boundary_ = model::boundary_bytes(m, job.training, mb);
@@ -97,7 +101,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
             st.per_layer_gib = (memory.stage(pos, 0, 2).total() - one) / kGiB;
         }
     }
-    fill_times(st, g, flops_, L, options_);
+    fill_times(st, g, work_, L, options_);
+    st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
     // The stage's dp GPUs all-reduce within a node when they fit in one, else across nodes;
     // two stages of one type share a node when 2 dp GPUs fit in it.
     const double intra = model::intra_node_bytes_s(g, options_.network);

@@ -1,6 +1,6 @@
 #pragma once
 /// The flags of the time and memory model that placestages and planalloc share (--efficiency,
-/// --inter-node-gb-s, --measure, --usable-fraction), registered once so they mean the same in both.
+/// --inter-node-gb-s, --measure, --schedule, --usable-fraction), registered once so they mean the same in both.
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -13,12 +13,13 @@ struct ModelFlags {
     double usable_fraction = 0.98;
     double efficiency = model::kDefaultEfficiency;
     double inter_node_gb_s = 0;  ///< 0: not given
+    std::string schedule = "overlapped";
 
     /// The flags as the library's typed options (the network is resolved later, per document).
     place::ProblemOptions problem() const;
 };
 
-/// Registers the four flags in `group` (none: the default group).
+/// Registers the five flags in `group` (none: the default group).
 void add_model_flags(CLI::App& app, ModelFlags& f, const char* group = nullptr);
 
 }  // namespace hetsched::cli

@@ -34,7 +34,8 @@ struct Plan {
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o);
 
-/// The rough iteration time used to rank plans on one GPU type.
+/// The rough iteration time used to rank plans on one GPU type: compute by the roofline over the
+/// pipeline's fill and drain, tensor-parallel all-reduces, the gradient sync and the optimizer step.
 double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
                          const Network& net);
 

@@ -11,6 +11,9 @@ namespace hetsched::model {
 /// Achieved share of a GPU's peak TFLOPS when no profile says otherwise (model FLOPs utilisation of
 /// well-tuned transformer training, 40-55% in published Megatron-LM and DeepSpeed runs).
 inline constexpr double kDefaultEfficiency = 0.45;
+/// Achieved share of a GPU's peak memory bandwidth by streaming kernels (elementwise ops, the fused
+/// optimizer step): STREAM-style copy and triad kernels reach 80-90% of the datasheet figure.
+inline constexpr double kBandwidthEfficiency = 0.8;
 
 /// Link speeds, GB/s in one direction.
 struct Network {
@@ -27,14 +30,30 @@ double inter_node_bytes_s(const Network& n);
 /// 2 (n-1)/n of the buffer crosses each link.
 double ring_allreduce_s(double bytes, int ranks, double bytes_s);
 
-/// FLOPs of one micro-batch through one GPU (no tensor parallelism).
-struct MicroBatchFlops {
-    double layer_forward = 0, layer_backward = 0;  ///< one transformer layer
-    double tail_forward = 0, tail_backward = 0;    ///< output projection and loss (last stage)
+/// FLOPs and device-memory traffic of one micro-batch through one GPU (no tensor parallelism).
+struct MicroBatchWork {
+    double layer_forward = 0, layer_backward = 0;  ///< FLOPs of one transformer layer
+    double tail_forward = 0, tail_backward = 0;    ///< FLOPs of the output projection and loss (last stage)
+    double layer_forward_bytes = 0, layer_backward_bytes = 0;  ///< bytes one layer reads and writes
 };
 /// Backward is twice the forward's matmuls; full recompute replays the forward, selective recompute
-/// the attention scores.
-MicroBatchFlops micro_batch_flops(const catalog::ModelSpec& m, const Training& t, long micro_batch);
+/// the attention scores. The bytes count every operator's inputs and outputs once (weights, GEMM
+/// operands, norms, activation function, residual adds, flash attention's Q, K, V and output); the
+/// backward moves about twice the forward's, plus the replayed forward under recompute.
+MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch);
+
+/// Seconds `g` takes for `flops` that move `bytes`, by the roofline: the slower of compute at
+/// `efficiency` x peak TFLOPS and traffic at kBandwidthEfficiency x peak bandwidth (compute alone
+/// when the type's bandwidth is unknown, as in a user's catalog without it).
+double roofline_s(const catalog::GpuType& g, double flops, double bytes, double efficiency);
+
+/// Bytes of device memory the optimizer step moves per parameter a GPU holds: the gradient norm
+/// reads the gradients, the fused Adam (or SGD) kernel reads the gradient and reads and writes the
+/// fp32 master weights and moments, and the 16-bit weights are written back. Divided by dp where the
+/// optimizer is sharded (distributed optimizer, ZeRO-1 and above, FSDP's full sharding).
+double optimizer_step_bytes(const Training& t, int dp);
+/// Seconds of that step for `params` parameters on `g` (memory-bound; 0 when its bandwidth is unknown).
+double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params);
 
 /// Bytes of the activation one pipeline stage sends the next per micro-batch (its gradient comes back
 /// the same size).

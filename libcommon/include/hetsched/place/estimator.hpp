@@ -13,6 +13,7 @@ struct StageTimes {
     double forward = 0, backward = 0;               ///< per micro-batch
     double send_activation = 0, send_gradient = 0;  ///< per micro-batch, to the next / previous stage
     double allreduce = 0;
+    double optimizer = 0;  ///< the optimizer step after the all-reduce
 };
 
 struct Estimate {
@@ -20,7 +21,7 @@ struct Estimate {
     Schedule schedule;
     size_t slowest_stage = 0;   ///< largest forward + backward: the pipeline's steady-state pace
     size_t critical_stage = 0;  ///< finishes last (its all-reduce included)
-    bool allreduce_bound = false;  ///< the critical stage's all-reduce ends after every backward
+    bool allreduce_bound = false;  ///< the critical stage's all-reduce and optimizer step end after every backward
 };
 
 /// The stage costs of a placement.

@@ -6,6 +6,7 @@
 /// After its last backward a stage all-reduces its gradients with its data-parallel peers while earlier
 /// stages are still back-propagating (Espresso Eq. 8-9, without its approximation of when each
 /// stage finishes).
+#include <string>
 #include <vector>
 
 namespace hetsched::place {
@@ -16,10 +17,21 @@ struct StageCosts {
     double backward = 0;
     double to_next = 0;    ///< activation to the next stage, and its gradient back (0 on the last stage)
     double allreduce = 0;  ///< data-parallel gradient sync after the stage's last backward
+    double optimizer = 0;  ///< the optimizer step, after the all-reduce
+
+    /// What the stage runs after its last backward.
+    double tail() const { return allreduce + optimizer; }
 };
 
-enum class EventKind { forward, backward, send_activation, send_gradient, allreduce };
+enum class EventKind { forward, backward, send_activation, send_gradient, allreduce, optimizer_step };
 const char* event_kind_name(EventKind k);
+
+/// How stages exchange activations and gradients: `overlapped` (Megatron-LM, torchtitan: sends run
+/// beside compute, a stage waits only for what it receives) or `blocking` (DeepSpeed's pipeline
+/// engine: every send and receive is a rendezvous that holds both stages until the transfer is done).
+enum class ScheduleKind { overlapped, blocking };
+ScheduleKind parse_schedule_kind(const std::string& s);  ///< UsageError unless overlapped or blocking
+const char* schedule_kind_name(ScheduleKind k);
 
 /// One interval of the simulated schedule, for plotting.
 struct TimelineEvent {
@@ -30,7 +42,7 @@ struct TimelineEvent {
 };
 
 struct Schedule {
-    double iteration_s = 0;             ///< every stage done, its all-reduce included
+    double iteration_s = 0;             ///< every stage done, its all-reduce and optimizer step included
     double pipeline_s = 0;              ///< the last backward anywhere
     std::vector<double> backward_end;   ///< per stage: end of its last backward
 };
@@ -41,6 +53,14 @@ struct Schedule {
 void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
                    std::vector<TimelineEvent>* timeline = nullptr);
 
+/// For the simulators: stage `stage` ends its last backward (or send) at `end`, then all-reduces and
+/// steps its optimizer; raises out.iteration_s to its end and adds both to `timeline` when given.
+void finish_stage(const StageCosts& c, int stage, double end, Schedule& out, std::vector<TimelineEvent>* timeline);
+
+/// The schedule `kind`: simulate_1f1b, or simulate_blocking (blocking_schedule.hpp).
+void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
+              std::vector<TimelineEvent>* timeline = nullptr);
+
 /// A lower bound on simulate_1f1b's iteration time from the costs alone, in O(k), for screening
 /// candidates before simulating them. For every stage j: micro-batch 0 reaches it through the stages
 /// and links before it, it then runs all its 2m operations, and the last gradient goes back through
@@ -48,7 +68,8 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Sc
 /// other forwards and the backwards 1F1B puts before it, is followed by that micro-batch's way to the
 /// last stage and back. For every link: it carries the m activations one at a time, and the last one
 /// still goes to the last stage and comes back. Exact for equal stages without transfers or
-/// all-reduces: (m + k - 1)(f + b).
+/// all-reduces: (m + k - 1)(f + b). It bounds the blocking schedule too, which runs the same operations
+/// in the same order under more constraints.
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches);
 
 }  // namespace hetsched::place

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <hetsched/model/stage_memory.hpp>
+#include <hetsched/place/pipeline_schedule.hpp>
 
 namespace hetsched::place {
 
@@ -22,6 +23,7 @@ struct StageType {
     double head_forward = 0, head_backward = 0;  ///< embedding, on the first stage
     double tail_forward = 0, tail_backward = 0;  ///< output layer and loss, on the last stage
     double allreduce_s_per_param = 0;  ///< gradient sync among the stage's dp GPUs, per parameter
+    double optimizer_s_per_param = 0;  ///< the optimizer step, per parameter of the stage
     double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
     double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
@@ -37,11 +39,23 @@ struct Problem {
     double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync
     double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
     std::shared_ptr<const model::StageMemoryModel> memory;  ///< for reports; absent in hand-made problems
+    ScheduleKind schedule = ScheduleKind::overlapped;
 
     int stages() const;
     double forward_s(size_t type, int pos, long first, long count) const;
     double backward_s(size_t type, int pos, long first, long count) const;
-    double allreduce_s(size_t type, int pos, long count) const;
+    /// Parameters of a stage at position `pos` holding `count` layers (the ends included).
+    double stage_params(int pos, long count) const;
+    double allreduce_s(size_t type, int pos, long count) const {
+        return stage_params(pos, count) * types[type].allreduce_s_per_param;
+    }
+    double optimizer_s(size_t type, int pos, long count) const {
+        return stage_params(pos, count) * types[type].optimizer_s_per_param;
+    }
+    /// What the stage runs after its last backward: the gradient sync, then the optimizer step.
+    double tail_s(size_t type, int pos, long count) const {
+        return stage_params(pos, count) * (types[type].allreduce_s_per_param + types[type].optimizer_s_per_param);
+    }
     double transfer_s(size_t from, size_t to) const { return from == to ? types[from].link_s : cross_type_link_s; }
     /// Fastest forward + backward of any single layer on `type` (for lower bounds).
     double min_layer_s(size_t type) const;

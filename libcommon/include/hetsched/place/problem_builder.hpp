@@ -13,6 +13,7 @@
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/place/allocation.hpp>
+#include <hetsched/place/pipeline_schedule.hpp>
 #include <hetsched/place/problem.hpp>
 
 namespace hetsched::place {
@@ -23,6 +24,7 @@ struct ProblemOptions {
     double efficiency = model::kDefaultEfficiency;   ///< achieved share of peak TFLOPS
     model::Network network;
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
+    ScheduleKind schedule = ScheduleKind::overlapped;  ///< how stages exchange tensors
 };
 
 /// `base` (the flags' measure, usable fraction and efficiency) with its network resolved: the flag's
@@ -64,7 +66,8 @@ private:
     ProblemOptions options_;
     int dp_, stages_;
     Problem base_;  ///< everything but the types
-    model::MicroBatchFlops flops_;
+    model::MicroBatchWork work_;
+    model::Training training_;
     double per_param_ = 0, boundary_ = 0, inter_ = 0;
     std::deque<std::pair<StageType, int>> types_;  ///< built types and their GPUs per node (stable references)
 };

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/model/step_time.hpp>
+#include <hetsched/model/transformer.hpp>
+
+using namespace hetsched;
+
+namespace {
+
+catalog::GpuType gpu(double tflops, double bw_gb_s) {
+    catalog::GpuType g;
+    g.name = "test";
+    g.tflops = tflops;
+    g.mem_bw_gb_s = bw_gb_s;
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("the roofline takes the slower of compute and memory traffic", "[model]") {
+    // 1e12 FLOPs at 100 TFLOPS x 0.5 = 20 ms; 8e9 bytes at 1000 GB/s x 0.8 = 10 ms.
+    CHECK(model::roofline_s(gpu(100, 1000), 1e12, 8e9, 0.5) == Approx(0.02));
+    // The same work on a type with a quarter of the bandwidth is bound by memory: 40 ms.
+    CHECK(model::roofline_s(gpu(100, 250), 1e12, 8e9, 0.5) == Approx(0.04));
+    // Unknown bandwidth: compute alone.
+    CHECK(model::roofline_s(gpu(100, 0), 1e12, 8e9, 0.5) == Approx(0.02));
+}
+
+TEST_CASE("a layer's traffic counts its weights and every operator's inputs and outputs", "[model]") {
+    catalog::ModelSpec m;
+    m.layers = 2, m.hidden = 8, m.heads = 2, m.kv_heads = 2, m.ffn_hidden = 32, m.vocab = 100;
+    model::Training t;
+    t.seq_len = 4;
+    const auto w = model::micro_batch_work(m, t, 1);
+    // Per token: QKV 8 + 24, attention 24 + 8, projection 16, FC1 8 + 32, activation 32 + 32,
+    // FC2 32 + 8, norms 2 x 16, residual adds 2 x 24 = 304 elements; 4 tokens; 2 bytes each.
+    CHECK(w.layer_forward_bytes == Approx(2 * (model::layer_params(m, 1) + 4 * 304.0)));
+    CHECK(w.layer_backward_bytes == Approx(2 * w.layer_forward_bytes));
+    t.recompute = model::Recompute::full;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward_bytes == Approx(3 * w.layer_forward_bytes));
+}
+
+TEST_CASE("the optimizer step moves the states it reads and writes, sharded where they are", "[model]") {
+    model::Training t;  // bf16, Adam
+    // Norm read 4 + grad 4 + master and moments read and written 2 x 12 + bf16 weights 2.
+    CHECK(model::optimizer_step_bytes(t, 4) == Approx(34));
+    t.distributed_optimizer = true;
+    CHECK(model::optimizer_step_bytes(t, 4) == Approx(34.0 / 4));
+    t.distributed_optimizer = false;
+    t.optimizer = "sgd";
+    CHECK(model::optimizer_step_bytes(t, 1) == Approx(26));
+    t.optimizer = "adam";
+    t.precision = "fp32";
+    CHECK(model::optimizer_step_bytes(t, 1) == Approx(32));
+    // 1e9 parameters, 34 bytes each at 2000 GB/s x 0.8.
+    t.precision = "bf16";
+    CHECK(model::optimizer_step_s(gpu(300, 2000), t, 1, 1e9) == Approx(34e9 / 1.6e12));
+    CHECK(model::optimizer_step_s(gpu(300, 0), t, 1, 1e9) == 0);
+}
