@@ -61,7 +61,7 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
     CHECK(p.cross_type_link_s == Approx(2048.0 * 2048 * 2 / 1e9));
     CHECK(p.allreduce_s(0, 0, 1) > p.allreduce_s(0, 1, 1));  // stage 0 also syncs the embedding
-    CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 16e9));  // two A30 stages share a node (PCIe Gen3)
+    CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
 }
 
 TEST_CASE("allocations that do not suit the job are refused at the allocation", "[place]") {
