@@ -13,7 +13,8 @@ TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]")
     CHECK(h100.tflops == 989);
     CHECK(h100.price_per_hour == Approx(12.29));
     CHECK(c.find("a100-80gb-sxm").price_per_hour == Approx(3.67));  // Azure NC A100 v4 per GPU
-    CHECK(c.find("RTX-2080Ti").tflops_from_fp32);
+    CHECK(c.find("RTX-2080Ti").tflops == Approx(107.6));  // FP16 tensor (FP16 accumulate): Turing has no BF16
+    CHECK(!c.find("RTX-2080Ti").tflops_from_fp32);
     CHECK(c.find("T4").price_per_hour == Approx(0.53));
 }
 
