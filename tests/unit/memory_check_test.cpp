@@ -81,3 +81,37 @@ TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
     REQUIRE(rows.size() == 1);
     CHECK(rows[0].predicted_gib > 0);
 }
+
+TEST_CASE("a run's framework comes from its column, else from the software its source names", "[model]") {
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,source";
+    auto read = [&](const std::string& extra_header, const std::string& source, const std::string& extra) {
+        const std::string text = header + extra_header + "\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
+                                 "selective,0,1,bf16,all,80,max_reserved," + source + extra + "\n";
+        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        REQUIRE(runs.skipped.empty());
+        return runs.runs.at(0).training;
+    };
+    CHECK(read("", "pytorch/torchtitan benchmarks", "").framework == model::Framework::fsdp);
+    CHECK(read("", "microsoft/DeepSpeed issue 123", "").framework == model::Framework::deepspeed);
+    CHECK(read("", "a blog", "").framework == model::Framework::fsdp);  // ZeRO-3 without a name: FSDP
+    CHECK(read(",framework", "microsoft/DeepSpeed issue 123", ",megatron").framework == model::Framework::megatron);
+    CHECK(read(",framework", "pytorch/torchtitan", ",").framework == model::Framework::fsdp);  // empty cell
+    CHECK(!read("", "pytorch/torchtitan", "").compiled);
+    CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled);
+}
+
+TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other frameworks' mechanisms added", "[model]") {
+    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
+    const auto read = model::read_measured_runs(table);
+    REQUIRE(read.skipped.empty());
+    std::vector<model::MeasuredRun> ci;
+    for (const auto& r : read.runs)
+        if (r.id.rfind("mlm-ci-", 0) == 0 && r.training.precision == "bf16") ci.push_back(r);
+    REQUIRE(ci.size() >= 10);
+    for (const auto& row : model::check_runs(ci, model::Method::framework)) {
+        CAPTURE(row.id, row.predicted_gib, row.measured_gib);
+        CHECK(std::fabs(row.error_pct) <= 3.5);
+    }
+}

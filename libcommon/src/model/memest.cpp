@@ -66,10 +66,7 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
         throw DataError("no measured run could be checked; the first: " + read.skipped.front().id + ": " +
                         read.skipped.front().reason);
     auto rows = check_runs(read.runs, method);
-    auto s = summarize(rows);
-    std::string summary = std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
-                          "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
-                          std::to_string(s.within_5pct) + " within 5%";
+    std::string summary = summary_line(rows);
     if (!read.skipped.empty()) summary += ", " + std::to_string(read.skipped.size()) + " rows skipped";
     CheckResult out{check_to_csv(rows), summary, {}};
     for (const auto& sk : read.skipped) out.skipped.push_back(sk.id + ": " + sk.reason);

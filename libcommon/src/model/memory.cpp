@@ -24,6 +24,15 @@ std::string measure_name(Measure m) {
     return "?";
 }
 
+const char* phase_name(Phase p) {
+    switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::step: return "step";
+    }
+    return "?";
+}
+
 Method parse_method(const std::string& s) {
     if (s == "default") return Method::framework;
     if (s == "frenzy") return Method::frenzy;

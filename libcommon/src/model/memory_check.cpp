@@ -1,10 +1,12 @@
 #include <hetsched/model/memory_check.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -27,6 +29,19 @@ long check_stage(const std::string& stage, int pp) {
         throw DataError("expected all, max, first, last, middle or a stage index from 0 to " + std::to_string(pp - 1) +
                         " in column 'stage_measured', got '" + io::shown_value(stage) + "'");
     return *index;
+}
+
+/// A run's framework when no column names it: the one its source names (torchtitan runs FSDP2;
+/// DeepSpeed, or Megatron-DeepSpeed, the DeepSpeed engine), else ZeRO-3 is FSDP's full sharding and
+/// ZeRO-1/2 without Megatron's distributed optimizer is DeepSpeed.
+Framework infer_framework(const Training& t, const std::string& source) {
+    std::string lower;
+    for (char c : source) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("torchtitan") != std::string::npos || lower.find("fsdp") != std::string::npos) return Framework::fsdp;
+    if (lower.find("deepspeed") != std::string::npos) return Framework::deepspeed;
+    if (t.zero_stage == 3) return Framework::fsdp;
+    if (t.zero_stage >= 1 && !t.distributed_optimizer) return Framework::deepspeed;
+    return Framework::megatron;
 }
 
 /// "8 9 9 6" or "8;9;9;6".
@@ -63,7 +78,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               precision = t.require("precision"), stage = t.require("stage_measured"),
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
-              bias = t.find("linear_bias"), split = t.find("layers_per_stage");
+              bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
+              source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -90,12 +106,14 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.distributed_optimizer = t.boolean(r, distopt);
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
+        if (compiled >= 0 && !t.cell(r, compiled).text.empty()) tr.compiled = t.boolean(r, compiled);
         tr.precision = t.cell(r, precision).text;
         try {
             tr.recompute = parse_recompute(t.cell(r, recompute).text);
-            if (framework >= 0) tr.framework = parse_framework(t.cell(r, framework).text);
-            else if (tr.zero_stage == 3) tr.framework = Framework::fsdp;
-            else if (tr.zero_stage >= 1 && !tr.distributed_optimizer) tr.framework = Framework::deepspeed;
+            if (framework >= 0 && !t.cell(r, framework).text.empty())
+                tr.framework = parse_framework(t.cell(r, framework).text);
+            else
+                tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             run.measure = parse_measure(t.cell(r, kind).text);
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, kind));
@@ -150,7 +168,7 @@ std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method me
         else if (run.stage_index >= 0)  // below pp; frenzy's one stage stands for every stage
             bytes = est.stages[method == Method::frenzy ? 0 : static_cast<size_t>(run.stage_index)].total();
         const double predicted = bytes / kGiB;
-        rows.push_back({run.id, run.measure, run.measured_gib, predicted,
+        rows.push_back({run.id, run.training.framework, run.measure, run.measured_gib, predicted,
                         100 * (predicted - run.measured_gib) / run.measured_gib});
     }
     return rows;
@@ -167,6 +185,25 @@ CheckSummary summarize(const std::vector<CheckRow>& rows) {
     }
     if (s.cases) s.mean_abs_pct /= static_cast<double>(s.cases);
     return s;
+}
+
+std::string summary_line(const std::vector<CheckRow>& rows) {
+    const auto s = summarize(rows);
+    std::string line = std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
+                       "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
+                       std::to_string(s.within_5pct) + " within 5%";
+    std::vector<std::string> parts;
+    for (Framework f : {Framework::megatron, Framework::deepspeed, Framework::fsdp}) {
+        std::vector<CheckRow> mine;
+        for (const auto& r : rows)
+            if (r.framework == f) mine.push_back(r);
+        if (mine.empty() || mine.size() == rows.size()) continue;
+        const auto m = summarize(mine);
+        parts.push_back(framework_name(f) + " " + std::to_string(m.cases) + " (mean " + io::format_fixed(m.mean_abs_pct, 2) +
+                        "%, max " + io::format_fixed(m.max_abs_pct, 2) + "%)");
+    }
+    for (size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? "; by framework: " : ", ") + parts[i];
+    return line;
 }
 
 }  // namespace hetsched::model

@@ -51,6 +51,7 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
         st["in_flight_micro_batches"] = io::yaml_number_node(s.in_flight);
         auto values = stage_values(s);
         for (size_t i = 0; i < values.size(); ++i) st[kStageColumns[i]] = gib(values[i]);
+        st["peak_phase"] = phase_name(s.phase);
         stages.push_back(st);
     }
     n["stages"] = stages;
@@ -96,11 +97,13 @@ void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t to
 std::string breakdown_to_csv(const MemoryEstimate& est) {
     std::vector<std::string> header = {"stage", "first_layer", "last_layer", "in_flight_micro_batches"};
     for (const char* c : kStageColumns) header.push_back(c);
+    header.push_back("peak_phase");
     io::CsvWriter w(header);
     for (const auto& s : est.stages) {
         std::vector<std::string> row = {std::to_string(s.stage), std::to_string(s.first_layer),
                                         std::to_string(s.last_layer), io::format_number(s.in_flight)};
         for (double v : stage_values(s)) row.push_back(gib(v));
+        row.push_back(phase_name(s.phase));
         w.add_row(row);
     }
     return w.text();
@@ -119,10 +122,10 @@ std::string plans_to_csv(const std::vector<Plan>& plans, size_t top) {
 }
 
 std::string check_to_csv(const std::vector<CheckRow>& rows) {
-    io::CsvWriter w({"id", "measure_kind", "measured_gib", "predicted_gib", "error_pct"});
+    io::CsvWriter w({"id", "framework", "measure_kind", "measured_gib", "predicted_gib", "error_pct"});
     for (const auto& r : rows)
-        w.add_row({r.id, measure_name(r.measure), io::format_number(r.measured_gib), io::format_fixed(r.predicted_gib, 3),
-                   io::format_fixed(r.error_pct, 2)});
+        w.add_row({r.id, framework_name(r.framework), measure_name(r.measure), io::format_number(r.measured_gib),
+                   io::format_fixed(r.predicted_gib, 3), io::format_fixed(r.error_pct, 2)});
     return w.text();
 }
 

@@ -11,32 +11,47 @@
 namespace hetsched::model {
 namespace {
 
-/// Bytes per parameter of each model-state kind after sharding over `dp` ranks.
+/// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
 struct StateBytes {
     double weights, gradients, optimizer;
 };
 
-StateBytes state_bytes(const Training& t, int dp) {
+StateBytes state_bytes(const Training& t, int shards) {
     const bool fp32 = t.precision == "fp32";
     const double c = element_bytes(t);                    // compute copy of the weights
     const double moments = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
     const double master = fp32 ? 0 : 4;                   // fp32 master weights in mixed precision
-    const double d = dp;
+    const double d = shards;
     const int z = t.zero_stage;
     StateBytes b{};
     switch (t.framework) {
     case Framework::megatron:
-        // bf16/fp16 params; fp32 main-grad buffer (accumulate in fp32); optimizer sharded by the
-        // distributed optimizer (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
+        // bf16/fp16 params; a main-grad buffer in fp32 (bf16 accumulates in fp32; fp16 keeps its
+        // grads in fp16 and the step upcasts them); optimizer sharded by the distributed optimizer
+        // (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
         b.weights = c + (t.precision == "fp8" ? 1 : 0);
-        b.gradients = 4 / (z >= 2 ? d : 1);
+        b.gradients = (t.precision == "fp16" ? 2 : 4) / (z >= 2 ? d : 1);
         b.optimizer = (master + moments) / (t.distributed_optimizer || z >= 1 ? d : 1);
         break;
     case Framework::deepspeed:
-        // 16-bit params and grads; ZeRO partitions the fp32 optimizer (and an fp32 grad partition).
-        b.weights = c / (z >= 3 ? d : 1);
-        b.gradients = c / (z >= 2 ? d : 1) + (z >= 1 && !fp32 ? 4 / d : 0);
-        b.optimizer = (master + moments) / (z >= 1 ? d : 1);
+        if (z == 0 && t.precision == "bf16") {
+            // BF16_Optimizer: a flat bf16 copy of the params, the params' own bf16 .grad (kept until
+            // the next backward starts), a full fp32 gradient-accumulation buffer, and the fp32
+            // master weights and moments partitioned over dp even without ZeRO.
+            b.weights = c;
+            b.gradients = c + 4;
+            b.optimizer = (master + moments) / d;
+        } else if (z == 0) {
+            // FP16_Optimizer: 16-bit params and grads, unpartitioned fp32 master weights and moments.
+            b.weights = c;
+            b.gradients = c;
+            b.optimizer = master + moments;
+        } else {
+            // ZeRO: 16-bit params and grads; the fp32 optimizer (and an fp32 grad partition) split.
+            b.weights = c / (z >= 3 ? d : 1);
+            b.gradients = c / (z >= 2 ? d : 1) + (!fp32 ? 4 / d : 0);
+            b.optimizer = (master + moments) / d;
+        }
         break;
     case Framework::fsdp:
         // FSDP2 keeps fp32 parameters (the optimizer's own), sharded under FULL_SHARD; grads fp32.
@@ -46,6 +61,18 @@ StateBytes state_bytes(const Training& t, int dp) {
         break;
     }
     return b;
+}
+
+/// Ranks the model states are sharded over: FSDP2 shards over the dp_shard x cp mesh (context-parallel
+/// ranks hold different tokens of the same replica, so they shard it too); the others over dp.
+int state_shards(const Training& t, const Layout& l) { return t.framework == Framework::fsdp ? l.dp * l.cp : l.dp; }
+
+/// Whether the layers run as eager PyTorch modules that save every op's inputs (a LLaMA block from
+/// Hugging Face under DeepSpeed, or torchtitan's without torch.compile): RMSNorm upcasts to fp32,
+/// SwiGLU keeps gate, silu(gate), up and their product, and K and V are repeated to every head before
+/// attention. Megatron-LM's (and compiled) blocks fuse these.
+bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
+    return t.framework != Framework::megatron && !t.compiled && m.rms_norm && m.gated_mlp;
 }
 
 /// Activation bytes stored by one layer for one micro-batch (Korthikanti et al. accounting, per tensor).
@@ -62,17 +89,27 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     const double e = element_bytes(t);
     const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
     const bool dropout = m.dropout > 0;
+    const double lse = t.flash_attention ? 4 * s * b * a : 0;  // flash attention's fp32 log-sum-exp per row
 
-    // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
-    // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
-    double replicated = 4 * e * sbh + (dropout ? 2 * sbh : 0);
-    // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
-    // the activation function's output that feeds FC2.
-    double split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f;
+    double replicated = 0, split = 0;
+    if (eager_ops(m, t)) {
+        // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row, the normalised 16-bit
+        // tensor (the weight's mul) and its output (the next GEMMs' input).
+        replicated = 2 * ((4 + 2 * e) * sbh + 4 * s * b) + (dropout ? 2 * sbh : 0);
+        // Attention sees K and V repeated to every head (repeat_kv) and keeps its output, which is
+        // copied contiguous for wo; SwiGLU keeps w1's output, its silu, w3's output and the product.
+        split = 3 * e * sbh + e * sbh + e * sbh + 4 * e * s * b * f + lse;
+    } else {
+        // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
+        // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
+        replicated = 4 * e * sbh + (dropout ? 2 * sbh : 0);
+        // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
+        // the activation function's output that feeds FC2.
+        split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
+    }
     // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
     double scores = 0;
     if (!t.flash_attention) scores = (e + (dropout ? 1 + e : 0)) * a * s * s * b;
-    else split += 4 * s * b * a;  // flash attention's fp32 log-sum-exp per row
 
     LayerActivations out{};
     out.full = replicated / sp + (split + scores) / tp;
@@ -82,7 +119,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         if (t.framework == Framework::fsdp) {
             // torchtitan's op-level policy: keep the layer input, the attention output and every other
             // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2); replay everything else.
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + 4 * s * b * a) / tp;
+            out.stored = e * sbh / sp + (e * sbh + e * s * b * (2 * h + kv + f) + lse) / tp;
         } else {
             out.stored = replicated / sp + split / tp;  // Megatron: only core attention is replayed
         }
@@ -103,24 +140,52 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
     return std::min(chunks, m * l.vpp) / l.vpp;
 }
 
-/// Logits and loss buffers per micro-batch on the last stage.
-double logits_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
+/// Bytes per logit of the loss on the last stage, at the start of its backward.
+double loss_bytes_per_logit(const catalog::ModelSpec& m, const Training& t) {
+    // Megatron's fused vocab-parallel cross entropy: 16-bit logits + one fp32 copy worked in place.
+    if (t.framework == Framework::megatron || (t.framework == Framework::deepspeed && !eager_ops(m, t))) return 6;
+    // torch cross_entropy on upcast logits: the saved fp32 log-softmax, the dense fp32 grad from
+    // nll_loss and log_softmax's fp32 input grad coexist.
+    return 12;
+}
+
+/// DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (a clone; token ids
+/// on the first stage) and its output until that micro-batch's backward, one receive buffer for the
+/// whole run, and never frees the last stage's outputs (the logits): its two pipe buffers keep them.
+struct PipeBuffers {
+    double per_micro_batch = 0, receive = 0, kept_logits = 0;
+};
+
+PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double boundary, double logits) {
+    PipeBuffers p;
+    if (t.framework != Framework::deepspeed || l.pp == 1) return p;
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
-    const double vocab = static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
-    // Megatron: 16-bit logits + one fp32 copy worked in place (6 bytes). torch cross_entropy on
-    // upcast logits: at the start of backward the saved fp32 log-softmax, the dense fp32 grad from
-    // nll_loss and log_softmax's fp32 input grad coexist (12 bytes).
-    const double per_logit = t.framework == Framework::megatron ? 6 : 12;
-    return tokens * vocab * per_logit;
+    p.per_micro_batch = (stage == 0 ? 8 * tokens : boundary) + (stage == l.pp - 1 ? 0 : boundary);
+    p.receive = boundary;
+    if (stage == l.pp - 1) p.kept_logits = 2 * logits;
+    return p;
 }
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
 double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
-    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.dp > 1)
-        return 2 * 2 * layer + 4 * layer;  // current + prefetched bf16 layer, one unsharded fp32 grad
+    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.dp * l.cp > 1) {
+        const double e = element_bytes(t) + (t.precision == "fp8" ? 1 : 0);  // + the fp8 cast of the weights
+        // With pipelining every block of the stage stays gathered (no reshard after forward) and its
+        // gradients accumulate unsharded in fp32 until the last micro-batch.
+        if (l.pp > 1) return (e + 4) * stage_params;
+        // Backward: this block and the one prefetched gathered in 16 bits, this block's 16-bit grads
+        // and the fp32 reduce-scatter input they are cast into.
+        return (3 * e + 4) * layer;
+    }
     return 0;
+}
+
+/// Logits per micro-batch on the last stage, per tensor-parallel rank.
+double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
+    const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
+    return tokens * static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
 }
 
 /// What the measure adds on top of live tensors: the caching allocator's reserve, and the CUDA
@@ -138,13 +203,30 @@ double overhead_bytes(Measure measure, double dynamic, int gpus) {
     return reserved + context + nccl;
 }
 
+/// Temporaries of the optimizer step (and the gradient reduction before it) on top of the states.
+double step_bytes(const Training& t, int shards, double stage_params) {
+    if (t.framework == Framework::deepspeed && t.zero_stage == 0) {
+        // BF16_Optimizer's ReduceGrads casts each bucket of at most 5e8 fp32 grads to bf16;
+        // FP16_Optimizer upcasts every fp16 grad to fp32 and flattens the copies into one buffer.
+        if (t.precision == "bf16") return 2 * std::min(5e8, stage_params);
+        return 8 * stage_params;
+    }
+    // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
+    // parameter it updates.
+    if (t.framework == Framework::megatron && t.precision == "fp16")
+        return 4 * stage_params / (t.distributed_optimizer || t.zero_stage >= 1 ? shards : 1);
+    // FSDP's foreach AdamW allocates sqrt(v) for the shard it updates.
+    if (t.framework == Framework::fsdp && t.optimizer != "sgd") return 4 * stage_params / shards;
+    return 0;
+}
 }  // namespace
 
 StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure)
     : model_(m), training_(t), layout_(l), measure_(measure) {
     validate(m, t, l);
     const bool pad = t.framework == Framework::megatron;
-    const StateBytes sb = state_bytes(t, l.dp);
+    shards_ = state_shards(t, l);
+    const StateBytes sb = state_bytes(t, shards_);
     weights_ = sb.weights;
     gradients_ = sb.gradients;
     optimizer_ = sb.optimizer;
@@ -155,11 +237,13 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
     output_ = output_params(m, l.tp, l.pp, pad);
-    // Two candidate peaks: the loss (last stage: stored activations + logits buffers), and
-    // back-propagating a layer (stored + gradient temporaries + the replayed layer under full
-    // recompute). Whichever is larger is the stage's peak.
-    backward_peak_ = act.working + (t.recompute == Recompute::full ? act.full : 0);
-    logits_ = logits_bytes(m, t, l);
+    // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
+    // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
+    // layer under full recompute, the ops the policy did not keep under selective).
+    backward_peak_ = act.working + (t.recompute == Recompute::none ? 0 : act.full - act.stored);
+    forward_peak_ = act.working;
+    logits_ = logits_per_micro_batch(m, t, l);
+    loss_ = logits_ * loss_bytes_per_logit(m, t);
     sbh_ = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
            static_cast<double>(m.hidden) / (t.seq_parallel ? l.tp : 1);
 }
@@ -177,14 +261,50 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.gradients = params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);
+    const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_);
 
-    double per_mb = static_cast<double>(count) * stored_;
+    double per_mb = static_cast<double>(count) * stored_ + pipe.per_micro_batch;
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
     if (last) per_mb += 2 * element_ * sbh_;           // final norm input and output-layer input
-    const bool loss_peak = last && logits_ > backward_peak_;
-    st.activations = st.in_flight * per_mb + (loss_peak ? 0 : backward_peak_);
-    st.logits = loss_peak ? logits_ : 0;
-    st.comm_buffers = comm_bytes(training_, layout_, layer_, params);
+    const double stash = st.in_flight * per_mb;
+    double comm = comm_bytes(training_, layout_, layer_, params) + pipe.receive;
+    // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit
+    // copy stays gathered through forward and backward.
+    if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3)
+        comm += element_ * (embedding_ + output_);
+
+    // The backward of one layer, or of the loss on the last stage (the logits kept by DeepSpeed's
+    // pipe buffers for an earlier micro-batch beside it).
+    const bool loss_peak = last && loss_ > backward_peak_;
+    double backward = stash + (loss_peak ? 0 : backward_peak_);
+    double backward_logits = loss_peak ? loss_ + pipe.kept_logits / 2 : pipe.kept_logits;
+    // BF16_Optimizer frees the 16-bit grads as each backward starts; at a layer's replay the others' are back.
+    const bool lp_grads_cleared = training_.framework == Framework::deepspeed && training_.zero_stage == 0 &&
+                                  training_.precision == "bf16";
+    const double lp_freed = lp_grads_cleared ? element_ * (loss_peak ? params : layer_) : 0;
+    const double forward = stash + forward_peak_;
+    const double step = step_bytes(training_, shards_, params);
+
+    const double backward_total = backward + backward_logits + comm - lp_freed;
+    const double forward_total = forward + pipe.kept_logits + comm;
+    const double step_total = step + pipe.kept_logits + pipe.receive;
+    if (backward_total >= forward_total && backward_total >= step_total) {
+        st.phase = Phase::backward;
+        st.activations = backward;
+        st.logits = backward_logits;
+        st.comm_buffers = comm;
+        st.gradients -= lp_freed;
+    } else if (forward_total >= step_total) {
+        st.phase = Phase::forward;
+        st.activations = forward;
+        st.logits = pipe.kept_logits;
+        st.comm_buffers = comm;
+    } else {
+        st.phase = Phase::step;
+        st.activations = 0;
+        st.logits = pipe.kept_logits;
+        st.comm_buffers = step + pipe.receive;
+    }
     st.overhead = overhead_bytes(measure_, st.activations + st.logits, layout_.gpus());
     return st;
 }

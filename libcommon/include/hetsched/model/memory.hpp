@@ -16,6 +16,12 @@ enum class Measure { allocated, reserved, device };
 Measure parse_measure(const std::string& s);
 std::string measure_name(Measure m);
 
+/// When in an iteration a stage's memory peaks: during a forward (the 16-bit gradients of the last
+/// backward still held), while back-propagating a layer or the loss, or in the optimizer step (the
+/// activations gone, the step's temporaries in their place).
+enum class Phase { forward, backward, step };
+const char* phase_name(Phase p);
+
 /// One pipeline stage's peak, in bytes, split by what holds the memory.
 struct StageMemory {
     int stage = 0;
@@ -29,6 +35,7 @@ struct StageMemory {
     double logits = 0;          ///< output logits and loss buffers (last stage)
     double comm_buffers = 0;
     double overhead = 0;        ///< allocator fragmentation, CUDA context, workspaces (per --measure)
+    Phase phase = Phase::backward;  ///< when the peak happens
 
     double total() const {
         return weights + gradients + optimizer + activations + logits + comm_buffers + overhead;

@@ -33,8 +33,10 @@ struct MeasuredRuns {
 };
 
 /// Reads runs in the column layout of memory_measured.csv (extra columns ignored). Optional columns:
-/// framework, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts separated by
-/// spaces or ';'); without them the framework follows zero_stage and distributed_optimizer, a gated
+/// framework, compile, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts
+/// separated by spaces or ';'). Without a framework the run's `source` naming torchtitan (or FSDP) or
+/// DeepSpeed says it, else zero_stage and distributed_optimizer do (3: FSDP; 1-2 without Megatron's
+/// distributed optimizer: DeepSpeed; else Megatron-LM); without compile, eager blocks; a gated
 /// MLP implies the LLaMA style (RMSNorm, no bias, no dropout) and stages split evenly. A row with a
 /// missing or impossible value is skipped with its reason; a missing column is an error (DataError).
 MeasuredRuns read_measured_runs(const io::CsvTable& table);
@@ -42,6 +44,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& table);
 /// A run's measurement beside the prediction; error_pct = 100 (predicted - measured) / measured.
 struct CheckRow {
     std::string id;
+    Framework framework;
     Measure measure;
     double measured_gib;
     double predicted_gib;
@@ -58,5 +61,7 @@ struct CheckSummary {
 /// Predicts each run's measured stage with `method` (middle: stage (pp - 1) / 2).
 std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method);
 CheckSummary summarize(const std::vector<CheckRow>& rows);
+/// The summary line memest --check prints: all rows, then each framework's when there are several.
+std::string summary_line(const std::vector<CheckRow>& rows);
 
 }  // namespace hetsched::model

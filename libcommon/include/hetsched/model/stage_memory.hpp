@@ -30,7 +30,10 @@ private:
     double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
-    double backward_peak_ = 0, logits_ = 0, sbh_ = 0, element_ = 0;
+    double backward_peak_ = 0, forward_peak_ = 0;          ///< one layer's transient, beside the stash
+    double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
+    double sbh_ = 0, element_ = 0;
+    int shards_ = 1;                                       ///< ranks the model states are split over
 };
 
 }  // namespace hetsched::model

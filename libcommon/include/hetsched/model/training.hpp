@@ -29,6 +29,9 @@ struct Training {
     bool seq_parallel = false;
     bool flash_attention = true;
     Framework framework = Framework::megatron;
+    /// torch.compile'd blocks (DeepSpeed, FSDP): elementwise ops fused as Megatron-LM's kernels fuse
+    /// them, so a layer saves what Megatron's does; eager PyTorch saves every op's inputs.
+    bool compiled = false;
 };
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
