@@ -103,17 +103,17 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
             if (l.layers_per_stage[i] < 1)
                 throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
                                 str(l.layers_per_stage[i]) + " layers; every stage needs at least one");
+            if (l.layers_per_stage[i] < l.vpp)
+                throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
+                                str(l.layers_per_stage[i]) + " layers, fewer than its " + str(l.vpp) +
+                                " virtual chunks (vpp); each chunk needs at least one");
             sum += std::min(l.layers_per_stage[i], limits::layers + 1);
         }
         if (sum != m.layers)
             throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(m.layers));
-        if (l.vpp > 1) throw DataError("layers_per_stage with interleaving (vpp > 1) is not modelled: give an even split");
     }
     if (l.pp * l.vpp > m.layers)
         throw DataError("pp x vpp (" + str(l.pp * l.vpp) + ") exceeds the number of layers (" + str(m.layers) + ")");
-    if (l.vpp > 1 && m.layers % (l.pp * l.vpp) != 0)
-        throw DataError("interleaving needs layers (" + str(m.layers) + ") divisible by pp x vpp (" +
-                        str(l.pp * l.vpp) + ")");
     if (t.global_batch % (l.micro_batch * l.dp) != 0)
         throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
                         str(l.micro_batch * l.dp) + ")");
