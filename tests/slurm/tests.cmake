@@ -1,0 +1,4 @@
+# The Slurm cron loop (examples/slurm/hetsched-slurm) against a real single-host Slurm; skipped (77)
+# where the daemons cannot start.
+add_test(NAME slurm/cron-loop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm/loop.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(slurm/cron-loop PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
