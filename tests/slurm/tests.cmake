@@ -2,3 +2,6 @@
 # where the daemons cannot start.
 add_test(NAME slurm/cron-loop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm/loop.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(slurm/cron-loop PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
+# examples/slurm/sweep.sbatch: the small sweep as an array job on the same kind of local Slurm.
+add_test(NAME slurm/sweep-array COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm/sweep.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(slurm/sweep-array PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
