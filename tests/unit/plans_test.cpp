@@ -66,3 +66,18 @@ TEST_CASE("the rough time prices cross-node gradient sync on the network it is g
     CHECK(model::rough_iteration_s(m, t, inside, g, model::Network{0.3125}) ==
           model::rough_iteration_s(m, t, inside, g, model::Network{25}));
 }
+
+TEST_CASE("a job's own micro-batch is the only one its plans use", "[model]") {
+    const auto& m = catalog::find_model("llama-2-7b");
+    const auto t = training(4096, 32);
+    model::PlanOptions o;
+    auto all = model::enumerate_plans(m, t, catalog::named_catalog("juchi"), o);
+    o.micro_batch = 2;
+    auto pinned = model::enumerate_plans(m, t, catalog::named_catalog("juchi"), o);
+    REQUIRE_FALSE(pinned.empty());
+    CHECK(pinned.size() < all.size());
+    for (const auto& p : pinned) CHECK(p.layout.micro_batch == 2);
+    size_t twos = 0;
+    for (const auto& p : all) twos += p.layout.micro_batch == 2;
+    CHECK(pinned.size() == twos);
+}

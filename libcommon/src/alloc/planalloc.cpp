@@ -278,6 +278,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     model::PlanOptions po;
     po.measure = o.model.measure;
     po.usable_fraction = o.model.usable_fraction;
+    po.micro_batch = job.micro_batch;
     po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
     return model::enumerate_plans(job.model, job.training, present, po);
 }

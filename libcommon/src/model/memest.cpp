@@ -42,6 +42,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     po.measure = o.measure.value_or(Measure::device);
     po.usable_fraction = o.usable_fraction;
     po.max_gpus = o.max_gpus;
+    po.micro_batch = job.micro_batch;
     po.network = read_network(doc, Network{cat.inter_node_gb_s});
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     if (plans.empty()) {

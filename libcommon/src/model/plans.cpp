@@ -63,6 +63,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
                     for (long mb : divisors(t.global_batch / dp, kMaxMicroBatch)) {
+                        if (o.micro_batch > 0 && mb != o.micro_batch && o.method != Method::frenzy) continue;
                         Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb, {}};
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         const bool frenzy = o.method == Method::frenzy;

@@ -18,6 +18,7 @@ struct PlanOptions {
     double usable_fraction = 0.98;   ///< share of the sold memory a job may fill (ECC, driver reserve)
     int max_gpus = 1024;             ///< per plan (also capped by each type's quota)
     int max_tp = 0;                  ///< 0: the type's GPUs per node
+    long micro_batch = 0;            ///< the job's own micro-batch; 0: every one that divides the batch
     Network network;                 ///< links the rough time prices tp and dp traffic on
 };
 
