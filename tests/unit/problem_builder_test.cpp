@@ -131,3 +131,38 @@ TEST_CASE("each stage's optimizer step is priced by its type's memory bandwidth"
     }
     CHECK(p.optimizer_s(1, 1, 3) == Approx(p.stage_params(1, 3) * p.types[1].optimizer_s_per_param));
 }
+
+TEST_CASE("tensor parallelism splits each stage's layers over tp GPUs of a node and syncs them", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto job = llama13b();
+    auto a = alloc(1, {"A30", "A30"});
+    const auto one = place::make_problem(job, a, cat, {});
+    a.tp = 2;
+    const auto two = place::make_problem(job, a, cat, {});
+    CHECK(two.tp == 2);
+    const auto& g = cat.find("A30");
+    // Half the FLOPs per GPU, plus two all-reduces of the layer's 2048 x 2048 x 2-byte output over
+    // the pair's PCIe link each way.
+    const double sync = 2 * model::ring_allreduce_s(2048.0 * 2048 * 2, 2, model::intra_node_bytes_s(g, {}));
+    CHECK(two.types[0].forward[1] == Approx(one.types[0].forward[1] / 2 + sync));
+    CHECK(two.types[0].backward[1] == Approx(one.types[0].backward[1] / 2 + sync));
+    CHECK(two.layer_params < one.layer_params);
+    // Memory is the memory model's at tp 2.
+    const model::StageMemoryModel mem(job.model, job.training, {2, 2, 1, 1, 1, 1, {}}, model::Measure::device);
+    const long most = two.types[0].max_layers[0];
+    CHECK(mem.stage(0, 0, most).total() <= two.types[0].usable_gib * model::kGiB);
+    CHECK(most > one.types[0].max_layers[0]);
+    a.tp = 16;  // more than a node
+    CHECK_THROWS_AS(place::make_problem(job, a, cat, {}), DataError);
+}
+
+TEST_CASE("an allocation's GPU counts divide into stages of dp x tp GPUs", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto read = [&](const std::string& text) { return place::read_allocation(doc(text), cat); };
+    const auto a = read("allocation: {tp: 2, dp: 2, gpus: {A30: 8, RTX-A4000: 4}}\n");
+    CHECK(a.tp == 2);
+    CHECK(a.stages.size() == 3);
+    CHECK_THROWS_WITH(read("allocation: {tp: 2, dp: 2, gpus: {A30: 6}}\n"),
+                      Catch::Contains("expected a positive multiple of dp x tp (4) GPUs of A30, got 6"));
+    CHECK_THROWS_AS(read("allocation: {tp: 0, dp: 2, gpus: {A30: 8}}\n"), DataError);
+}

@@ -37,7 +37,9 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     a.where = doc.where(sec);
     const YAML::Node dp = io::required_child(doc, sec, "dp");
     a.dp = static_cast<int>(io::yaml_integer(doc, dp, "dp", 1, model::limits::degree));
-
+    if (const YAML::Node tp = io::optional_child(doc, sec, "tp"); tp.IsDefined())
+        a.tp = static_cast<int>(io::yaml_integer(doc, tp, "tp", 1, model::limits::degree));
+    const long per_stage = static_cast<long>(a.dp) * a.tp;
     const YAML::Node stages = io::optional_child(doc, sec, "stages");
     const YAML::Node gpus = io::optional_child(doc, sec, "gpus");
     if (!stages.IsDefined() && !gpus.IsDefined())
@@ -47,13 +49,14 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (!gpus.IsMap()) throw DataError("expected a map of GPU type to count under 'gpus'", doc.where(gpus));
         for (const auto& kv : gpus) {
             const std::string name = resolve(doc, kv.first, c);
-            const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::stages * a.dp);
-            if (n % a.dp != 0)
-                throw DataError("expected a positive multiple of dp (" + std::to_string(a.dp) + ") GPUs of " + name +
-                                    ", got " + kv.second.Scalar(),
+            const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::stages * per_stage);
+            if (n % per_stage != 0)
+                throw DataError("expected a positive multiple of " +
+                                    (a.tp > 1 ? "dp x tp (" + std::to_string(per_stage) + ")" : "dp (" + std::to_string(a.dp) + ")") +
+                                    " GPUs of " + name + ", got " + kv.second.Scalar(),
                                 doc.where(kv.second));
             counted[name] += n;
-            if (!stages.IsDefined()) a.stages.insert(a.stages.end(), static_cast<size_t>(n / a.dp), name);
+            if (!stages.IsDefined()) a.stages.insert(a.stages.end(), static_cast<size_t>(n / per_stage), name);
         }
     }
     if (stages.IsDefined()) {
@@ -63,14 +66,14 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         for (const auto& st : stages) {
             const YAML::Node name = st.IsMap() ? io::required_child(doc, st, "gpu") : YAML::Node(st);
             a.stages.push_back(resolve(doc, name, c));
-            listed[a.stages.back()] += a.dp;
+            listed[a.stages.back()] += per_stage;
             const YAML::Node layers = st.IsMap() ? io::optional_child(doc, st, "layers") : YAML::Node(YAML::NodeType::Undefined);
             if (a.stages.size() > 1 && layers.IsDefined() != !a.layers.empty())
                 throw DataError("expected 'layers' on every stage of 'stages' or on none", doc.where(st));
             if (layers.IsDefined()) a.layers.push_back(io::yaml_integer(doc, layers, "layers", 1, model::limits::layers));
         }
         if (gpus.IsDefined() && listed != counted)
-            throw DataError("'stages' (times dp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
+            throw DataError("'stages' (times dp x tp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
     }
     check_stage_count(a);
     return a;

@@ -35,6 +35,7 @@ std::vector<StageReport> stage_reports(const Problem& p, const Placement& pl, co
 YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estimate& e, const ReportContext& c) {
     YAML::Node n(YAML::NodeType::Map);
     n["method"] = c.method;
+    n["tp"] = p.tp;
     n["dp"] = p.dp;
     n["pp"] = p.stages();
     n["micro_batch"] = c.micro_batch;
@@ -60,7 +61,7 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
         st.SetStyle(YAML::EmitterStyle::Flow);
         st["stage"] = s.stage;
         st["gpu"] = s.gpu;
-        st["gpus"] = p.dp;
+        st["gpus"] = p.dp * p.tp;
         st["first_layer"] = s.first_layer;
         st["last_layer"] = s.first_layer + s.layers - 1;
         st["layers"] = s.layers;
@@ -87,7 +88,7 @@ std::string placement_to_csv(const Problem& p, const PlaceResult& r, const Estim
                      "iteration_time_s"});
     for (const auto& s : stage_reports(p, r.placement, e)) {
         const bool known = s.memory_gib >= 0;
-        w.add_row({std::to_string(s.stage), s.gpu, std::to_string(p.dp), std::to_string(s.first_layer),
+        w.add_row({std::to_string(s.stage), s.gpu, std::to_string(p.dp * p.tp), std::to_string(s.first_layer),
                    std::to_string(s.first_layer + s.layers - 1), std::to_string(s.layers), seconds(s.times.forward),
                    seconds(s.times.backward), seconds(s.times.send_activation), seconds(s.times.send_gradient),
                    seconds(s.times.allreduce), seconds(s.times.optimizer), known ? gib(s.memory_gib) : "", gib(s.usable_gib),

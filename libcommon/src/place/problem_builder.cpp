@@ -14,17 +14,20 @@ namespace {
 using model::kGiB;
 
 /// Seconds per micro-batch on one type, from the compute model or the profile.
+/// `tp_sync_s`: the tensor-parallel all-reduces of one layer's forward (its backward has as many).
 void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatchWork& work, long layers,
-                const ProblemOptions& o) {
+                const ProblemOptions& o, int tp, double tp_sync_s) {
     const double speed = g.tflops * 1e12 * o.efficiency;
     st.forward.assign(static_cast<size_t>(layers) + 1, 0);
     st.backward.assign(static_cast<size_t>(layers) + 1, 0);
-    st.tail_forward = work.tail_forward / speed;
-    st.tail_backward = work.tail_backward / speed;
+    st.tail_forward = work.tail_forward / tp / speed;
+    st.tail_backward = work.tail_backward / tp / speed;
     st.tflops = g.tflops;
     const model::ProfiledTimes* prof = o.profile ? &o.profile->complete(g.name) : nullptr;
-    const double forward = model::roofline_s(g, work.layer_forward, work.layer_forward_bytes, o.efficiency);
-    const double backward = model::roofline_s(g, work.layer_backward, work.layer_backward_bytes, o.efficiency);
+    const double forward =
+        model::roofline_s(g, work.layer_forward / tp, work.layer_forward_bytes / tp, o.efficiency) + tp_sync_s;
+    const double backward =
+        model::roofline_s(g, work.layer_backward / tp, work.layer_backward_bytes / tp, o.efficiency) + tp_sync_s;
     for (size_t i = 0; i < static_cast<size_t>(layers); ++i) {
         st.forward[i + 1] = st.forward[i] + (prof ? prof->forward[i] : forward);
         st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] : backward);
@@ -34,7 +37,7 @@ void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatc
     if (prof->tail_forward >= 0) st.tail_forward = prof->tail_forward, st.tail_backward = prof->tail_backward;
     // F(t) for CMR and balancing: the TFLOPS the profile shows the type achieving, as peak x efficiency
     // would be for the compute model.
-    st.tflops = work.layer_forward * static_cast<double>(layers) / st.forward.back() / 1e12 / o.efficiency;
+    st.tflops = work.layer_forward / tp * static_cast<double>(layers) / st.forward.back() / 1e12 / o.efficiency;
 }
 
 }  // namespace
@@ -50,15 +53,15 @@ ProblemOptions problem_options(ProblemOptions po, double inter_node_gb_s, const 
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
 ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
-                               const ProblemOptions& o, const SourcePos& where)
-    : catalog_(c), options_(o), dp_(dp), stages_(stages) {
+                               const ProblemOptions& o, const SourcePos& where, int tp)
+    : catalog_(c), options_(o), dp_(dp), stages_(stages), tp_(tp), where_(where) {
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
     if (stages > L)
         throw DataError("the allocation has " + std::to_string(stages) + " stages but " + m.name + " has only " +
                             std::to_string(L) + " layers",
                         where);
-    const model::Layout layout{1, stages, dp, 1, 1, mb, {}};
+    const model::Layout layout{tp, stages, dp, 1, 1, mb, {}};
     try {
         base_.memory = std::make_shared<model::StageMemoryModel>(m, job.training, layout, o.measure);
     } catch (const DataError& e) {
@@ -67,17 +70,21 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     base_.model = m.name;
     base_.layers = L;
     base_.dp = dp;
+    base_.tp = tp;
     base_.micro_batches = layout.micro_batches(job.training.global_batch);
     base_.schedule = o.schedule;
     const bool pad = job.training.framework == model::Framework::megatron;
-    base_.layer_params = model::layer_params(m, 1);
-    base_.head_params = model::embedding_params(m, 1, pad);
-    base_.tail_params = model::output_params(m, 1, stages, pad);
+    base_.layer_params = model::layer_params(m, tp);
+    base_.head_params = model::embedding_params(m, tp, pad);
+    base_.tail_params = model::output_params(m, tp, stages, pad);
     work_ = model::micro_batch_work(m, job.training, mb);
     training_ = job.training;
     const model::GradientSync sync = model::gradient_sync(job.training);
     per_param_ = sync.bytes_per_param * sync.allreduce_equivalents;
-    boundary_ = model::boundary_bytes(m, job.training, mb);
+    // With tensor parallelism each rank sends its 1/tp share (Megatron's scatter-gather), and every
+    // layer all-reduces its output twice forward and twice backward within the node.
+    boundary_ = model::boundary_bytes(m, job.training, mb) / tp;
+    layer_sync_bytes_ = model::boundary_bytes(m, job.training, mb);
     inter_ = model::inter_node_bytes_s(o.network);
 }
 
@@ -101,14 +108,19 @@ const StageType& ProblemFactory::type(const std::string& name) {
             st.per_layer_gib = (memory.stage(pos, 0, 2).total() - one) / kGiB;
         }
     }
-    fill_times(st, g, work_, L, options_);
-    st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
-    // The stage's dp GPUs all-reduce within a node when they fit in one, else across nodes;
-    // two stages of one type share a node when 2 dp GPUs fit in it.
+    if (tp_ > g.gpus_per_node)
+        throw DataError("tp " + std::to_string(tp_) + " needs " + std::to_string(tp_) + " GPUs in one node, but a node of " +
+                            g.name + " has " + std::to_string(g.gpus_per_node),
+                        where_);
     const double intra = model::intra_node_bytes_s(g, options_.network);
-    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, dp_ <= g.gpus_per_node ? intra : inter_);
-    const double nic_share = std::min(dp_, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
-    st.link_s = 2 * dp_ <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
+    fill_times(st, g, work_, L, options_, tp_, 2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
+    st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
+    // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;
+    // two stages of one type share a node when both fit in it.
+    const int gpus = dp_ * tp_;
+    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : inter_);
+    const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
+    st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
 }
@@ -132,7 +144,7 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     }
     if (total != stages_)
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
-    p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_, widest_node));
+    p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_ * tp_, widest_node));
     return p;
 }
 
@@ -152,7 +164,7 @@ double ProblemFactory::fastest_cross_link_s() const {
     // problem() shares the NIC among min(dp, widest node of the mix) GPUs; the narrowest node is the least.
     int narrowest = std::numeric_limits<int>::max();
     for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
-    return boundary_ / (inter_ / std::min(dp_, narrowest));
+    return boundary_ / (inter_ / std::min(dp_ * tp_, narrowest));
 }
 
 Problem ProblemFactory::problem(const std::vector<std::string>& stages) {
@@ -161,7 +173,7 @@ Problem ProblemFactory::problem(const std::vector<std::string>& stages) {
 
 Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
                      const ProblemOptions& o) {
-    ProblemFactory f(job, a.dp, static_cast<int>(a.stages.size()), c, o, a.where);
+    ProblemFactory f(job, a.dp, static_cast<int>(a.stages.size()), c, o, a.where, a.tp);
     return f.problem(a.stages);
 }
 

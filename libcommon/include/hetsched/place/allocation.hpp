@@ -4,6 +4,7 @@
 ///
 ///   allocation: {dp: 2, stages: [RTX-A6000, RTX-A6000, A30, RTX-A4000]}
 ///   allocation: {dp: 2, gpus: {RTX-A6000: 4, A30: 2, RTX-A4000: 2}}   # stages = count / dp per type
+///   allocation: {tp: 4, dp: 1, gpus: {A100-40GB-SXM: 4}}              # stages = count / (dp x tp)
 ///
 /// A `stages` entry may also be a map with a `gpu` key (planalloc's placed stages), and a `layers` key
 /// on every stage or none: the split `placestages --method given` evaluates.
@@ -18,6 +19,7 @@ namespace hetsched::place {
 
 struct Allocation {
     int dp = 0;
+    int tp = 1;                       ///< tensor-parallel GPUs of every stage (one node's)
     std::vector<std::string> stages;  ///< catalog names, in the order given
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
     SourcePos where;                  ///< of the allocation, for errors about it as a whole

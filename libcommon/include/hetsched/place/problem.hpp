@@ -34,6 +34,7 @@ struct Problem {
     std::string model;
     long layers = 0;
     int dp = 1;
+    int tp = 1;                    ///< tensor-parallel GPUs of each stage (its times and memory per GPU)
     long micro_batches = 1;
     std::vector<StageType> types;
     double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync

@@ -38,8 +38,10 @@ class ProblemFactory {
 public:
     /// DataError at `where` when the layout does not suit the job (more stages than layers, a batch
     /// dp does not divide, ...).
+    /// Each stage runs on dp x tp GPUs: tp of them split every layer (Megatron's tensor parallelism,
+    /// within one node).
     ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
-                   const ProblemOptions& o, const SourcePos& where = {});
+                   const ProblemOptions& o, const SourcePos& where = {}, int tp = 1);
 
     /// The numbers of one catalog type (its `stages` left 0), built on first use.
     const StageType& type(const std::string& name);
@@ -64,11 +66,12 @@ public:
 private:
     const catalog::GpuCatalog& catalog_;
     ProblemOptions options_;
-    int dp_, stages_;
+    int dp_, stages_, tp_;
+    SourcePos where_;
     Problem base_;  ///< everything but the types
     model::MicroBatchWork work_;
     model::Training training_;
-    double per_param_ = 0, boundary_ = 0, inter_ = 0;
+    double per_param_ = 0, boundary_ = 0, inter_ = 0, layer_sync_bytes_ = 0;
     std::deque<std::pair<StageType, int>> types_;  ///< built types and their GPUs per node (stable references)
 };
 
