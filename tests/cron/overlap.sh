@@ -32,9 +32,11 @@ digest() { grep -v 'wall_time_s:' "$1" | sha256sum | cut -d' ' -f1; }
 valid=$(digest s.yaml)
 cp start.yaml chain.yaml
 t0=$(date +%s%N)
+mkdir chain
 for ((i = 0; i < runs; i++)); do
   "$schedround" -q --state chain.yaml || { echo "overlap: a sequential run failed"; exit 1; }
   valid+=$'\n'$(digest chain.yaml)
+  grep -v 'wall_time_s:' chain.yaml >"chain/round-$(awk '/^round:/ { print $2; exit }' chain.yaml)"
 done
 run_ms=$(( ($(date +%s%N) - t0) / 1000000 / runs ))
 rm -f chain.yaml chain.yaml.lock
@@ -42,7 +44,10 @@ rm -f chain.yaml chain.yaml.lock
 fail=0
 check() {  # the file as a reader sees it now
   local d; d=$(digest s.yaml)
-  grep -qxF "$d" <<<"$valid" || { echo "overlap: s.yaml is not one of the valid states ($1)"; cp s.yaml "bad-$RANDOM.yaml"; fail=1; }
+  grep -qxF "$d" <<<"$valid" && return
+  echo "overlap: s.yaml is not one of the valid states ($1); against the sequential run's state of its round:"
+  diff <(grep -v 'wall_time_s:' s.yaml) "chain/round-$(awk '/^round:/ { print $2; exit }' s.yaml)" | head -20
+  cp s.yaml "bad-$RANDOM.yaml"; fail=1
 }
 
 # Half the runs at once: they queue on the lock while a reader keeps looking.
@@ -64,7 +69,7 @@ for ((i = 0; i < runs / 2; i++)); do
   check "after a kill"
 done
 "$schedround" -q --dry-run --state s.yaml >/dev/null || { echo "overlap: the final state does not read back"; fail=1; }
-left=$(ls -A | grep -vxE 's.yaml|s.yaml.lock|start.yaml|errors.log')
+left=$(ls -A | grep -vxE 's.yaml|s.yaml.lock|start.yaml|errors.log|chain')
 [ -z "$left" ] || { echo "overlap: files left behind: $left"; fail=1; }
 if grep -v '^$' errors.log | grep -q .; then echo "overlap: runs reported errors:"; head -5 errors.log; fail=1; fi
 echo "overlap: $runs runs of about $run_ms ms, $killed killed, state always whole: $([ $fail = 0 ] && echo yes || echo NO)"
