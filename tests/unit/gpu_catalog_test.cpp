@@ -47,3 +47,12 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
     CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
     CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
 }
+
+TEST_CASE("a CSV catalog keeps its currency column, one currency for all rows", "[catalog]") {
+    const std::string header = "name,memory_gib,tflops,price_per_hour,currency\n";
+    const auto c = catalog::parse_catalog({"c.csv", header + "A,24,100,4,CNY\nB,48,150,6,CNY\n"});
+    CHECK(c.currency == "CNY");
+    CHECK(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops\nA,24,100\n"}).currency == "USD");
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,4,CNY\nB,48,150,6,USD\n"}),
+                      Catch::Contains("expected the catalog's one currency 'CNY' in column 'currency', got 'USD'"));
+}

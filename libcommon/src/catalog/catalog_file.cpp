@@ -4,6 +4,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::catalog {
@@ -75,9 +76,19 @@ GpuCatalog from_csv(const io::TextInput& in) {
     auto t = io::CsvTable::parse(in);
     int name = t.require("name"), mem = t.require("memory_gib"), tf = t.require("tflops");
     int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), per = t.find("gpus_per_node"),
-        price = t.find("price_per_hour"), quota = t.find("quota");
+        price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency");
     GpuCatalog c{in.name, "USD", {}};
     for (size_t r = 0; r < t.rows(); ++r) {
+        // One currency for the whole catalog (--list-gpus writes it on every row): the first row's,
+        // which every other row must repeat.
+        if (currency >= 0 && !t.cell(r, currency).text.empty()) {
+            const std::string cur = t.cell(r, currency).text;
+            if (r == 0) c.currency = cur;
+            else if (cur != c.currency)
+                throw DataError("expected the catalog's one currency '" + c.currency + "' in column 'currency', got '" +
+                                    io::shown_value(cur) + "'",
+                                t.where(r, currency));
+        }
         auto value = [&](const Field& f, int col, double fallback) {
             return col < 0 || t.cell(r, col).text.empty() ? fallback : read(t, r, col, f);
         };
