@@ -43,6 +43,6 @@ complete -c planalloc -l schedule -x -a 'overlapped blocking' -d 'How stages exc
 complete -c planalloc -l usable-fraction -x -d 'Share of a GPUs memory a stage may fill'
 complete -c planalloc -l cluster -r -F -d 'Best-fit onto this cluster (YAML kind: cluster, or CSV name,gpu,gpus,free)'
 complete -c planalloc -l exact-type -d 'Only GPUs of each plans own type (default: any with enough memory)'
-complete -c planalloc -l format -x -a 'yaml csv' -d 'yaml (a job document) or csv (a table of the best plans)'
+complete -c planalloc -l format -x -a 'yaml csv' -d 'yaml (a job document) or csv (the best plans; in cluster mode, the nodes taken)'
 complete -c planalloc -l list-models -d 'List model presets as CSV and exit'
 complete -c planalloc -l list-gpus -d 'List the catalogs GPU types as CSV and exit'

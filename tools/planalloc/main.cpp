@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
         ->group(c)->type_name("FILE");
     app->add_flag("--exact-type", opt.exact_type, "Only GPUs of each plan's own type (default: any with enough memory)")
         ->group(c);
-    app->add_option("--format", format, "yaml (a job document) or csv (a table of the best plans)")
+    app->add_option("--format", format, "yaml (a job document) or csv (the best plans; in cluster mode, the nodes taken)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
 
     cli::ListFlags lists;

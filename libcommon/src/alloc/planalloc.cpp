@@ -354,6 +354,17 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
                       io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";
+        if (o.csv) {  // one row per node the plan takes
+            io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
+                             "node", "gpu", "gpus"});
+            for (const auto& s : shares)
+                w.add_row({std::to_string(i + 1), p.gpu, io::format_fixed(p.peak_gib, 3),
+                           io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
+                           std::to_string(p.layout.pp), std::to_string(p.layout.dp),
+                           std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus)});
+            out.text = w.text();
+            return out;
+        }
         model::write_job_spec(doc.root, job);
         doc.root["allocation"] = a;
         out.text = io::emit_yaml(doc.root);
