@@ -32,7 +32,7 @@ std::vector<StageReport> stage_reports(const Problem& p, const Placement& pl, co
 
 YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estimate& e, const ReportContext& c);
 /// stage,gpu,gpus,first_layer,last_layer,layers,forward_s,backward_s,send_activation_s,send_gradient_s,
-/// allreduce_s,memory_gib,usable_gib,headroom_gib,iteration_time_s
+/// allreduce_s,optimizer_s,memory_gib,usable_gib,headroom_gib,iteration_time_s (gpus: dp x tp)
 std::string placement_to_csv(const Problem& p, const PlaceResult& r, const Estimate& e);
 /// stage,gpu,micro_batch,kind,start_s,end_s (micro_batch empty for the all-reduce)
 std::string timeline_to_csv(const Problem& p, const Placement& pl, const std::vector<TimelineEvent>& events);

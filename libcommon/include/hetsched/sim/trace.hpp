@@ -1,6 +1,6 @@
 #pragma once
-/// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,gpu_type_hint,model,
-/// user,status]`, as the samples of real traces in the shared data), Gavel's tab-separated trace (job
+/// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,model]`; the shared
+/// data's samples of real traces also carry gpu_type_hint, user and status, which are not read), Gavel's tab-separated trace (job
 /// type, command, working directory, num-steps argument, needs-data-dir, total steps, scale factor,
 /// priority weight, SLO, arrival time) and the Sia/Pollux workload CSV (`name,time,application,
 /// num_replicas,batch_size`: no duration, a job trains until its application's work is done), told
