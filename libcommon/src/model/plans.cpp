@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -51,6 +52,9 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o) {
     validate(m, t);
+    if (o.micro_batch > 0 && t.global_batch % o.micro_batch != 0)
+        throw DataError("the micro-batch (" + std::to_string(o.micro_batch) + ") does not divide the global batch (" +
+                        std::to_string(t.global_batch) + ")");
     std::vector<Plan> plans;
     for (const auto& g : c.gpus) {
         const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <hetsched/model/transformer.hpp>
 
@@ -209,7 +210,7 @@ double step_bytes(const Training& t, int shards, double stage_params) {
         // BF16_Optimizer's ReduceGrads casts each bucket of at most 5e8 fp32 grads to bf16;
         // FP16_Optimizer upcasts every fp16 grad to fp32 and flattens the copies into one buffer.
         if (t.precision == "bf16") return 2 * std::min(5e8, stage_params);
-        return 8 * stage_params;
+        if (t.precision == "fp16") return 8 * stage_params;
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
     // parameter it updates.
@@ -244,6 +245,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     forward_peak_ = act.working;
     logits_ = logits_per_micro_batch(m, t, l);
     loss_ = logits_ * loss_bytes_per_logit(m, t);
+    loss_holds_logits_ = loss_bytes_per_logit(m, t) == 6;  // the fused loss's 6 bytes include the 16-bit logits
     sbh_ = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
            static_cast<double>(m.hidden) / (t.seq_parallel ? l.tp : 1);
 }
@@ -273,39 +275,41 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3)
         comm += element_ * (embedding_ + output_);
 
-    // The backward of one layer, or of the loss on the last stage (the logits kept by DeepSpeed's
-    // pipe buffers for an earlier micro-batch beside it).
-    const bool loss_peak = last && loss_ > backward_peak_;
-    double backward = stash + (loss_peak ? 0 : backward_peak_);
-    double backward_logits = loss_peak ? loss_ + pipe.kept_logits / 2 : pipe.kept_logits;
-    // BF16_Optimizer frees the 16-bit grads as each backward starts; at a layer's replay the others' are back.
+    // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
+    //  - back-propagating a layer (with what recomputation replays of it);
+    //  - back-propagating the loss, on the last stage (beside the logits DeepSpeed's pipe buffers keep:
+    //    the other micro-batch's, and this one's too when the loss upcasts a copy of them);
+    //  - a forward, with the stash and one layer's working set;
+    //  - the optimizer step, with no activations and the step's temporaries.
+    // DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a layer's replay
+    // the other layers' are back, at the loss none are.
     const bool lp_grads_cleared = training_.framework == Framework::deepspeed && training_.zero_stage == 0 &&
                                   training_.precision == "bf16";
-    const double lp_freed = lp_grads_cleared ? element_ * (loss_peak ? params : layer_) : 0;
-    const double forward = stash + forward_peak_;
-    const double step = step_bytes(training_, shards_, params);
-
-    const double backward_total = backward + backward_logits + comm - lp_freed;
-    const double forward_total = forward + pipe.kept_logits + comm;
-    const double step_total = step + pipe.kept_logits + pipe.receive;
-    if (backward_total >= forward_total && backward_total >= step_total) {
-        st.phase = Phase::backward;
-        st.activations = backward;
-        st.logits = backward_logits;
-        st.comm_buffers = comm;
-        st.gradients -= lp_freed;
-    } else if (forward_total >= step_total) {
-        st.phase = Phase::forward;
-        st.activations = forward;
-        st.logits = pipe.kept_logits;
-        st.comm_buffers = comm;
-    } else {
-        st.phase = Phase::step;
-        st.activations = 0;
-        st.logits = pipe.kept_logits;
-        st.comm_buffers = step + pipe.receive;
+    struct Candidate {
+        Phase phase;
+        double activations, logits, comm, grads_freed;
+    };
+    std::vector<Candidate> candidates{
+        {Phase::backward, stash + backward_peak_, pipe.kept_logits, comm, lp_grads_cleared ? element_ * layer_ : 0},
+        {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
+        {Phase::step, 0, pipe.kept_logits, step_bytes(training_, shards_, params) + pipe.receive, 0}};
+    if (last)
+        candidates.push_back({Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits),
+                              comm, lp_grads_cleared ? element_ * params : 0});
+    const double states = st.weights + st.gradients + st.optimizer;
+    double best = -1;
+    for (const Candidate& c : candidates) {
+        const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
+        const double total = states - c.grads_freed + c.activations + c.logits + c.comm + overhead;
+        if (total <= best) continue;  // ties go to the earlier candidate
+        best = total;
+        st.phase = c.phase;
+        st.activations = c.activations;
+        st.logits = c.logits;
+        st.comm_buffers = c.comm;
+        st.overhead = overhead;
+        st.gradients = params * gradients_ - c.grads_freed;
     }
-    st.overhead = overhead_bytes(measure_, st.activations + st.logits, layout_.gpus());
     return st;
 }
 

@@ -76,7 +76,6 @@ void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& 
                 const bool fwd = c.op == Op::forward;
                 const double start = clock[sj];
                 clock[sj] += fwd ? cost.forward : cost.backward;
-                if (!fwd) out.backward_end[sj] = clock[sj];
                 if (timeline)
                     timeline->push_back({j, c.micro_batch, fwd ? EventKind::forward : EventKind::backward, start,
                                          clock[sj]});
@@ -117,7 +116,8 @@ void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& 
     out.pipeline_s = 0;
     out.iteration_s = 0;
     for (int i = 0; i < k; ++i) {
-        const double end = clock[static_cast<size_t>(i)];
+        // A stage is done with the pipeline after its last backward and the gradient it sends back.
+        const double end = out.backward_end[static_cast<size_t>(i)] = clock[static_cast<size_t>(i)];
         out.pipeline_s = std::max(out.pipeline_s, end);
         finish_stage(stages[static_cast<size_t>(i)], i, end, out, timeline);
     }

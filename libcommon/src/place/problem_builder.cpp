@@ -108,6 +108,10 @@ const StageType& ProblemFactory::type(const std::string& name) {
             st.per_layer_gib = (memory.stage(pos, 0, 2).total() - one) / kGiB;
         }
     }
+    if (tp_ > 1 && options_.profile)
+        throw DataError("--profile gives layer times on one GPU; an allocation with tp " + std::to_string(tp_) +
+                            " splits each layer over " + std::to_string(tp_) + " GPUs, which the profile did not measure",
+                        where_);
     if (tp_ > g.gpus_per_node)
         throw DataError("tp " + std::to_string(tp_) + " needs " + std::to_string(tp_) + " GPUs in one node, but a node of " +
                             g.name + " has " + std::to_string(g.gpus_per_node),

@@ -50,7 +50,8 @@ double roofline_s(const catalog::GpuType& g, double flops, double bytes, double 
 /// Bytes of device memory the optimizer step moves per parameter a GPU holds: the gradient norm
 /// reads the gradients, the fused Adam (or SGD) kernel reads the gradient and reads and writes the
 /// fp32 master weights and moments, and the 16-bit weights are written back. Divided by dp where the
-/// optimizer is sharded (distributed optimizer, ZeRO-1 and above, FSDP's full sharding).
+/// optimizer is sharded (distributed optimizer, ZeRO-1 and above, FSDP's full sharding, DeepSpeed's
+/// BF16 optimizer).
 double optimizer_step_bytes(const Training& t, int dp);
 /// Seconds of that step for `params` parameters on `g` (memory-bound; 0 when its bandwidth is unknown).
 double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params);
