@@ -99,5 +99,9 @@ submit rec-e 1 >/dev/null
 "$loop" --state state.yaml --site site.yaml --schedround "$schedround" --time 1000300 || bad "iteration 2 failed"
 check "iteration 2"
 [ "$(grep -c 'placement:' state.yaml)" -ge 3 ] || bad "iteration 2 placed fewer than 3 jobs"
+# schedround's bookkeeping carries over: the round count, and the 300 s the first jobs ran credited.
+grep -q '^round: 2$' state.yaml || bad "the state's round is not 2 after two iterations: $(grep '^round:' state.yaml)"
+python3 -c 'import sys, yaml; sys.exit(0 if any(j.get("attained_gpu_s", 0) >= 300 for j in yaml.safe_load(open("state.yaml"))["jobs"]) else 1)' ||
+  bad "no job was credited the GPU time it ran between the iterations"
 squeue -h -n unmanaged -o %T | grep -q RUNNING || bad "the job outside the site file was touched"
 exit $fail
