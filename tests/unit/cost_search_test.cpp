@@ -222,3 +222,42 @@ TEST_CASE("the plans found and every statistic are the same for any thread count
         }
     }
 }
+
+TEST_CASE("a placement memo shared across SLOs changes no plan and no statistic", "[alloc]") {
+    std::mt19937 rng(23);
+    for (int n = 0; n < 4; ++n) {
+        auto c = small_case(rng);
+        c->space.slo_s = 0;
+        const auto loose = run(c->space, alloc::SearchMethod::exhaustive, 100000);
+        if (loose.plans.empty()) continue;
+        double fastest = loose.plans.front().total_s;
+        for (const auto& p : loose.plans) fastest = std::min(fastest, p.total_s);
+        auto memo = std::make_shared<alloc::PlacementMemo>();
+        for (double f : {1.0, 1.1, 2.0, 1e9}) {
+            c->space.slo_s = fastest * f;
+            alloc::SearchOptions o;
+            o.top = 3;
+            const auto alone = alloc::search_plans(c->space, o);
+            o.memo = memo;
+            o.threads = 1 + n % 2;
+            const auto shared = alloc::search_plans(c->space, o);
+            REQUIRE(alone.plans.size() == shared.plans.size());
+            for (size_t i = 0; i < alone.plans.size(); ++i) {
+                CHECK(alone.plans[i].cost == shared.plans[i].cost);
+                CHECK(alone.plans[i].order == shared.plans[i].order);
+                CHECK(alone.plans[i].layers == shared.plans[i].layers);
+            }
+            CHECK(alone.stats.plans_evaluated == shared.stats.plans_evaluated);
+            CHECK(alone.stats.nodes_expanded == shared.stats.nodes_expanded);
+            CHECK(alone.stats.lower_bound == shared.stats.lower_bound);
+        }
+        CHECK(memo->size() > 0);
+        // Another job's search may not use these placements.
+        auto other = *c;
+        other.job.training.global_batch *= 2;
+        other.space.job = &other.job;
+        alloc::SearchOptions o;
+        o.memo = memo;
+        CHECK_THROWS_AS(alloc::search_plans(other.space, o), std::logic_error);
+    }
+}

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <tuple>
 
 #include <hetsched/alloc/bounds.hpp>
@@ -14,6 +15,8 @@
 #include <hetsched/alloc/placement_pool.hpp>
 #include <hetsched/alloc/search_layout.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/job_spec.hpp>
 #include <hetsched/place/stage_capacity.hpp>
 
 namespace hetsched::alloc {
@@ -38,6 +41,7 @@ public:
     }
 
     SearchResult run() {
+        if (opt_.memo) opt_.memo->bind(memo_context());
         layouts_ = build_search_layouts(space_, stats_);
         if (opt_.threads > 1) pool_ = std::make_unique<PlacementPool>(opt_.threads - 1);
         try {
@@ -245,9 +249,40 @@ private:
         return value_of(t, price);
     }
 
+    /// What a plan's placement depends on besides the plan: the job, the candidate types as the
+    /// catalog describes them, the model's options and the placer.
+    std::string memo_context() const {
+        std::ostringstream out;
+        out.precision(17);
+        YAML::Node job(YAML::NodeType::Map);
+        job["model"] = model::model_to_yaml(space_.job->model);
+        job["training"] = model::training_to_yaml(*space_.job);
+        out << io::emit_yaml(job) << space_.catalog->name << '\n';
+        for (const auto& name : catalog_names_) {
+            const catalog::GpuType& g = space_.catalog->find(name);
+            out << g.name << ' ' << g.memory_gib << ' ' << g.tflops << ' ' << g.mem_bw_gb_s << ' ' << g.link_gb_s << ' '
+                << g.gpus_per_node << '\n';
+        }
+        const place::ProblemOptions& p = space_.problem;
+        out << static_cast<int>(p.measure) << ' ' << p.usable_fraction << ' ' << p.efficiency << ' '
+            << p.network.inter_node_gb_s << ' ' << p.network.intra_node_gb_s << ' ' << p.profile << ' '
+            << static_cast<int>(p.schedule) << ' ' << static_cast<int>(opt_.placer) << ' ' << opt_.placer_limit;
+        return out.str();
+    }
+
     /// The placer's answer for a complete plan (empty when it finds none). Safe on several threads at
     /// once: the layouts' factories have built every type before the search begins.
     place::PlaceResult place_plan(SearchLayout& l, const std::vector<int>& counts) const {
+        if (opt_.memo) {
+            if (auto known = opt_.memo->find(l.dp, l.pp, counts)) return *known;
+            place::PlaceResult r = place_fresh(l, counts);
+            opt_.memo->store(l.dp, l.pp, counts, r);
+            return r;
+        }
+        return place_fresh(l, counts);
+    }
+
+    place::PlaceResult place_fresh(SearchLayout& l, const std::vector<int>& counts) const {
         const place::Problem p = l.factory->problem(names_, counts);
         if (opt_.placer == place::Method::cmr) return place::place_cmr(p, nullptr);
         place::PlaceOptions po;

@@ -202,6 +202,8 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     so.time_limit_s = o.time_limit_s;
     so.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     so.progress = o.progress;
+    // The fastest-plan search that follows an unreachable SLO places the same plans again.
+    so.memo = std::make_shared<PlacementMemo>();
     const SearchResult r = search_plans(space, so);
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
 

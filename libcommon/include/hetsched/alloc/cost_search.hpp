@@ -7,6 +7,7 @@
 ///   exhaustive   every multiset of every (dp, pp), placed; the optimum for the placer
 ///   homogeneous  one type, 2^n GPUs (the paper's Sia+ baseline)
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include <hetsched/model/job_spec.hpp>
 #include <hetsched/place/methods.hpp>
 #include <hetsched/place/problem_builder.hpp>
+
+#include <hetsched/alloc/placement_memo.hpp>
 
 namespace hetsched::alloc {
 
@@ -70,6 +73,9 @@ struct SearchOptions {
                                   ///< and stats.complete false; 0 = none. Bounds how long the search
                                   ///< for the fastest plan takes when its bounds are too loose to prune
     ProgressFn progress;          ///< told the nodes and plans visited so far (may be empty)
+    /// Placements to reuse and add to, shared by searches of the same space but for the SLO (may be
+    /// empty); see PlacementMemo.
+    std::shared_ptr<PlacementMemo> memo;
     int threads = 1;              ///< threads placing plans, the search's own included; the plans found
                                   ///< and the statistics are the same for any count (see PlacementPool)
 };
