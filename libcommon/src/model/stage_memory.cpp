@@ -4,8 +4,8 @@
 #include <hetsched/model/stage_memory.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <vector>
 
 #include <hetsched/model/transformer.hpp>
 
@@ -289,16 +289,17 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         Phase phase;
         double activations, logits, comm, grads_freed;
     };
-    std::vector<Candidate> candidates{
+    // A fixed array: planalloc's capacity bisections call this millions of times.
+    const std::array<Candidate, 4> candidates{{
         {Phase::backward, stash + backward_peak_, pipe.kept_logits, comm, lp_grads_cleared ? element_ * layer_ : 0},
         {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
-        {Phase::step, 0, pipe.kept_logits, step_bytes(training_, shards_, params) + pipe.receive, 0}};
-    if (last)
-        candidates.push_back({Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits),
-                              comm, lp_grads_cleared ? element_ * params : 0});
+        {Phase::step, 0, pipe.kept_logits, step_bytes(training_, shards_, params) + pipe.receive, 0},
+        {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
+         lp_grads_cleared ? element_ * params : 0}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
-    for (const Candidate& c : candidates) {
+    for (size_t k = 0; k < (last ? 4u : 3u); ++k) {
+        const Candidate& c = candidates[k];
         const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
         const double total = states - c.grads_freed + c.activations + c.logits + c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate
