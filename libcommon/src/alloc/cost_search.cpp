@@ -7,7 +7,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <tuple>
 
 #include <hetsched/alloc/bounds.hpp>
@@ -15,8 +14,6 @@
 #include <hetsched/alloc/placement_pool.hpp>
 #include <hetsched/alloc/search_layout.hpp>
 #include <hetsched/cli/error.hpp>
-#include <hetsched/io/yaml_document.hpp>
-#include <hetsched/model/job_spec.hpp>
 #include <hetsched/place/stage_capacity.hpp>
 
 namespace hetsched::alloc {
@@ -41,7 +38,9 @@ public:
     }
 
     SearchResult run() {
-        if (opt_.memo) opt_.memo->bind(memo_context());
+        if (opt_.memo)
+            opt_.memo->bind(placement_context(*space_.job, *space_.catalog, catalog_names_, space_.problem, opt_.placer,
+                                              opt_.placer_limit));
         layouts_ = build_search_layouts(space_, stats_);
         if (opt_.threads > 1) pool_ = std::make_unique<PlacementPool>(opt_.threads - 1);
         try {
@@ -247,27 +246,6 @@ private:
         double price = 0;
         for (size_t i = 0; i < counts.size(); ++i) price += counts[i] * stage_price_s(l, i);
         return value_of(t, price);
-    }
-
-    /// What a plan's placement depends on besides the plan: the job, the candidate types as the
-    /// catalog describes them, the model's options and the placer.
-    std::string memo_context() const {
-        std::ostringstream out;
-        out.precision(17);
-        YAML::Node job(YAML::NodeType::Map);
-        job["model"] = model::model_to_yaml(space_.job->model);
-        job["training"] = model::training_to_yaml(*space_.job);
-        out << io::emit_yaml(job) << space_.catalog->name << '\n';
-        for (const auto& name : catalog_names_) {
-            const catalog::GpuType& g = space_.catalog->find(name);
-            out << g.name << ' ' << g.memory_gib << ' ' << g.tflops << ' ' << g.mem_bw_gb_s << ' ' << g.link_gb_s << ' '
-                << g.gpus_per_node << '\n';
-        }
-        const place::ProblemOptions& p = space_.problem;
-        out << static_cast<int>(p.measure) << ' ' << p.usable_fraction << ' ' << p.efficiency << ' '
-            << p.network.inter_node_gb_s << ' ' << p.network.intra_node_gb_s << ' ' << p.profile << ' '
-            << static_cast<int>(p.schedule) << ' ' << static_cast<int>(opt_.placer) << ' ' << opt_.placer_limit;
-        return out.str();
     }
 
     /// The placer's answer for a complete plan (empty when it finds none). Safe on several threads at

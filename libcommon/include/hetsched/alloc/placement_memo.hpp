@@ -10,7 +10,10 @@
 #include <tuple>
 #include <vector>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/model/job_spec.hpp>
 #include <hetsched/place/methods.hpp>
+#include <hetsched/place/problem_builder.hpp>
 
 namespace hetsched::alloc {
 
@@ -33,5 +36,12 @@ private:
     std::map<Key, place::PlaceResult> placed_;
     std::string context_;
 };
+
+/// What a plan's placement depends on besides the plan, written out for PlacementMemo::bind: the job,
+/// the candidate types (catalog names, in the search's order) as the catalog describes them, the
+/// model's options and the placer.
+std::string placement_context(const model::JobSpec& job, const catalog::GpuCatalog& catalog,
+                              const std::vector<std::string>& types, const place::ProblemOptions& problem,
+                              place::Method placer, long placer_limit);
 
 }  // namespace hetsched::alloc
