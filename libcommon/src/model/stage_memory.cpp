@@ -24,6 +24,7 @@ StateBytes state_bytes(const Training& t, int shards) {
     const double master = fp32 ? 0 : 4;                   // fp32 master weights in mixed precision
     const double d = shards;
     const int z = t.zero_stage;
+    const double opt_shards = optimizer_sharded(t) ? d : 1;
     StateBytes b{};
     switch (t.framework) {
     case Framework::megatron:
@@ -32,7 +33,7 @@ StateBytes state_bytes(const Training& t, int shards) {
         // (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
         b.weights = c + (t.precision == "fp8" ? 1 : 0);
         b.gradients = (t.precision == "fp16" ? 2 : 4) / (z >= 2 ? d : 1);
-        b.optimizer = (master + moments) / (t.distributed_optimizer || z >= 1 ? d : 1);
+        b.optimizer = (master + moments) / opt_shards;
         break;
     case Framework::deepspeed:
         if (z == 0 && t.precision == "bf16") {
@@ -41,24 +42,24 @@ StateBytes state_bytes(const Training& t, int shards) {
             // master weights and moments partitioned over dp even without ZeRO.
             b.weights = c;
             b.gradients = c + 4;
-            b.optimizer = (master + moments) / d;
+            b.optimizer = (master + moments) / opt_shards;
         } else if (z == 0) {
             // FP16_Optimizer: 16-bit params and grads, unpartitioned fp32 master weights and moments.
             b.weights = c;
             b.gradients = c;
-            b.optimizer = master + moments;
+            b.optimizer = (master + moments) / opt_shards;
         } else {
             // ZeRO: 16-bit params and grads; the fp32 optimizer (and an fp32 grad partition) split.
             b.weights = c / (z >= 3 ? d : 1);
             b.gradients = c / (z >= 2 ? d : 1) + (!fp32 ? 4 / d : 0);
-            b.optimizer = (master + moments) / d;
+            b.optimizer = (master + moments) / opt_shards;
         }
         break;
     case Framework::fsdp:
         // FSDP2 keeps fp32 parameters (the optimizer's own), sharded under FULL_SHARD; grads fp32.
         b.weights = 4 / (z >= 3 ? d : 1) + (z < 3 && !fp32 ? c : 0);
         b.gradients = 4 / (z >= 2 ? d : 1);
-        b.optimizer = moments / (z >= 1 ? d : 1);
+        b.optimizer = moments / opt_shards;
         break;
     }
     return b;
@@ -215,7 +216,7 @@ double step_bytes(const Training& t, int shards, double stage_params) {
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
     // parameter it updates.
     if (t.framework == Framework::megatron && t.precision == "fp16")
-        return 4 * stage_params / (t.distributed_optimizer || t.zero_stage >= 1 ? shards : 1);
+        return 4 * stage_params / (optimizer_sharded(t) ? shards : 1);
     // FSDP's foreach AdamW allocates sqrt(v) for the shard it updates.
     if (t.framework == Framework::fsdp && t.optimizer != "sgd") return 4 * stage_params / shards;
     return 0;

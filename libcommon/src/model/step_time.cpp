@@ -60,11 +60,7 @@ double optimizer_step_bytes(const Training& t, int dp) {
     const double states = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
     const double master = 4;                             // fp32 master weights (the weights under fp32)
     const double bytes = grad /* norm */ + grad + 2 * (master + states) + (mixed ? element_bytes(t) : 0);
-    // As the memory model shards them: the distributed optimizer, ZeRO-1 and above, and DeepSpeed's
-    // BF16 optimizer, which partitions its fp32 states over dp even at ZeRO-0.
-    const bool sharded = t.distributed_optimizer || t.zero_stage >= 1 ||
-                         (t.framework == Framework::deepspeed && t.precision == "bf16");
-    return sharded ? bytes / dp : bytes;
+    return optimizer_sharded(t) ? bytes / dp : bytes;
 }
 
 double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params) {

@@ -16,6 +16,11 @@ void positive(long v, const std::string& what, long hi) {
 
 }  // namespace
 
+bool optimizer_sharded(const Training& t) {
+    return t.distributed_optimizer || t.zero_stage >= 1 ||
+           (t.framework == Framework::deepspeed && t.precision == "bf16");
+}
+
 Framework parse_framework(const std::string& s) {
     if (s == "megatron") return Framework::megatron;
     if (s == "deepspeed") return Framework::deepspeed;

@@ -72,6 +72,11 @@ inline constexpr double min_time_s = 1e-9;      ///< measured or profiled times,
 inline constexpr double max_time_s = 1e6;
 }  // namespace limits
 
+/// Whether the optimizer's states (fp32 master weights and moments) are split over the data-parallel
+/// ranks: Megatron's distributed optimizer, ZeRO-1 and above (FSDP's sharding), and DeepSpeed's BF16
+/// optimizer, which partitions them even at ZeRO-0.
+bool optimizer_sharded(const Training& t);
+
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
 Recompute parse_recompute(const std::string& s);
