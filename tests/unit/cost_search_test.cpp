@@ -43,6 +43,20 @@ alloc::SearchResult run(const alloc::SearchSpace& s, alloc::SearchMethod m, size
     return alloc::search_plans(s, o);
 }
 
+/// Two searches found the same plans with the same statistics.
+void check_same(const alloc::SearchResult& a, const alloc::SearchResult& b) {
+    REQUIRE(a.plans.size() == b.plans.size());
+    for (size_t i = 0; i < a.plans.size(); ++i) {
+        CHECK(a.plans[i].cost == b.plans[i].cost);
+        CHECK(a.plans[i].order == b.plans[i].order);
+        CHECK(a.plans[i].layers == b.plans[i].layers);
+    }
+    CHECK(a.stats.plans_evaluated == b.stats.plans_evaluated);
+    CHECK(a.stats.nodes_expanded == b.stats.nodes_expanded);
+    CHECK(a.stats.pruned_cost == b.stats.pruned_cost);
+    CHECK(a.stats.lower_bound == b.stats.lower_bound);
+}
+
 }  // namespace
 
 TEST_CASE("espresso finds exhaustive's cost at every SLO, evaluating fewer plans", "[alloc]") {
@@ -207,17 +221,7 @@ TEST_CASE("the plans found and every statistic are the same for any thread count
                 o.top = 5;
                 const auto one = alloc::search_plans(c->space, o);
                 o.threads = 3;
-                const auto three = alloc::search_plans(c->space, o);
-                REQUIRE(one.plans.size() == three.plans.size());
-                for (size_t i = 0; i < one.plans.size(); ++i) {
-                    CHECK(one.plans[i].cost == three.plans[i].cost);
-                    CHECK(one.plans[i].order == three.plans[i].order);
-                    CHECK(one.plans[i].layers == three.plans[i].layers);
-                }
-                CHECK(one.stats.plans_evaluated == three.stats.plans_evaluated);
-                CHECK(one.stats.nodes_expanded == three.stats.nodes_expanded);
-                CHECK(one.stats.pruned_cost == three.stats.pruned_cost);
-                CHECK(one.stats.lower_bound == three.stats.lower_bound);
+                check_same(one, alloc::search_plans(c->space, o));
             }
         }
     }
@@ -240,16 +244,7 @@ TEST_CASE("a placement memo shared across SLOs changes no plan and no statistic"
             const auto alone = alloc::search_plans(c->space, o);
             o.memo = memo;
             o.threads = 1 + n % 2;
-            const auto shared = alloc::search_plans(c->space, o);
-            REQUIRE(alone.plans.size() == shared.plans.size());
-            for (size_t i = 0; i < alone.plans.size(); ++i) {
-                CHECK(alone.plans[i].cost == shared.plans[i].cost);
-                CHECK(alone.plans[i].order == shared.plans[i].order);
-                CHECK(alone.plans[i].layers == shared.plans[i].layers);
-            }
-            CHECK(alone.stats.plans_evaluated == shared.stats.plans_evaluated);
-            CHECK(alone.stats.nodes_expanded == shared.stats.nodes_expanded);
-            CHECK(alone.stats.lower_bound == shared.stats.lower_bound);
+            check_same(alone, alloc::search_plans(c->space, o));
         }
         CHECK(memo->size() > 0);
         // Another job's search may not use these placements.

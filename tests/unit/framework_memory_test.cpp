@@ -43,15 +43,21 @@ double stage_params(const catalog::ModelSpec& m, const Layout& l, int stage, lon
     return p;
 }
 
+/// The one stage of gpt() at one token a micro-batch over dp 2 under `f` and `precision`: activations
+/// are negligible, so the optimizer step's temporaries decide the peak.
+const Layout kStepLayout{1, 1, 2, 1, 1, 1, {}};
+model::StageMemory step_stage(Framework f, const std::string& precision) {
+    auto t = training(f, 1, 2);
+    t.precision = precision;
+    return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+}
+
 }  // namespace
 
 TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments split over dp", "[model]") {
-    // One token per micro-batch: activations are negligible, so the step (reducing the grads through a
-    // bf16 copy of each bucket) is the peak.
-    auto t = training(Framework::deepspeed, 1, 2);
-    const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
-    const double p = stage_params(gpt(), l, 0, 4, false);
+    // The step (reducing the grads through a bf16 copy of each bucket) is the peak.
+    const auto st = step_stage(Framework::deepspeed, "bf16");
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
     CHECK(st.phase == Phase::step);
     CHECK(st.weights == Approx(2 * p));
     CHECK(st.gradients == Approx((2 + 4) * p));  // the params' bf16 .grad and the fp32 accumulation buffer
@@ -61,11 +67,8 @@ TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments sp
 }
 
 TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts every grad to step", "[model]") {
-    auto t = training(Framework::deepspeed, 1, 2);
-    t.precision = "fp16";
-    const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
-    const double p = stage_params(gpt(), l, 0, 4, false);
+    const auto st = step_stage(Framework::deepspeed, "fp16");
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
     CHECK(st.phase == Phase::step);
     CHECK(st.gradients == Approx(2 * p));
     CHECK(st.optimizer == Approx(12 * p));
@@ -73,16 +76,12 @@ TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts ev
 }
 
 TEST_CASE("Megatron under fp16 keeps fp16 main grads and upcasts them in the step", "[model]") {
-    auto t = training(Framework::megatron, 1, 2);
-    t.precision = "fp16";
-    const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
-    const double p = stage_params(gpt(), l, 0, 4, true);
+    const auto st = step_stage(Framework::megatron, "fp16");
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     CHECK(st.phase == Phase::step);
     CHECK(st.gradients == Approx(2 * p));
     CHECK(st.comm_buffers == Approx(4 * p));
-    t.precision = "bf16";  // fp32 main grads: nothing to upcast, the backward peaks
-    const auto bf16 = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    const auto bf16 = step_stage(Framework::megatron, "bf16");  // fp32 main grads: nothing to upcast
     CHECK(bf16.phase == Phase::backward);
     CHECK(bf16.gradients == Approx(4 * p));
 }

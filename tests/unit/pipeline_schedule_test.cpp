@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include <hetsched/place/blocking_schedule.hpp>
 #include <hetsched/place/pipeline_schedule.hpp>
 
 using namespace hetsched::place;
@@ -84,11 +85,12 @@ TEST_CASE("the slowest stage sets the pace of a long pipeline", "[place]") {
     CHECK(t <= m * 6 + 2 * 3 + 6);  // plus filling and draining around the slow stage
 }
 
-TEST_CASE("the schedule's lower bound never exceeds the simulation and is exact on equal stages", "[place]") {
+TEST_CASE("the schedule's lower bound never exceeds either simulation, and the blocking one never deadlocks "
+          "nor beats the overlapped one", "[place]") {
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> u(0.0, 1.0);
     for (int trial = 0; trial < 2000; ++trial) {
-        const size_t k = 1 + rng() % 8;
+        const size_t k = 1 + rng() % 9;
         const long m = 1 + static_cast<long>(rng() % 24);
         std::vector<StageCosts> stages(k);
         for (auto& c : stages) {
@@ -96,12 +98,16 @@ TEST_CASE("the schedule's lower bound never exceeds the simulation and is exact 
             c.backward = u(rng) * 2;
             c.to_next = rng() % 3 == 0 ? 0 : u(rng) * 0.5;
             c.allreduce = rng() % 2 == 0 ? 0 : u(rng) * 3;
+            c.optimizer = u(rng) * 0.2;
         }
         stages.back().to_next = 0;
-        Schedule s;
+        Schedule s, blocking;
         simulate_1f1b(stages, m, s);
-        INFO("trial " << trial);
+        INFO("trial " << trial << ", " << k << " stages, " << m << " micro-batches");
         CHECK(schedule_lower_bound(stages, m) <= s.iteration_s * (1 + 1e-12));
+        REQUIRE_NOTHROW(simulate_blocking(stages, m, blocking));
+        CHECK(blocking.iteration_s >= s.iteration_s * (1 - 1e-12));
+        CHECK(schedule_lower_bound(stages, m) <= blocking.iteration_s * (1 + 1e-12));
     }
     const std::vector<StageCosts> equal(4, StageCosts{1, 2, 0, 0});
     CHECK(schedule_lower_bound(equal, 8) == Approx((8 + 4 - 1) * 3.0));
