@@ -60,7 +60,8 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     CHECK(p.types[0].backward[1] == Approx(2 * flops / (165e12 * 0.5)));
     // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
     CHECK(p.cross_type_link_s == Approx(2048.0 * 2048 * 2 / 1e9));
-    CHECK(p.allreduce_s(0, 0, 1) > p.allreduce_s(0, 1, 1));  // stage 0 also syncs the embedding
+    CHECK(p.stage_params(0, 1) > p.stage_params(1, 1));  // stage 0 also syncs the embedding
+    CHECK(p.types[0].allreduce_s_per_param > 0);
     CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
 }
 
@@ -129,7 +130,8 @@ TEST_CASE("each stage's optimizer step is priced by its type's memory bandwidth"
         REQUIRE(bw > 0);
         CHECK(t.optimizer_s_per_param == Approx(model::optimizer_step_bytes(job.training, 2) / (bw * 1e9 * 0.8)));
     }
-    CHECK(p.optimizer_s(1, 1, 3) == Approx(p.stage_params(1, 3) * p.types[1].optimizer_s_per_param));
+    CHECK(p.tail_s(1, 1, 3) == Approx(p.stage_params(1, 3) * (p.types[1].allreduce_s_per_param +
+                                                              p.types[1].optimizer_s_per_param)));
 }
 
 TEST_CASE("tensor parallelism splits each stage's layers over tp GPUs of a node and syncs them", "[place]") {

@@ -66,8 +66,13 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             // the last stages, which hold the fewest micro-batches).
             for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
-                    for (long mb : divisors(t.global_batch / dp, kMaxMicroBatch)) {
-                        if (o.micro_batch > 0 && mb != o.micro_batch && o.method != Method::frenzy) continue;
+                    // The job's own micro-batch when it sets one (frenzy's formula has none).
+                    const long per_rank = t.global_batch / dp;
+                    const bool pinned = o.micro_batch > 0 && o.method != Method::frenzy;
+                    const std::vector<long> mbs = !pinned ? divisors(per_rank, kMaxMicroBatch)
+                                                  : per_rank % o.micro_batch == 0 ? std::vector<long>{o.micro_batch}
+                                                                                  : std::vector<long>{};
+                    for (long mb : mbs) {
                         Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, mb, {}};
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         const bool frenzy = o.method == Method::frenzy;

@@ -14,8 +14,9 @@ void fill_costs(const Problem& p, const Placement& pl, std::vector<StageCosts>& 
         costs[s].forward = p.forward_s(t, pos, first, c);
         costs[s].backward = p.backward_s(t, pos, first, c);
         costs[s].to_next = s + 1 < k ? p.transfer_s(t, pl.order[s + 1]) : 0;
-        costs[s].allreduce = p.allreduce_s(t, pos, c);
-        costs[s].optimizer = p.optimizer_s(t, pos, c);
+        const double params = p.stage_params(pos, c);  // searches evaluate this per placement: once
+        costs[s].allreduce = params * p.types[t].allreduce_s_per_param;
+        costs[s].optimizer = params * p.types[t].optimizer_s_per_param;
         first += c;
     }
 }

@@ -47,12 +47,6 @@ struct Problem {
     double backward_s(size_t type, int pos, long first, long count) const;
     /// Parameters of a stage at position `pos` holding `count` layers (the ends included).
     double stage_params(int pos, long count) const;
-    double allreduce_s(size_t type, int pos, long count) const {
-        return stage_params(pos, count) * types[type].allreduce_s_per_param;
-    }
-    double optimizer_s(size_t type, int pos, long count) const {
-        return stage_params(pos, count) * types[type].optimizer_s_per_param;
-    }
     /// What the stage runs after its last backward: the gradient sync, then the optimizer step.
     double tail_s(size_t type, int pos, long count) const {
         return stage_params(pos, count) * (types[type].allreduce_s_per_param + types[type].optimizer_s_per_param);
