@@ -2,7 +2,8 @@
 // 256 each, 7B- and 70B-class models (4,096 tokens, batch 512, 1,000 iterations), SLOs from loose
 // (no SLO) to 0.3 of the loose plan's time. Prints each search's time, whether it proved its plan
 // optimal for the placer, the gap and the plans placed; with one thread and with `threads` (default 2).
-// Run: cmake --build build --target bench_planalloc_scale && build/bench/bench_planalloc_scale [time-limit-s [threads]]
+// Run: cmake --build build --target bench_planalloc_scale &&
+//      build/bench/bench_planalloc_scale [time-limit-s [threads [model]]]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     double worst = 0, one_total = 0, many_total = 0;
     int unproven = 0;
     for (const char* name : {"llama-2-7b", "llama-2-13b", "llama-2-70b"}) {
+        if (argc > 3 && std::string(argv[3]) != name) continue;
         model::JobSpec job;
         job.model = catalog::find_model(name);
         job.training.seq_len = 4096;

@@ -2,7 +2,7 @@
 // generated heterogeneous allocations: Espresso's four models and others, on the JuChi cloud (4 types,
 // 2.5 Gbps) and on data-centre types from the default catalog, dp 1-4, 2-6 stages. Prints the
 // distribution of each method's iteration time over the optimum's.
-// Run: cmake --build build --target eval_placestages && build/bench/eval_placestages [cases]
+// Run: cmake --build build --target eval_placestages && build/bench/eval_placestages [cases [seed]]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +22,7 @@ namespace {
 struct Tally {
     std::vector<double> ratios;
     int failed = 0;  ///< no placement found while one exists
+    long evaluated = 0;  ///< estimates made over all cases
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -34,17 +35,18 @@ void report(const char* name, const Tally& t) {
     double sum = 0;
     int within = 0;
     for (double r : t.ratios) sum += r, within += r <= 1.05;
-    std::printf("%-8s cases %4zu  mean %+6.2f%%  p50 %+6.2f%%  p90 %+6.2f%%  max %+7.2f%%  within 5%%: %5.1f%%  no placement: %d\n",
+    std::printf("%-8s cases %4zu  mean %+6.2f%%  p50 %+6.2f%%  p90 %+6.2f%%  max %+7.2f%%  within 5%%: %5.1f%%  no placement: %d  estimates/case: %.0f\n",
                 name, t.ratios.size(), (sum / static_cast<double>(t.ratios.size()) - 1) * 100,
                 (percentile(t.ratios, 0.5) - 1) * 100, (percentile(t.ratios, 0.9) - 1) * 100,
-                (percentile(t.ratios, 1.0) - 1) * 100, 100.0 * within / static_cast<double>(t.ratios.size()), t.failed);
+                (percentile(t.ratios, 1.0) - 1) * 100, 100.0 * within / static_cast<double>(t.ratios.size()), t.failed,
+                static_cast<double>(t.evaluated) / static_cast<double>(t.ratios.size()));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const int cases = argc > 1 ? std::atoi(argv[1]) : 400;
-    std::mt19937 rng(42);
+    std::mt19937 rng(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 42u);
     const std::vector<std::string> models{"espresso-llama-1.3b", "espresso-llama-3b", "espresso-llama-7b",
                                           "espresso-vit-3.4b",   "gpt3-1.3b",         "gpt3-2.7b",
                                           "llama-2-7b",          "gpt2-xl",           "llama-3.1-8b"};
@@ -84,9 +86,10 @@ int main(int argc, char** argv) {
                 try {
                     const auto got = place::place_stages(p, m, o);
                     t.ratios.push_back(got.iteration_s / best);
+                    t.evaluated += got.evaluated;
                     if (std::getenv("EVAL_DEBUG") && m == place::Method::cmr && got.iteration_s > 1.05 * best) {
                         const auto opt = place::place_stages(p, place::Method::optimal, o);
-                        std::printf("cmr +%.1f%% %s m %ld:", (got.iteration_s / best - 1) * 100, job.model.name.c_str(), p.micro_batches);
+                        std::printf("cmr +%.1f%% %s m %ld dp %d gb %ld do %d:", (got.iteration_s / best - 1) * 100, job.model.name.c_str(), p.micro_batches, dp, job.training.global_batch, (int)job.training.distributed_optimizer);
                         for (size_t s = 0; s < got.placement.order.size(); ++s) std::printf(" %s/%ld", p.types[got.placement.order[s]].name.c_str(), got.placement.layers[s]);
                         std::printf("\n   opt:");
                         for (size_t s = 0; s < opt.placement.order.size(); ++s) std::printf(" %s/%ld", p.types[opt.placement.order[s]].name.c_str(), opt.placement.layers[s]);

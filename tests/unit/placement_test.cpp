@@ -4,9 +4,12 @@
 #include <functional>
 #include <random>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/catalog/model_preset.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/place/estimator.hpp>
 #include <hetsched/place/methods.hpp>
+#include <hetsched/place/problem_builder.hpp>
 
 using namespace hetsched;
 using namespace hetsched::place;
@@ -131,10 +134,51 @@ TEST_CASE("optimal and hph match brute force on small problems", "[place]") {
     }
     CHECK(feasible_cases > 60);
     // The default placer comes within 5% of the optimum on most of these deliberately odd problems
-    // (random memory caps and layer costs): 138 of 147 with the least-busy and fastest-first starts (4 refined),
-    // 124-126 before them (the compilers round a few ties differently), 115 without the polish.
+    // (random memory caps and layer costs): 145 of 147 with the grouped and sandwich orders and the
+    // wide polish of every start; 138 with 4 starts, the least-busy split and fastest-first order and
+    // the busiest stage's polish; 124-126 before those (the compilers round a few ties differently).
     INFO("cmr within 5%: " << cmr_close << " of " << cmr_placed);
-    CHECK(cmr_close >= 0.88 * cmr_placed);
+    CHECK(cmr_close >= 0.95 * cmr_placed);
+}
+
+TEST_CASE("cmr reaches the optimum where only the wider polish and sandwich orders do", "[place]") {
+    // Cases bench/eval_placestages found the placer 6-10% off the optimum before them. Each needs a
+    // move that neither neighbours' trades nor the busiest stage's moves make.
+    struct Case {
+        const char* model;
+        long seq_len, global_batch;
+        int dp;
+        bool distributed_optimizer;
+        std::vector<std::string> stages;
+        std::vector<long> optimum;  // the exact search's split, in its order
+    };
+    const std::vector<Case> cases{
+        // Two L40S stages on PCIe bound the iteration by their sync: they shed a layer only together.
+        {"espresso-vit-3.4b", 256, 128, 4, true,
+         {"H100-SXM", "H100-SXM", "H100-SXM", "V100-SXM2-32GB", "L40S", "L40S"}, {21, 21, 21, 1, 3, 3}},
+        // The T4s' slow sync wants them in the middle; an A100 closes the pipeline.
+        {"gpt3-2.7b", 2048, 32, 4, false,
+         {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4", "T4"}, {11, 11, 1, 1, 1, 7}},
+        {"gpt2-xl", 2048, 16, 2, false, {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4"},
+         {17, 17, 1, 1, 12}},
+    };
+    const auto cat = catalog::named_catalog("default");
+    for (const Case& c : cases) {
+        CAPTURE(c.model);
+        model::JobSpec job;
+        job.model = catalog::find_model(c.model);
+        job.training.seq_len = c.seq_len;
+        job.training.global_batch = c.global_batch;
+        job.training.distributed_optimizer = c.distributed_optimizer;
+        Allocation a;
+        a.dp = c.dp;
+        a.stages = c.stages;
+        const Problem p = make_problem(job, a, cat, {});
+        const PlaceResult opt = place_stages(p, Method::optimal, {});
+        CHECK(opt.placement.layers == c.optimum);
+        const PlaceResult cmr = place_stages(p, Method::cmr, {});
+        CHECK(cmr.iteration_s <= opt.iteration_s * 1.01);
+    }
 }
 
 TEST_CASE("cmr builds Espresso's ViT example: [RTX3090, A4000, A6000] with [22, 16, 30] layers", "[place]") {

@@ -166,6 +166,60 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
     return pl;
 }
 
+/// Beyond the paper: the split of a fixed stage order with the least busiest stage, where a stage's busy
+/// time is its micro-batches' forwards and backwards plus its gradient sync: bisection on that time,
+/// each stage in turn taking the most layers that keep within it (and within its room, leaving one for
+/// each stage after it). Empty when the rooms cannot hold the model, or when no split keeps every stage
+/// within `bar`: a stage's busy time bounds the iteration from below, so then no split of the order
+/// beats `bar` (one pass instead of the bisection). A start that refinement then tunes by the
+/// estimate, which also sees transfers and the pipeline's fill.
+Placement least_busy_split(const Problem& p, const std::vector<size_t>& order,
+                           double bar = std::numeric_limits<double>::infinity()) {
+    const size_t k = order.size();
+    const double m = static_cast<double>(p.micro_batches);
+    auto busy = [&](size_t s, long first, long n) {
+        const size_t t = order[s];
+        const int pos = static_cast<int>(s);
+        return m * (p.forward_s(t, pos, first, n) + p.backward_s(t, pos, first, n)) + p.tail_s(t, pos, n);
+    };
+    Placement pl;
+    pl.order = order;
+    pl.layers.assign(k, 0);
+    auto fill = [&](double limit) {
+        long first = 0;
+        for (size_t s = 0; s < k; ++s) {
+            const long after = static_cast<long>(k - 1 - s);
+            long most = std::min(p.types[order[s]].max_layers[s], p.layers - first - after);
+            if (s + 1 == k && most < p.layers - first) return false;
+            if (most < 1 || busy(s, first, s + 1 == k ? p.layers - first : 1) > limit) return false;
+            long lo = 1;  // busy(lo) within the limit; the most layers that keep within it
+            if (s + 1 == k) {
+                lo = most;
+            } else {
+                while (lo < most) {
+                    const long mid = (lo + most + 1) / 2;
+                    if (busy(s, first, mid) <= limit) lo = mid;
+                    else most = mid - 1;
+                }
+            }
+            pl.layers[s] = lo;
+            first += lo;
+        }
+        return first == p.layers;
+    };
+    double hi = 0;
+    for (size_t s = 0; s < k; ++s) hi += busy(s, 0, p.layers);
+    hi = std::min(hi, bar);
+    if (!fill(hi)) return {};
+    double lo = 0;
+    for (int i = 0; i < 40 && hi - lo > 1e-2 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (fill(mid) ? hi : lo) = mid;
+    }
+    fill(hi);
+    return pl;
+}
+
 /// Whether the placement as it now stands beats `time` (then `time` becomes its estimate).
 bool improves(const Problem& p, const Placement& pl, double& time, long& evaluated, std::vector<StageCosts>& costs,
               Schedule& schedule) {
@@ -225,80 +279,110 @@ double refine_split(const Problem& p, Placement& pl, double time, long& evaluate
     return time;
 }
 
-/// Beyond the paper: after refine_split, the busiest stage (forward + backward) sheds a layer to any
-/// other stage, or trades places with any stage of another type, while that improves the estimate.
-/// Moves between neighbours cannot take a layer from the last stage to the first without passing
-/// through worse splits; these can, at O(k) estimates a round.
-double polish_bottleneck(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
-                         Schedule& schedule, bool swap_order) {
+/// Moves the stage at `from`, its layers with it, to position `to`.
+void move_stage(Placement& pl, size_t from, size_t to) {
+    const size_t t = pl.order[from];
+    const long l = pl.layers[from];
+    pl.order.erase(pl.order.begin() + static_cast<long>(from));
+    pl.layers.erase(pl.layers.begin() + static_cast<long>(from));
+    pl.order.insert(pl.order.begin() + static_cast<long>(to), t);
+    pl.layers.insert(pl.layers.begin() + static_cast<long>(to), l);
+}
+
+/// The two stages whose sync and optimizer step end last in `pl`'s schedule.
+std::pair<size_t, size_t> last_two_done(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs,
+                                        Schedule& schedule) {
+    iteration_time(p, pl, costs, schedule);
+    std::vector<size_t> by_done(pl.order.size());
+    for (size_t s = 0; s < by_done.size(); ++s) by_done[s] = s;
+    std::partial_sort(by_done.begin(), by_done.begin() + 2, by_done.end(), [&](size_t x, size_t y) {
+        return schedule.backward_end[x] + costs[x].tail() > schedule.backward_end[y] + costs[y].tail();
+    });
+    return {by_done[0], by_done[1]};
+}
+
+/// Beyond the paper: after refine_split, moves that neighbours' trades cannot make, tried in this
+/// order, the first that improves the estimate kept, until none does:
+/// - a layer from any stage to any other (a layer from the last stage to the first without passing
+///   through worse splits; a split bound by a stage's sync after the flush sheds from that stage);
+/// - the busiest stage (forward + backward) trades places with any stage of another type;
+/// - any stage moves, its layers with it, to another position (a fast type's stage to the front,
+///   where the last backward ends and its sync is exposed);
+/// - the two stages done last each shed a layer at once, to any one or two others (two stages of one
+///   type on a slow sync improve only together).
+/// Not `wide`: only the busiest stage's moves (a layer to any stage; a trade), O(k) estimates a round.
+/// With the grouped and sandwich orders, on bench/eval_placestages (seeds 1-4 and 42, 2,000 cases
+/// each), the wide moves take the placer from 99.0-99.7% of cases within 5% of the optimum (worst
+/// +44%) to 99.9-100% (worst +5.3%), at twice the estimates.
+double polish(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
+              Schedule& schedule, bool swap_order, bool wide) {
     const size_t k = pl.order.size();
     auto better = [&]() { return improves(p, pl, time, evaluated, costs, schedule); };
-    for (size_t round = 0; round < k; ++round) {
+    auto busiest_stage = [&]() {
         const std::vector<StageCosts> now = stage_costs(p, pl);
         size_t busiest = 0;
         for (size_t s = 1; s < k; ++s)
             if (now[s].forward + now[s].backward > now[busiest].forward + now[busiest].backward) busiest = s;
-        bool improved = false;
-        for (size_t to = 0; to < k && !improved; ++to) {
-            if (to == busiest || !move_layers(p, pl, busiest, to, 1)) continue;
-            if (better()) improved = true;
-            else move_layers(p, pl, to, busiest, 1);
+        return busiest;
+    };
+    auto shed_from = [&](size_t from) {
+        for (size_t to = 0; to < k; ++to) {
+            if (to == from || !move_layers(p, pl, from, to, 1)) continue;
+            if (better()) return true;
+            move_layers(p, pl, to, from, 1);
         }
-        for (size_t other = 0; other < k && swap_order && !improved; ++other)
-            if (other != busiest) improved = trade_places(p, pl, busiest, other, better);
-        if (!improved) break;
+        return false;
+    };
+    auto shed_busiest = [&]() { return shed_from(busiest_stage()); };
+    auto shed = [&]() {
+        for (size_t from = 0; from < k; ++from)
+            if (shed_from(from)) return true;
+        return false;
+    };
+    auto trade_busiest = [&]() {
+        const size_t busiest = busiest_stage();
+        for (size_t other = 0; other < k; ++other)
+            if (other != busiest && trade_places(p, pl, busiest, other, better)) return true;
+        return false;
+    };
+    auto try_move = [&](size_t from, size_t to) {
+        if (to == from) return false;
+        Placement moved = pl;
+        move_stage(moved, from, to);
+        if (moved.order == pl.order || !feasible(p, moved)) return false;
+        std::swap(pl, moved);
+        if (better()) return true;
+        std::swap(pl, moved);
+        return false;
+    };
+    auto reposition = [&]() {
+        for (size_t from = 0; from < k; ++from)
+            for (size_t to = 0; to < k; ++to)
+                if (try_move(from, to)) return true;
+        return false;
+    };
+    auto shed_two = [&]() {
+        if (k < 3) return false;
+        const auto [a, b] = last_two_done(p, pl, costs, schedule);
+        for (size_t c = 0; c < k; ++c)
+            for (size_t d = c; d < k; ++d) {
+                if (c == a || c == b || d == a || d == b || !move_layers(p, pl, a, c, 1)) continue;
+                if (move_layers(p, pl, b, d, 1)) {
+                    if (better()) return true;
+                    move_layers(p, pl, d, b, 1);
+                }
+                move_layers(p, pl, c, a, 1);
+            }
+        return false;
+    };
+    for (size_t round = 0; round < 2 * k; ++round) {
+        if (!wide) {
+            if (!shed_busiest() && !(swap_order && trade_busiest())) break;
+        } else if (!shed() && !(swap_order && (trade_busiest() || reposition())) && !shed_two()) {
+            break;
+        }
     }
     return time;
-}
-
-/// Beyond the paper: the split of a fixed stage order with the least busiest stage, where a stage's busy
-/// time is its micro-batches' forwards and backwards plus its gradient sync: bisection on that time,
-/// each stage in turn taking the most layers that keep within it (and within its room, leaving one for
-/// each stage after it). Empty when the rooms cannot hold the model. A start that refinement then
-/// tunes by the estimate, which also sees transfers and the pipeline's fill.
-Placement least_busy_split(const Problem& p, const std::vector<size_t>& order) {
-    const size_t k = order.size();
-    const double m = static_cast<double>(p.micro_batches);
-    auto busy = [&](size_t s, long first, long n) {
-        const size_t t = order[s];
-        const int pos = static_cast<int>(s);
-        return m * (p.forward_s(t, pos, first, n) + p.backward_s(t, pos, first, n)) + p.tail_s(t, pos, n);
-    };
-    Placement pl;
-    pl.order = order;
-    pl.layers.assign(k, 0);
-    auto fill = [&](double limit) {
-        long first = 0;
-        for (size_t s = 0; s < k; ++s) {
-            const long after = static_cast<long>(k - 1 - s);
-            long most = std::min(p.types[order[s]].max_layers[s], p.layers - first - after);
-            if (s + 1 == k && most < p.layers - first) return false;
-            if (most < 1 || busy(s, first, s + 1 == k ? p.layers - first : 1) > limit) return false;
-            long lo = 1;  // busy(lo) within the limit; the most layers that keep within it
-            if (s + 1 == k) {
-                lo = most;
-            } else {
-                while (lo < most) {
-                    const long mid = (lo + most + 1) / 2;
-                    if (busy(s, first, mid) <= limit) lo = mid;
-                    else most = mid - 1;
-                }
-            }
-            pl.layers[s] = lo;
-            first += lo;
-        }
-        return first == p.layers;
-    };
-    double hi = 0;
-    for (size_t s = 0; s < k; ++s) hi += busy(s, 0, p.layers);
-    if (!fill(hi)) return {};
-    double lo = 0;
-    for (int i = 0; i < 40 && hi - lo > 1e-6 * hi; ++i) {
-        const double mid = (lo + hi) / 2;
-        (fill(mid) ? hi : lo) = mid;
-    }
-    fill(hi);
-    return pl;
 }
 
 /// The k-th least time among the orders found so far; infinity while there are fewer.
@@ -308,6 +392,41 @@ double kth_best(const std::map<std::vector<size_t>, std::pair<double, Placement>
     for (const auto& kv : by_order) times.push_back(kv.second.first);
     std::nth_element(times.begin(), times.begin() + static_cast<long>(k - 1), times.end());
     return times[k - 1];
+}
+
+/// Every order that runs each type's stages together, one per permutation of the types (at most
+/// kGroupedTypes! of them; with more types, only the fastest first), and each of those with its first
+/// stage moved to the end: the optimum often opens and closes the pipeline with one type, whose fast
+/// sync is exposed on the first stage (its last backward ends the pipeline), and keeps slow-sync types
+/// in the middle.
+std::vector<std::vector<size_t>> grouped_orders(const Problem& p) {
+    constexpr size_t kGroupedTypes = 4;
+    std::vector<size_t> types = order_by_compute(p);  // slowest first, one entry per stage
+    std::reverse(types.begin(), types.end());
+    types.erase(std::unique(types.begin(), types.end()), types.end());
+    auto expand = [&](const std::vector<size_t>& by_type) {
+        std::vector<size_t> order;
+        for (size_t t : by_type) order.insert(order.end(), static_cast<size_t>(p.types[t].stages), t);
+        return order;
+    };
+    std::vector<std::vector<size_t>> orders{expand(types)};
+    auto sandwich = [&](const std::vector<size_t>& by_type) {
+        if (p.types[by_type.front()].stages < 2 || by_type.size() < 2) return;
+        std::vector<size_t> order = expand(by_type);
+        std::rotate(order.begin(), order.begin() + 1, order.end());
+        orders.push_back(order);
+    };
+    sandwich(types);
+    if (types.size() > kGroupedTypes) return orders;
+    std::vector<size_t> perm = types;
+    std::sort(perm.begin(), perm.end());
+    do
+        if (perm != types) {
+            orders.push_back(expand(perm));
+            sandwich(perm);
+        }
+    while (std::next_permutation(perm.begin(), perm.end()));
+    return orders;
 }
 
 }  // namespace
@@ -326,10 +445,10 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     l_max = std::min(l_max, p.layers - (k - 1));
 
     // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
-    // kStarts best distinct stage orders is refined, and the best refined plan wins, polished. Four: on
-    // bench/eval_placestages, 3 reach 99.0% of cases within 5% of the optimum (worst +9.1%), 4 and 5
-    // reach 99.3% (worst +6.1%), at 1.4 and 2.3 times the estimates of 3.
-    constexpr size_t kStarts = 4;
+    // kStarts best distinct stage orders is refined and polished, and the best wins. Three: on
+    // bench/eval_placestages (seeds 1-4 and 42, 2,000 cases each), with every start polished, 3 and 4
+    // starts place the same share of cases within 5% of the optimum; 4 costs 1.2 times the estimates.
+    constexpr size_t kStarts = 3;
     std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
     std::vector<StageCosts> costs;
@@ -356,37 +475,42 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     // Beyond the paper: CMR splits its orders by its own rules; the least-busy split of the same order
     // may start closer to the best.
     for (auto& [time, pl] : starts) {
-        Placement even = least_busy_split(p, pl.order);
+        Placement even = least_busy_split(p, pl.order, time);
         if (even.empty()) continue;
         const double t = iteration_time_below(p, even, time, costs, schedule);
         ++best.evaluated;
         if (t < time) time = t, pl = std::move(even);
     }
     // And CMR's orders interleave types by their ratio, where the optimum often runs each type's stages
-    // together, the fastest first: that order, split least-busy, competes for the starts too (on the
-    // generated suite of bench/eval_placestages, 98.0% of placements within 5% of the optimum without
-    // it, 99.3% with; the roomiest-first and slowest-first orders added nothing beyond it).
-    if (!order) {
-        std::vector<size_t> fastest_first = order_by_compute(p);
-        std::reverse(fastest_first.begin(), fastest_first.end());
-        const bool known = std::any_of(starts.begin(), starts.end(),
-                                       [&](const auto& st) { return st.second.order == fastest_first; });
-        Placement pl = known ? Placement{} : least_busy_split(p, fastest_first);
-        if (!pl.empty()) {
-            const double time = iteration_time_below(p, pl, std::numeric_limits<double>::infinity(), costs, schedule);
+    // together: those orders, split least-busy, compete for the starts too. An order whose least busy
+    // split cannot beat the last start is dropped after one pass of the split.
+    if (!order)
+        for (const std::vector<size_t>& grouped : grouped_orders(p)) {
+            const bool known = std::any_of(starts.begin(), starts.end(),
+                                           [&](const auto& st) { return st.second.order == grouped; });
+            const double bar = starts.size() < kStarts ? std::numeric_limits<double>::infinity() : starts.back().first;
+            Placement pl = known ? Placement{} : least_busy_split(p, grouped, bar);
+            if (pl.empty()) continue;
+            const double time = iteration_time_below(p, pl, bar, costs, schedule);
             ++best.evaluated;
+            if (time >= bar) continue;
             starts.emplace_back(time, std::move(pl));
             std::sort(starts.begin(), starts.end(), by_time);
             if (starts.size() > kStarts) starts.resize(kStarts);
         }
-    }
+    // Up to kWideStages stages every start is polished with every move; beyond, only the best, with
+    // the busiest stage's moves: the wider moves cost O(k) estimates of O(k x micro-batches) each per
+    // round, and on bench_planalloc_scale they made the slowest 13B search twice as slow.
+    constexpr int kWideStages = 8;
+    const bool wide = k <= kWideStages;
     for (auto& [time, pl] : starts) {
-        const double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
+        double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
+        if (wide) refined = polish(p, pl, refined, best.evaluated, costs, schedule, order == nullptr, true);
         if (best.placement.empty() || refined < best.iteration_s) best.placement = pl, best.iteration_s = refined;
     }
-    if (!best.placement.empty())
-        best.iteration_s = polish_bottleneck(p, best.placement, best.iteration_s, best.evaluated, costs, schedule,
-                                             order == nullptr);
+    if (!wide && !best.placement.empty())
+        best.iteration_s =
+            polish(p, best.placement, best.iteration_s, best.evaluated, costs, schedule, order == nullptr, false);
     return best;
 }
 
