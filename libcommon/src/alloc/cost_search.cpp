@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -11,7 +10,7 @@
 
 #include <hetsched/alloc/bounds.hpp>
 #include <hetsched/alloc/incumbents.hpp>
-#include <hetsched/alloc/placement_pool.hpp>
+#include <hetsched/alloc/plan_pipeline.hpp>
 #include <hetsched/alloc/search_layout.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/place/stage_capacity.hpp>
@@ -42,7 +41,7 @@ public:
             opt_.memo->bind(placement_context(*space_.job, *space_.catalog, catalog_names_, space_.problem, opt_.placer,
                                               opt_.placer_limit));
         layouts_ = build_search_layouts(space_, stats_);
-        if (opt_.threads > 1) pool_ = std::make_unique<PlacementPool>(opt_.threads - 1);
+        pipeline_ = std::make_unique<PlanPipeline>(names_, opt_);
         try {
             switch (opt_.method) {
             case SearchMethod::espresso: espresso(); break;
@@ -55,7 +54,7 @@ public:
             stats_.stopped_by = s.why;
             settle_all();  // plans counted as evaluated are taken in
         }
-        pool_.reset();
+        pipeline_.reset();
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
@@ -89,20 +88,7 @@ private:
     };
     std::vector<Node> frontier_;  ///< espresso: the current tree's open nodes, a heap
     std::optional<Node> working_; ///< and the one taken from it
-    /// A plan handed to the placer whose result the search has not yet taken in.
-    struct Pending {
-        SearchLayout* layout;
-        std::vector<int> counts;
-        double bound;
-        long key;
-    };
-
-    /// Plans placed at once at most: evaluate() takes a plan's result in this many plans after it.
-    static constexpr size_t kInFlight = 8;
-    std::deque<Pending> pending_;  ///< plans in flight, oldest first
-    long next_key_ = 0;
-    std::unique_ptr<PlacementPool> pool_;  ///< other threads placing the plans in flight (threads > 1);
-                                           ///< last, so its workers stop before the layouts they read go
+    std::unique_ptr<PlanPipeline> pipeline_;  ///< last, so its workers stop before the layouts they read go
 
     long layers() const { return space_.job->model.layers; }
     double z() const { return static_cast<double>(space_.iterations); }
@@ -248,55 +234,26 @@ private:
         return value_of(t, price);
     }
 
-    /// The placer's answer for a complete plan (empty when it finds none). Safe on several threads at
-    /// once: the layouts' factories have built every type before the search begins.
-    place::PlaceResult place_plan(SearchLayout& l, const std::vector<int>& counts) const {
-        if (opt_.memo) {
-            if (auto known = opt_.memo->find(l.dp, l.pp, counts)) return *known;
-            place::PlaceResult r = place_fresh(l, counts);
-            opt_.memo->store(l.dp, l.pp, counts, r);
-            return r;
-        }
-        return place_fresh(l, counts);
-    }
-
-    place::PlaceResult place_fresh(SearchLayout& l, const std::vector<int>& counts) const {
-        const place::Problem p = l.factory->problem(names_, counts);
-        if (opt_.placer == place::Method::cmr) return place::place_cmr(p, nullptr);
-        place::PlaceOptions po;
-        po.search_limit = opt_.placer_limit;
-        try {
-            return place::place_stages(p, opt_.placer, po);
-        } catch (const Infeasible&) {
-            return {};
-        }
-    }
-
-    /// Counts a plan as evaluated and has it placed; its result is taken in kInFlight plans later (or
-    /// at settle_all()). The lag is the same for any thread count, so every decision, and so the plans
-    /// found and the statistics, are too; with more threads, the plans in flight are placed at once.
+    /// Counts a plan as evaluated and hands it to the placer; its result is taken in
+    /// PlanPipeline::kInFlight plans later (or at settle_all()).
     void evaluate(SearchLayout& l, const std::vector<int>& counts, double bound) {
         count_node();
         spend(l.pp);
         ++stats_.plans_evaluated;
-        const long key = next_key_++;
-        if (pool_) pool_->offer(key, static_cast<double>(key), [this, &l, counts] { return place_plan(l, counts); });
-        pending_.push_back({&l, counts, bound, key});
-        while (pending_.size() > kInFlight) settle_oldest();
+        pipeline_->submit({&l, counts, bound});
+        while (pipeline_->due()) settle_oldest();
     }
 
     void settle_all() {
-        while (!pending_.empty()) settle_oldest();
+        while (pipeline_->in_flight() > 0) settle_oldest();
     }
 
     /// Takes in the oldest plan in flight: placed (by a worker, or here) and offered to the incumbents.
     void settle_oldest() {
-        const Pending f = std::move(pending_.front());
-        pending_.pop_front();
+        PlanPipeline::Plan f;
+        const place::PlaceResult r = pipeline_->take_oldest(f);
         SearchLayout& l = *f.layout;
         const std::vector<int>& counts = f.counts;
-        place::PlaceResult r;
-        if (!pool_ || !pool_->take(f.key, r)) r = place_plan(l, counts);
         if (r.placement.empty()) {
             ++stats_.plans_unplaceable;
             return;

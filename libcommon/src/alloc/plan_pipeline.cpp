@@ -1,0 +1,52 @@
+#include <hetsched/alloc/plan_pipeline.hpp>
+
+#include <hetsched/cli/error.hpp>
+
+namespace hetsched::alloc {
+
+PlanPipeline::PlanPipeline(std::vector<std::string> names, const SearchOptions& o)
+    : names_(std::move(names)), placer_(o.placer), placer_limit_(o.placer_limit), memo_(o.memo) {
+    if (o.threads > 1) pool_ = std::make_unique<PlacementPool>(o.threads - 1);
+}
+
+PlanPipeline::~PlanPipeline() = default;
+
+void PlanPipeline::submit(Plan plan) {
+    const long key = next_key_++;
+    if (pool_) {
+        SearchLayout* l = plan.layout;
+        pool_->offer(key, static_cast<double>(key), [this, l, counts = plan.counts] { return place(*l, counts); });
+    }
+    pending_.push_back({std::move(plan), key});
+}
+
+place::PlaceResult PlanPipeline::take_oldest(Plan& plan) {
+    Pending f = std::move(pending_.front());
+    pending_.pop_front();
+    place::PlaceResult r;
+    if (!pool_ || !pool_->take(f.key, r)) r = place(*f.plan.layout, f.plan.counts);
+    plan = std::move(f.plan);
+    return r;
+}
+
+place::PlaceResult PlanPipeline::place(SearchLayout& l, const std::vector<int>& counts) const {
+    if (!memo_) return place_fresh(l, counts);
+    if (auto known = memo_->find(l.dp, l.pp, counts)) return *known;
+    place::PlaceResult r = place_fresh(l, counts);
+    memo_->store(l.dp, l.pp, counts, r);
+    return r;
+}
+
+place::PlaceResult PlanPipeline::place_fresh(SearchLayout& l, const std::vector<int>& counts) const {
+    const place::Problem p = l.factory->problem(names_, counts);
+    if (placer_ == place::Method::cmr) return place::place_cmr(p, nullptr);
+    place::PlaceOptions po;
+    po.search_limit = placer_limit_;
+    try {
+        return place::place_stages(p, placer_, po);
+    } catch (const Infeasible&) {
+        return {};
+    }
+}
+
+}  // namespace hetsched::alloc
