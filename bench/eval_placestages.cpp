@@ -4,6 +4,7 @@
 // distribution of each method's iteration time over the optimum's.
 // Run: cmake --build build --target eval_placestages && build/bench/eval_placestages [cases [seed]]
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -23,6 +24,7 @@ struct Tally {
     std::vector<double> ratios;
     int failed = 0;  ///< no placement found while one exists
     long evaluated = 0;  ///< estimates made over all cases
+    double seconds = 0;  ///< placing time over all cases
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -35,11 +37,12 @@ void report(const char* name, const Tally& t) {
     double sum = 0;
     int within = 0;
     for (double r : t.ratios) sum += r, within += r <= 1.05;
-    std::printf("%-8s cases %4zu  mean %+6.2f%%  p50 %+6.2f%%  p90 %+6.2f%%  max %+7.2f%%  within 5%%: %5.1f%%  no placement: %d  estimates/case: %.0f\n",
+    std::printf("%-8s cases %4zu  mean %+6.2f%%  p50 %+6.2f%%  p90 %+6.2f%%  max %+7.2f%%  within 5%%: %5.1f%%  no placement: %d  estimates/case: %.0f  us/case: %.0f\n",
                 name, t.ratios.size(), (sum / static_cast<double>(t.ratios.size()) - 1) * 100,
                 (percentile(t.ratios, 0.5) - 1) * 100, (percentile(t.ratios, 0.9) - 1) * 100,
                 (percentile(t.ratios, 1.0) - 1) * 100, 100.0 * within / static_cast<double>(t.ratios.size()), t.failed,
-                static_cast<double>(t.evaluated) / static_cast<double>(t.ratios.size()));
+                static_cast<double>(t.evaluated) / static_cast<double>(t.ratios.size()),
+                t.seconds * 1e6 / static_cast<double>(t.ratios.size()));
 }
 
 }  // namespace
@@ -84,7 +87,9 @@ int main(int argc, char** argv) {
             const double best = place::place_stages(p, place::Method::optimal, o).iteration_s;
             auto score = [&](place::Method m, Tally& t) {
                 try {
+                    const auto t0 = std::chrono::steady_clock::now();
                     const auto got = place::place_stages(p, m, o);
+                    t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                     t.ratios.push_back(got.iteration_s / best);
                     t.evaluated += got.evaluated;
                     if (std::getenv("EVAL_DEBUG") && m == place::Method::cmr && got.iteration_s > 1.05 * best) {

@@ -445,10 +445,16 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     l_max = std::min(l_max, p.layers - (k - 1));
 
     // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
-    // kStarts best distinct stage orders is refined and polished, and the best wins. Three: on
-    // bench/eval_placestages (seeds 1-4 and 42, 2,000 cases each), with every start polished, 3 and 4
-    // starts place the same share of cases within 5% of the optimum; 4 costs 1.2 times the estimates.
-    constexpr size_t kStarts = 3;
+    // kStarts best distinct stage orders is refined and polished, and the best wins. Up to
+    // kWideStages stages every start is polished with every move; beyond, only the best, with the
+    // busiest stage's moves: the wider moves cost O(k) estimates of O(k x micro-batches) each per
+    // round, and on bench_planalloc_scale (up to 80 stages) they made the slowest 13B search twice as
+    // slow. Four starts up to kWideStages: on bench/eval_placestages (seeds 1-8 and 42, 2,000 cases
+    // each) every case within 5% of the optimum (worst +4.5%); with 3, one case at +5.3% (seed 2), at
+    // 0.78 times the estimates. Beyond, three: a fourth made bench_planalloc_scale 1.7 times as slow.
+    constexpr int kWideStages = 8;
+    const bool wide = k <= kWideStages;
+    const size_t kStarts = wide ? 4 : 3;
     std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
     std::vector<StageCosts> costs;
@@ -498,11 +504,6 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
             std::sort(starts.begin(), starts.end(), by_time);
             if (starts.size() > kStarts) starts.resize(kStarts);
         }
-    // Up to kWideStages stages every start is polished with every move; beyond, only the best, with
-    // the busiest stage's moves: the wider moves cost O(k) estimates of O(k x micro-batches) each per
-    // round, and on bench_planalloc_scale they made the slowest 13B search twice as slow.
-    constexpr int kWideStages = 8;
-    const bool wide = k <= kWideStages;
     for (auto& [time, pl] : starts) {
         double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);
         if (wide) refined = polish(p, pl, refined, best.evaluated, costs, schedule, order == nullptr, true);
