@@ -4,9 +4,11 @@
 // optimal for the placer, the gap and the plans placed; with one thread and with `threads` (default 2).
 // Run: cmake --build build --target bench_planalloc_scale &&
 //      build/bench/bench_planalloc_scale [time-limit-s [threads [model]]]
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <hetsched/alloc/cost_search.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
@@ -23,8 +25,13 @@ int main(int argc, char** argv) {
     const auto cat = catalog::named_catalog("default");
     double worst = 0, one_total = 0, many_total = 0;
     int unproven = 0;
-    for (const char* name : {"llama-2-7b", "llama-2-13b", "llama-2-70b"}) {
-        if (argc > 3 && std::string(argv[3]) != name) continue;
+    const std::vector<std::string> models{"llama-2-7b", "llama-2-13b", "llama-2-70b"};
+    if (argc > 3 && std::find(models.begin(), models.end(), argv[3]) == models.end()) {
+        std::fprintf(stderr, "bench_planalloc_scale: unknown model '%s' (expected llama-2-7b, llama-2-13b or llama-2-70b)\n", argv[3]);
+        return 64;
+    }
+    for (const std::string& name : models) {
+        if (argc > 3 && name != argv[3]) continue;
         model::JobSpec job;
         job.model = catalog::find_model(name);
         job.training.seq_len = 4096;
@@ -49,7 +56,7 @@ int main(int argc, char** argv) {
             const bool none = r.plans.empty();
             std::printf("%-12s slo %-6s %9.0f s  %7.3f s (1 thread %7.3f s)  %-8s gap %-7s cost %9.2f  gpus %4d  %6ld nodes "
                         "%5ld plans\n",
-                        name, f == 0 ? "none" : (std::to_string(f).substr(0, 4) + "x").c_str(), space.slo_s,
+                        name.c_str(), f == 0 ? "none" : (std::to_string(f).substr(0, 4) + "x").c_str(), space.slo_s,
                         r.stats.seconds, one.stats.seconds,
                         r.stats.complete ? "proven" : "stopped",
                         none ? "-" : std::to_string(r.plans.front().cost / r.stats.lower_bound - 1).substr(0, 6).c_str(),

@@ -150,17 +150,16 @@ TEST_CASE("cmr reaches the optimum where only the wider polish and sandwich orde
         int dp;
         bool distributed_optimizer;
         std::vector<std::string> stages;
-        std::vector<long> optimum;  // the exact search's split, in its order
     };
     const std::vector<Case> cases{
         // Two L40S stages on PCIe bound the iteration by their sync: they shed a layer only together.
         {"espresso-vit-3.4b", 256, 128, 4, true,
-         {"H100-SXM", "H100-SXM", "H100-SXM", "V100-SXM2-32GB", "L40S", "L40S"}, {21, 21, 21, 1, 3, 3}},
+         {"H100-SXM", "H100-SXM", "H100-SXM", "V100-SXM2-32GB", "L40S", "L40S"}},  // optimum 21, 21, 21, 1, 3, 3
         // The T4s' slow sync wants them in the middle; an A100 closes the pipeline.
         {"gpt3-2.7b", 2048, 32, 4, false,
-         {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4", "T4"}, {11, 11, 1, 1, 1, 7}},
-        {"gpt2-xl", 2048, 16, 2, false, {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4"},
-         {17, 17, 1, 1, 12}},
+         {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4", "T4"}},  // optimum 11, 11, 1, 1, 1, 7
+        {"gpt2-xl", 2048, 16, 2, false,
+         {"A100-80GB-SXM", "A100-80GB-SXM", "A100-80GB-SXM", "T4", "T4"}},  // optimum 17, 17, 1, 1, 12
     };
     const auto cat = catalog::named_catalog("default");
     for (const Case& c : cases) {
@@ -175,7 +174,6 @@ TEST_CASE("cmr reaches the optimum where only the wider polish and sandwich orde
         a.stages = c.stages;
         const Problem p = make_problem(job, a, cat, {});
         const PlaceResult opt = place_stages(p, Method::optimal, {});
-        CHECK(opt.placement.layers == c.optimum);
         const PlaceResult cmr = place_stages(p, Method::cmr, {});
         CHECK(cmr.iteration_s <= opt.iteration_s * 1.01);
     }

@@ -169,10 +169,13 @@ Placement build_candidate(const Problem& p, long l0, const std::vector<size_t>* 
 /// Beyond the paper: the split of a fixed stage order with the least busiest stage, where a stage's busy
 /// time is its micro-batches' forwards and backwards plus its gradient sync: bisection on that time,
 /// each stage in turn taking the most layers that keep within it (and within its room, leaving one for
-/// each stage after it). Empty when the rooms cannot hold the model, or when no split keeps every stage
-/// within `bar`: a stage's busy time bounds the iteration from below, so then no split of the order
-/// beats `bar` (one pass instead of the bisection). A start that refinement then tunes by the
-/// estimate, which also sees transfers and the pipeline's fill.
+/// each stage after it). Empty when the rooms cannot hold the model, or when the fill finds no split
+/// that keeps every stage within `bar` (one pass instead of the bisection): a stage's busy time bounds
+/// the iteration from below, so with layers of equal cost (the compute model) no split of the order
+/// then beats `bar`; with a profile's uneven layers the greedy fill can miss such a split, and the
+/// order is only lost as a start. The bisection stops within 1% of the least busiest stage: a start
+/// that refinement then tunes by the estimate, which also sees transfers and the pipeline's fill
+/// (1e-6 placed the same share of bench/eval_placestages' cases within 5%, at more cost).
 Placement least_busy_split(const Problem& p, const std::vector<size_t>& order,
                            double bar = std::numeric_limits<double>::infinity()) {
     const size_t k = order.size();
@@ -291,8 +294,9 @@ void move_stage(Placement& pl, size_t from, size_t to) {
 
 /// The two stages whose sync and optimizer step end last in `pl`'s schedule.
 std::pair<size_t, size_t> last_two_done(const Problem& p, const Placement& pl, std::vector<StageCosts>& costs,
-                                        Schedule& schedule) {
+                                        Schedule& schedule, long& evaluated) {
     iteration_time(p, pl, costs, schedule);
+    ++evaluated;
     std::vector<size_t> by_done(pl.order.size());
     for (size_t s = 0; s < by_done.size(); ++s) by_done[s] = s;
     std::partial_sort(by_done.begin(), by_done.begin() + 2, by_done.end(), [&](size_t x, size_t y) {
@@ -311,9 +315,8 @@ std::pair<size_t, size_t> last_two_done(const Problem& p, const Placement& pl, s
 /// - the two stages done last each shed a layer at once, to any one or two others (two stages of one
 ///   type on a slow sync improve only together).
 /// Not `wide`: only the busiest stage's moves (a layer to any stage; a trade), O(k) estimates a round.
-/// With the grouped and sandwich orders, on bench/eval_placestages (seeds 1-4 and 42, 2,000 cases
-/// each), the wide moves take the placer from 99.0-99.7% of cases within 5% of the optimum (worst
-/// +44%) to 99.9-100% (worst +5.3%), at twice the estimates.
+/// With the grouped and sandwich orders and four starts, the wide moves take the placer to every case
+/// of bench/eval_placestages within 5% of the optimum (see place_cmr).
 double polish(const Problem& p, Placement& pl, double time, long& evaluated, std::vector<StageCosts>& costs,
               Schedule& schedule, bool swap_order, bool wide) {
     const size_t k = pl.order.size();
@@ -363,7 +366,7 @@ double polish(const Problem& p, Placement& pl, double time, long& evaluated, std
     };
     auto shed_two = [&]() {
         if (k < 3) return false;
-        const auto [a, b] = last_two_done(p, pl, costs, schedule);
+        const auto [a, b] = last_two_done(p, pl, costs, schedule, evaluated);
         for (size_t c = 0; c < k; ++c)
             for (size_t d = c; d < k; ++d) {
                 if (c == a || c == b || d == a || d == b || !move_layers(p, pl, a, c, 1)) continue;
@@ -445,16 +448,16 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     l_max = std::min(l_max, p.layers - (k - 1));
 
     // Alg. 2's loop keeps the best candidate; beyond the paper, the best candidate of each of the
-    // kStarts best distinct stage orders is refined and polished, and the best wins. Up to
+    // starts_kept best distinct stage orders is refined and polished, and the best wins. Up to
     // kWideStages stages every start is polished with every move; beyond, only the best, with the
-    // busiest stage's moves: the wider moves cost O(k) estimates of O(k x micro-batches) each per
+    // busiest stage's moves: the wider moves cost O(k^2) estimates of O(k x micro-batches) each per
     // round, and on bench_planalloc_scale (up to 80 stages) they made the slowest 13B search twice as
     // slow. Four starts up to kWideStages: on bench/eval_placestages (seeds 1-8 and 42, 2,000 cases
     // each) every case within 5% of the optimum (worst +4.5%); with 3, one case at +5.3% (seed 2), at
     // 0.78 times the estimates. Beyond, three: a fourth made bench_planalloc_scale 1.7 times as slow.
     constexpr int kWideStages = 8;
     const bool wide = k <= kWideStages;
-    const size_t kStarts = wide ? 4 : 3;
+    const size_t starts_kept = wide ? 4 : 3;
     std::map<std::vector<size_t>, std::pair<double, Placement>> by_order;
     PlaceResult best;
     std::vector<StageCosts> costs;
@@ -463,10 +466,10 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     for (long l0 = 1; l0 <= l_max; ++l0) {
         Placement pl = build_candidate(p, l0, order, ahead);
         if (pl.empty()) continue;
-        // A candidate counts only if it beats its order's best, or (a new order) the kStarts-th best
+        // A candidate counts only if it beats its order's best, or (a new order) the starts_kept-th best
         // order, which only falls; the schedule's lower bound rules most out without simulating.
         const auto it = by_order.find(pl.order);
-        const double bar = it != by_order.end() ? it->second.first : kth_best(by_order, kStarts);
+        const double bar = it != by_order.end() ? it->second.first : kth_best(by_order, starts_kept);
         const double time = iteration_time_below(p, pl, bar, costs, schedule);
         ++best.evaluated;
         if (time >= bar) continue;
@@ -477,7 +480,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
     for (auto& kv : by_order) starts.push_back(std::move(kv.second));
     auto by_time = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::sort(starts.begin(), starts.end(), by_time);
-    if (starts.size() > kStarts) starts.resize(kStarts);
+    if (starts.size() > starts_kept) starts.resize(starts_kept);
     // Beyond the paper: CMR splits its orders by its own rules; the least-busy split of the same order
     // may start closer to the best.
     for (auto& [time, pl] : starts) {
@@ -487,6 +490,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
         ++best.evaluated;
         if (t < time) time = t, pl = std::move(even);
     }
+    std::sort(starts.begin(), starts.end(), by_time);  // the last start is the bar below
     // And CMR's orders interleave types by their ratio, where the optimum often runs each type's stages
     // together: those orders, split least-busy, compete for the starts too. An order whose least busy
     // split cannot beat the last start is dropped after one pass of the split.
@@ -494,7 +498,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
         for (const std::vector<size_t>& grouped : grouped_orders(p)) {
             const bool known = std::any_of(starts.begin(), starts.end(),
                                            [&](const auto& st) { return st.second.order == grouped; });
-            const double bar = starts.size() < kStarts ? std::numeric_limits<double>::infinity() : starts.back().first;
+            const double bar = starts.size() < starts_kept ? std::numeric_limits<double>::infinity() : starts.back().first;
             Placement pl = known ? Placement{} : least_busy_split(p, grouped, bar);
             if (pl.empty()) continue;
             const double time = iteration_time_below(p, pl, bar, costs, schedule);
@@ -502,7 +506,7 @@ PlaceResult place_cmr(const Problem& p, const std::vector<size_t>* order) {
             if (time >= bar) continue;
             starts.emplace_back(time, std::move(pl));
             std::sort(starts.begin(), starts.end(), by_time);
-            if (starts.size() > kStarts) starts.resize(kStarts);
+            if (starts.size() > starts_kept) starts.resize(starts_kept);
         }
     for (auto& [time, pl] : starts) {
         double refined = refine_split(p, pl, time, best.evaluated, costs, schedule, order == nullptr);

@@ -39,7 +39,7 @@ public:
     /// Whether more than kInFlight plans are in flight: the oldest is due.
     bool due() const { return pending_.size() > kInFlight; }
     /// Takes in the oldest plan into `plan` and returns its placement (empty when the placer found
-    /// none), placed on this thread when no worker did.
+    /// none), placed on this thread when no worker did. Only while in_flight() > 0.
     place::PlaceResult take_oldest(Plan& plan);
 
 private:
