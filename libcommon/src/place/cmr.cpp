@@ -349,13 +349,13 @@ double polish(const Problem& p, Placement& pl, double time, long& evaluated, std
         return false;
     };
     auto try_move = [&](size_t from, size_t to) {
-        if (to == from) return false;
-        Placement moved = pl;
-        move_stage(moved, from, to);
-        if (moved.order == pl.order || !feasible(p, moved)) return false;
-        std::swap(pl, moved);
-        if (better()) return true;
-        std::swap(pl, moved);
+        // In place, undone by the inverse move; skipped when only stages of its own type lie between.
+        const auto lo = pl.order.begin() + static_cast<long>(std::min(from, to));
+        const auto hi = pl.order.begin() + static_cast<long>(std::max(from, to)) + 1;
+        if (std::all_of(lo, hi, [&](size_t t) { return t == pl.order[from]; })) return false;
+        move_stage(pl, from, to);
+        if (feasible(p, pl) && better()) return true;
+        move_stage(pl, to, from);
         return false;
     };
     auto reposition = [&]() {
