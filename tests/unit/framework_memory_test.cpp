@@ -142,3 +142,51 @@ TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before eac
     t.recompute = model::Recompute::full;  // the replayed layer outweighs one layer's grads
     CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages[0].phase == Phase::backward);
 }
+
+namespace {
+
+/// llama() with a 32,000-token vocabulary under torchtitan (FSDP, fully sharded over dp 2, compiled
+/// blocks, sequence parallel): the loss is the peak and `activations` is the stash alone.
+model::StageMemory torchtitan_stage(int tp, bool compiled_loss, model::Recompute recompute) {
+    auto m = llama();
+    m.vocab = 32000;
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    t.compiled = true;
+    t.compiled_loss = compiled_loss;
+    t.seq_parallel = tp > 1;
+    t.recompute = recompute;
+    const Layout l{tp, 1, 2, 1, 1, 1, {}};
+    return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("torchtitan's loss: 12 bytes a logit eager, 16 under loss parallel, 4 compiled", "[model]") {
+    const double tokens = 128, vocab = 32000;
+    const auto eager = torchtitan_stage(1, false, model::Recompute::none);
+    REQUIRE(eager.phase == Phase::backward);
+    CHECK(eager.logits == Approx(12 * tokens * vocab));  // fp32 log-softmax, nll grad, its input grad
+    // Loss parallel: each rank holds a tp-th of the vocabulary, and DTensor's fused backward holds the
+    // log-softmax, a zeroed grad, exp() and their sum, all fp32.
+    CHECK(torchtitan_stage(2, false, model::Recompute::none).logits == Approx(16 * tokens * vocab / 2));
+    // Compiled: the 16-bit logits it saved and their 16-bit grad.
+    CHECK(torchtitan_stage(1, true, model::Recompute::none).logits == Approx(4 * tokens * vocab));
+    CHECK(torchtitan_stage(2, true, model::Recompute::none).logits == Approx(4 * tokens * vocab / 2));
+}
+
+TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its column-parallel GEMMs", "[model]") {
+    // tp 2, sequence parallel, 2-byte elements, 128 tokens: sbh = 8,192 elements. Per layer, with
+    // nothing recomputed: two norm inputs split by sp (2 x 2 x 8,192 / 2), the gathered inputs of
+    // wq/wk/wv and w1/w3 in full (2 x 2 x 8,192), and Q, K, V, context, SwiGLU's three tensors and the
+    // flash log-sum-exp split by tp: 2 x 128 x (64 + 64 + 64 + 2 x 176 + 176) + 4 x 128 x 4 = 186,368 / 2.
+    // The last stage adds the final norm's input split (2 x 4,096) and the output layer's gathered input
+    // (2 x 8,192).
+    const double layer = 16384 + 32768 + 186368.0 / 2, head = 8192 + 16384;
+    CHECK(torchtitan_stage(2, true, model::Recompute::none).activations == Approx(4 * layer + head));
+    // Selective (the op-level policy): the layer input split by sp; the attention output, wq's, wv's and
+    // w1's outputs and the log-sum-exp split by tp, 2 x 128 x (64 + 64 + 32 + 176) + 2,048 = 88,064 / 2;
+    // w2's row-parallel output in full (2 x 8,192); and the two reduce-scatters' outputs split by sp.
+    const double selective = 8192 + 88064.0 / 2 + 16384 + 2 * 8192;
+    CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations == Approx(4 * selective + head));
+}

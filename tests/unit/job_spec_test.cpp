@@ -36,3 +36,27 @@ TEST_CASE("job errors point at the offending key", "[model]") {
     CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, recompute: some}\n"),
                       Catch::Contains("unknown recompute 'some'"));
 }
+
+TEST_CASE("training.compile names what torch.compile covers; a bare true covers model and loss", "[model]") {
+    auto compile = [](const std::string& v) {
+        return read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, compile: " + v +
+                    "}\n")
+            .training;
+    };
+    CHECK((compile("true").compiled && compile("true").compiled_loss));
+    CHECK((compile("model").compiled && !compile("model").compiled_loss));
+    CHECK((!compile("loss").compiled && compile("loss").compiled_loss));
+    CHECK((compile("loss+model").compiled && compile("loss+model").compiled_loss));
+    CHECK((!compile("false").compiled && !compile("none").compiled_loss));
+    CHECK(model::compile_name(compile("loss+model")) == "model+loss");
+    CHECK(model::compile_name(compile("no")) == "none");
+    try {
+        compile("model+model");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "unknown compile 'model+model' (expected none, model, loss, model+loss, true or false)");
+        CHECK(e.pos().line == 4);
+        CHECK(e.pos().col == 50);
+    }
+    CHECK_THROWS_WITH(compile("[model]"), Catch::Contains("expected a string for 'compile'"));
+}

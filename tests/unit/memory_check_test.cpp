@@ -99,7 +99,14 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",framework", "microsoft/DeepSpeed issue 123", ",megatron").framework == model::Framework::megatron);
     CHECK(read(",framework", "pytorch/torchtitan", ",").framework == model::Framework::fsdp);  // empty cell
     CHECK(!read("", "pytorch/torchtitan", "").compiled);
-    CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled);
+    CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
+    CHECK(read(",compile", "pytorch/torchtitan", ",model").compiled);
+    CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
+    const std::string bad = header + ",compile\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
+                            "selective,0,1,bf16,all,80,max_reserved,torchtitan,blocks\n";
+    const auto skipped = model::read_measured_runs(io::CsvTable::parse({"m.csv", bad})).skipped;
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0].reason == "m.csv:2:107: unknown compile 'blocks' (expected none, model, loss, model+loss, true or false)");
 }
 
 TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other frameworks' mechanisms added", "[model]") {

@@ -33,8 +33,21 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(CLI::IsMember({"none", "selective", "full"}));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
-    app.add_flag("--compile", o.compile, "torch.compile'd blocks (deepspeed, fsdp): elementwise ops fused, as Megatron's")
-        ->group(t);
+    app.add_flag("--compile{model+loss}", o.compile,
+                 "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them")
+        ->group(t)
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                model::Training scratch;
+                try {
+                    model::parse_compile(v, scratch);
+                } catch (const std::exception& e) {
+                    return std::string(e.what());
+                }
+                return std::string();
+            },
+            ""))
+        ->type_name("[=model|loss]");
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

@@ -90,7 +90,13 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
-    t.compiled = read_flag(doc, sec, "compile", t.compiled);
+    if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
+        try {
+            parse_compile(io::yaml_string(doc, c, "compile"), t);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), doc.where(c));
+        }
+    }
     try {
         t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
         t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
@@ -134,7 +140,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["recompute"] = recompute_name(t.recompute);
     n["seq_parallel"] = t.seq_parallel;
     n["flash_attention"] = t.flash_attention;
-    if (t.compiled) n["compile"] = true;
+    if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (iterations > 0) n["iterations"] = iterations;
     if (!job.layers_per_stage.empty()) {
         YAML::Node split(YAML::NodeType::Sequence);

@@ -106,7 +106,13 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.distributed_optimizer = t.boolean(r, distopt);
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
-        if (compiled >= 0 && !t.cell(r, compiled).text.empty()) tr.compiled = t.boolean(r, compiled);
+        if (compiled >= 0) {
+            try {
+                parse_compile(t.cell(r, compiled).text, tr);
+            } catch (const DataError& e) {
+                throw DataError(e.what(), t.where(r, compiled));
+            }
+        }
         tr.precision = t.cell(r, precision).text;
         try {
             tr.recompute = parse_recompute(t.cell(r, recompute).text);

@@ -93,18 +93,23 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     const bool dropout = m.dropout > 0;
     const double lse = t.flash_attention ? 4 * s * b * a : 0;  // flash attention's fp32 log-sum-exp per row
 
-    double replicated = 0, split = 0;
+    // torchtitan's tensor parallelism (DTensor) saves the all-gathered, full-sequence input of the
+    // column-parallel GEMMs (wq/wk/wv, w1/w3) for their backward; Megatron keeps that input split by
+    // sequence parallelism and gathers it again in backward.
+    const bool dtensor_tp = t.framework == Framework::fsdp && l.tp > 1;
+    const double gemm_in = (dtensor_tp ? 1 : 1 / sp) * e * sbh;
+    double replicated = 0, split = 0;  // replicated: already divided by sequence parallelism
     if (eager_ops(m, t)) {
-        // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row, the normalised 16-bit
-        // tensor (the weight's mul) and its output (the next GEMMs' input).
-        replicated = 2 * ((4 + 2 * e) * sbh + 4 * s * b) + (dropout ? 2 * sbh : 0);
+        // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row and the normalised 16-bit
+        // tensor (the weight's mul); its output is the next GEMMs' input.
+        replicated = (2 * ((4 + e) * sbh + 4 * s * b) + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Attention sees K and V repeated to every head (repeat_kv) and keeps its output, which is
         // copied contiguous for wo; SwiGLU keeps w1's output, its silu, w3's output and the product.
         split = 3 * e * sbh + e * sbh + e * sbh + 4 * e * s * b * f + lse;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
-        replicated = 4 * e * sbh + (dropout ? 2 * sbh : 0);
+        replicated = (2 * e * sbh + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
         // the activation function's output that feeds FC2.
         split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
@@ -114,16 +119,19 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     if (!t.flash_attention) scores = (e + (dropout ? 1 + e : 0)) * a * s * s * b;
 
     LayerActivations out{};
-    out.full = replicated / sp + (split + scores) / tp;
+    out.full = replicated + (split + scores) / tp;
     switch (t.recompute) {
     case Recompute::none: out.stored = out.full; break;
     case Recompute::selective:
         if (t.framework == Framework::fsdp) {
             // torchtitan's op-level policy: keep the layer input, the attention output and every other
-            // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2); replay everything else.
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (2 * h + kv + f) + lse) / tp;
+            // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2), and the reduce-scatters' outputs;
+            // replay everything else. Under tensor parallelism w2 is row-parallel: its matmul output is
+            // the full partial sum that the reduce-scatter (one per block) splits.
+            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + (dtensor_tp ? 1 : 1 / tp) * e * sbh;
+            if (dtensor_tp && t.seq_parallel) out.stored += 2 * e * sbh / sp;
         } else {
-            out.stored = replicated / sp + split / tp;  // Megatron: only core attention is replayed
+            out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
         }
         break;
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
@@ -142,13 +150,27 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
     return std::min(chunks, m * l.vpp) / l.vpp;
 }
 
-/// Bytes per logit of the loss on the last stage, at the start of its backward.
-double loss_bytes_per_logit(const catalog::ModelSpec& m, const Training& t) {
+/// The loss on the last stage at the start of its backward: bytes per logit, and whether those bytes
+/// count the 16-bit logits themselves (else the caller has freed them: torchtitan deletes `pred`).
+struct LossBytes {
+    double per_logit;
+    bool holds_logits;
+};
+
+LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
+    const double e = element_bytes(t);
     // Megatron's fused vocab-parallel cross entropy: 16-bit logits + one fp32 copy worked in place.
-    if (t.framework == Framework::megatron || (t.framework == Framework::deepspeed && !eager_ops(m, t))) return 6;
+    if (t.framework == Framework::megatron || (t.framework == Framework::deepspeed && !eager_ops(m, t))) return {6, true};
+    // A compiled loss is one fused kernel each way: it saves the 16-bit logits (and a per-row
+    // log-sum-exp) and writes their 16-bit gradient.
+    if (t.compiled_loss) return {2 * e, true};
+    // torchtitan's loss parallel (FSDP with tp > 1, logits sharded over the vocabulary): DTensor's
+    // fused nll/log-softmax backward holds the saved fp32 log-softmax, a zeroed fp32 grad, exp() of
+    // the log-softmax and their sum at once.
+    if (t.framework == Framework::fsdp && l.tp > 1) return {16, false};
     // torch cross_entropy on upcast logits: the saved fp32 log-softmax, the dense fp32 grad from
     // nll_loss and log_softmax's fp32 input grad coexist.
-    return 12;
+    return {12, false};
 }
 
 /// DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (a clone; token ids
@@ -245,10 +267,15 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     backward_peak_ = act.working + (t.recompute == Recompute::none ? 0 : act.full - act.stored);
     forward_peak_ = act.working;
     logits_ = logits_per_micro_batch(m, t, l);
-    loss_ = logits_ * loss_bytes_per_logit(m, t);
-    loss_holds_logits_ = loss_bytes_per_logit(m, t) == 6;  // the fused loss's 6 bytes include the 16-bit logits
-    sbh_ = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
-           static_cast<double>(m.hidden) / (t.seq_parallel ? l.tp : 1);
+    const LossBytes lb = loss_bytes(m, t, l);
+    loss_ = logits_ * lb.per_logit;
+    loss_holds_logits_ = lb.holds_logits;
+    const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
+                            static_cast<double>(m.hidden);
+    sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
+    // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
+    // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
+    head_inputs_ = element_ * (sbh_ + (t.framework == Framework::fsdp && l.tp > 1 ? full_sbh : sbh_));
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -268,7 +295,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
 
     double per_mb = static_cast<double>(count) * stored_ + pipe.per_micro_batch;
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
-    if (last) per_mb += 2 * element_ * sbh_;           // final norm input and output-layer input
+    if (last) per_mb += head_inputs_;                  // final norm input and output-layer input
     const double stash = st.in_flight * per_mb;
     double comm = comm_bytes(training_, layout_, layer_, params) + pipe.receive;
     // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit

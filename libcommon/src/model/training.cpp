@@ -53,6 +53,33 @@ std::string recompute_name(Recompute r) {
     return "?";
 }
 
+void parse_compile(const std::string& s, Training& t) {
+    bool model = false, loss = false;
+    if (s == "true" || s == "yes" || s == "1" || s == "True") {
+        model = loss = true;
+    } else if (s != "false" && s != "no" && s != "0" && s != "False" && s != "none" && !s.empty()) {
+        size_t from = 0;
+        for (;;) {
+            const size_t plus = s.find('+', from);
+            const std::string part = s.substr(from, plus == std::string::npos ? std::string::npos : plus - from);
+            bool& seen = part == "model" ? model : loss;
+            if ((part != "model" && part != "loss") || seen)
+                throw DataError("unknown compile '" + s + "' (expected none, model, loss, model+loss, true or false)");
+            seen = true;
+            if (plus == std::string::npos) break;
+            from = plus + 1;
+        }
+    }
+    t.compiled = model;
+    t.compiled_loss = loss;
+}
+
+std::string compile_name(const Training& t) {
+    if (t.compiled && t.compiled_loss) return "model+loss";
+    if (t.compiled) return "model";
+    return t.compiled_loss ? "loss" : "none";
+}
+
 void validate_model(const catalog::ModelSpec& m) {
     positive(m.layers, "layers", limits::layers);
     positive(m.hidden, "hidden", limits::hidden);

@@ -34,6 +34,7 @@ private:
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
     double sbh_ = 0, element_ = 0;
+    double head_inputs_ = 0;                                ///< last stage: final norm and output-layer inputs
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
 

@@ -32,6 +32,9 @@ struct Training {
     /// torch.compile'd blocks (DeepSpeed, FSDP): elementwise ops fused as Megatron-LM's kernels fuse
     /// them, so a layer saves what Megatron's does; eager PyTorch saves every op's inputs.
     bool compiled = false;
+    /// torch.compile'd loss (torchtitan compiles it with the model since April 2025): one fused kernel
+    /// reads the 16-bit logits, so no fp32 copy, log-softmax or dense fp32 gradient is materialized.
+    bool compiled_loss = false;
 };
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
@@ -80,6 +83,11 @@ bool optimizer_sharded(const Training& t);
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
 Recompute parse_recompute(const std::string& s);
+/// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
+/// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
+void parse_compile(const std::string& s, Training& t);
+/// The inverse of parse_compile: none, model, loss or model+loss.
+std::string compile_name(const Training& t);
 std::string recompute_name(Recompute r);
 
 /// Checks the model, the training settings and the layout together; DataError naming the first
