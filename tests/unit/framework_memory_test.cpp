@@ -131,6 +131,18 @@ TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]"
     CHECK(st.optimizer == Approx(8 * p / 4));
 }
 
+TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathered", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 2;  // reshard_after_forward=False
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const double p = stage_params(llama(), l, 0, 4, false);
+    CHECK(st.weights == Approx(4 * p / 2 + 2 * p));
+    CHECK(st.gradients == Approx(4 * p / 2));
+    // Backward: one block's 16-bit grads and the fp32 reduce-scatter input; nothing else to gather.
+    CHECK(st.comm_buffers == Approx((2 + 4) * model::layer_params(llama(), 1)));
+}
+
 TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before each backward", "[model]") {
     // Nothing recomputed: the backward of a layer holds no more than its forward did, but the 16-bit
     // grads of the layer being back-propagated are gone by then.

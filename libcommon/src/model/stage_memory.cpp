@@ -56,8 +56,10 @@ StateBytes state_bytes(const Training& t, int shards) {
         }
         break;
     case Framework::fsdp:
-        // FSDP2 keeps fp32 parameters (the optimizer's own), sharded under FULL_SHARD; grads fp32.
-        b.weights = 4 / (z >= 3 ? d : 1) + (z < 3 && !fp32 ? c : 0);
+        // FSDP2 keeps fp32 parameters (the optimizer's own), sharded from ZeRO-2 on; grads fp32. Below
+        // ZeRO-3 (ZeRO-2: reshard_after_forward=False) every layer's 16-bit copy stays gathered from its
+        // forward to its backward.
+        b.weights = 4 / (z >= 2 ? d : 1) + (z < 3 && !fp32 ? c : 0);
         b.gradients = 4 / (z >= 2 ? d : 1);
         b.optimizer = moments / opt_shards;
         break;
@@ -194,14 +196,15 @@ PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double b
 double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
-    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.dp * l.cp > 1) {
+    if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
         const double e = element_bytes(t) + (t.precision == "fp8" ? 1 : 0);  // + the fp8 cast of the weights
         // With pipelining every block of the stage stays gathered (no reshard after forward) and its
         // gradients accumulate unsharded in fp32 until the last micro-batch.
-        if (l.pp > 1) return (e + 4) * stage_params;
-        // Backward: this block and the one prefetched gathered in 16 bits, this block's 16-bit grads
-        // and the fp32 reduce-scatter input they are cast into.
-        return (3 * e + 4) * layer;
+        if (l.pp > 1) return (t.zero_stage >= 3 ? e : 0) * stage_params + 4 * stage_params;
+        // Backward: this block's 16-bit grads and the fp32 reduce-scatter input they are cast into;
+        // under ZeRO-3 also this block and the one prefetched, gathered in 16 bits (ZeRO-2 keeps every
+        // block gathered: the weights count them).
+        return ((t.zero_stage >= 3 ? 2 * e : 0) + e + 4) * layer;
     }
     return 0;
 }
