@@ -24,6 +24,7 @@ complete -c memest -l recompute -x -a 'none selective full' -d 'none, selective 
 complete -c memest -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c memest -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c memest -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
+complete -c memest -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c memest -l tp -x -d 'Tensor-parallel degree'
 complete -c memest -l pp -x -d 'Pipeline-parallel degree'
 complete -c memest -l dp -x -d 'Data-parallel degree'

@@ -24,6 +24,7 @@ complete -c placestages -l recompute -x -a 'none selective full' -d 'none, selec
 complete -c placestages -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c placestages -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c placestages -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
+complete -c placestages -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c placestages -l dp -x -d 'Data-parallel degree: GPUs per stage'
 complete -c placestages -l stages -x -a '(placestages --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'GPU type of each stage, comma-separated (e.g. A100,A100,V100)'
 complete -c placestages -l layers-per-stage -x -d 'Layers of each stage, for --method given (e.g. 8,9,9,6)'

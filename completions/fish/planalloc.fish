@@ -24,6 +24,7 @@ complete -c planalloc -l recompute -x -a 'none selective full' -d 'none, selecti
 complete -c planalloc -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c planalloc -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c planalloc -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
+complete -c planalloc -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c planalloc -l slo-s -x -d 'Time SLO for all iterations, seconds (default: training.slo_s)'
 complete -c planalloc -l method -x -a 'espresso exhaustive homogeneous' -d 'espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)'
 complete -c planalloc -l placer -x -a 'cmr whale hph optimal' -d 'Stage placer for each plan: cmr, whale, hph or optimal'

@@ -143,6 +143,25 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
     CHECK(st.comm_buffers == Approx((2 + 4) * model::layer_params(llama(), 1)));
 }
 
+TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and an fp8 cast without", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    t.precision = "fp8";
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double layer = model::layer_params(llama(), 1);
+    // Backward: this block and the one prefetched gathered, this block's bf16 grads, the fp32 input of
+    // the reduce-scatter.
+    const auto cast = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    t.fp8_all_gather = true;
+    const auto fp8 = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const double root = 2 * (model::embedding_params(llama(), 1, false) + model::output_params(llama(), 1, 1, false));
+    CHECK(cast.comm_buffers - root == Approx((2 * 3 + 2 + 4) * layer));
+    CHECK(fp8.comm_buffers - root == Approx((2 * 1 + 2 + 4) * layer));
+    t.precision = "bf16";  // there is nothing to gather in fp8
+    CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
+                      "fp8_all_gather needs precision fp8 and framework fsdp, got bf16 and fsdp");
+}
+
 TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before each backward", "[model]") {
     // Nothing recomputed: the backward of a layer holds no more than its forward did, but the 16-bit
     // grads of the layer being back-propagated are gone by then.

@@ -90,6 +90,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
+    t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
         try {
             parse_compile(io::yaml_string(doc, c, "compile"), t);
@@ -141,6 +142,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["seq_parallel"] = t.seq_parallel;
     n["flash_attention"] = t.flash_attention;
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
+    if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (iterations > 0) n["iterations"] = iterations;
     if (!job.layers_per_stage.empty()) {
         YAML::Node split(YAML::NodeType::Sequence);

@@ -197,14 +197,16 @@ double comm_bytes(const Training& t, const Layout& l, double layer, double stage
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
-        const double e = element_bytes(t) + (t.precision == "fp8" ? 1 : 0);  // + the fp8 cast of the weights
+        // A gathered weight: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP gathers fp8.
+        const double g = element_bytes(t);
+        const double w = t.fp8_all_gather ? 1 : g + (t.precision == "fp8" ? 1 : 0);
         // With pipelining every block of the stage stays gathered (no reshard after forward) and its
         // gradients accumulate unsharded in fp32 until the last micro-batch.
-        if (l.pp > 1) return (t.zero_stage >= 3 ? e : 0) * stage_params + 4 * stage_params;
+        if (l.pp > 1) return (t.zero_stage >= 3 ? w : 0) * stage_params + 4 * stage_params;
         // Backward: this block's 16-bit grads and the fp32 reduce-scatter input they are cast into;
-        // under ZeRO-3 also this block and the one prefetched, gathered in 16 bits (ZeRO-2 keeps every
-        // block gathered: the weights count them).
-        return ((t.zero_stage >= 3 ? 2 * e : 0) + e + 4) * layer;
+        // under ZeRO-3 also this block and the one prefetched, gathered (ZeRO-2 keeps every block
+        // gathered: the weights count them).
+        return ((t.zero_stage >= 3 ? 2 * w : 0) + g + 4) * layer;
     }
     return 0;
 }

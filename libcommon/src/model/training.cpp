@@ -102,6 +102,9 @@ void validate_training(const Training& t) {
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
         throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
     if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
+    if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
+        throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
+                        framework_name(t.framework));
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t) {

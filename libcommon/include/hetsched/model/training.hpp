@@ -35,6 +35,9 @@ struct Training {
     /// torch.compile'd loss (torchtitan compiles it with the model since April 2025): one fused kernel
     /// reads the 16-bit logits, so no fp32 copy, log-softmax or dense fp32 gradient is materialized.
     bool compiled_loss = false;
+    /// FSDP2 all-gathers float8 weights (torchao's enable_fsdp_float8_all_gather): each gathered
+    /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
+    bool fp8_all_gather = false;
 };
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
