@@ -55,15 +55,54 @@ model::StageMemory step_stage(Framework f, const std::string& precision) {
 }  // namespace
 
 TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments split over dp", "[model]") {
-    // The step (reducing the grads through a bf16 copy of each bucket) is the peak.
+    // The step (reducing the grads through a bf16 copy of the one flat fp32 buffer) is the peak.
     const auto st = step_stage(Framework::deepspeed, "bf16");
     const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
     CHECK(st.phase == Phase::step);
     CHECK(st.weights == Approx(2 * p));
     CHECK(st.gradients == Approx((2 + 4) * p));  // the params' bf16 .grad and the fp32 accumulation buffer
     CHECK(st.optimizer == Approx(12 * p / 2));   // fp32 master weights, Adam's m and v, partitioned
-    CHECK(st.comm_buffers == Approx(2 * p));     // the bf16 copy of the one bucket of fp32 grads
+    CHECK(st.comm_buffers == Approx(2 * p));     // the bf16 copy of the flat fp32 grads
     CHECK(st.activations == 0);
+}
+
+TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
+    auto stage = [](const std::string& version) {
+        auto t = training(Framework::deepspeed, 1, 2);
+        t.deepspeed_version = version;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    // 0.17.6 to 0.18.4 runs FP16_Optimizer over bf16: fp32 states whole, every grad upcast to step.
+    const auto fp16 = stage("0.18.4");
+    CHECK(fp16.phase == Phase::step);
+    CHECK(fp16.gradients == Approx(2 * p));
+    CHECK(fp16.optimizer == Approx(12 * p));
+    CHECK(fp16.comm_buffers == Approx(8 * p));
+    // 0.18.5 on accumulates in bf16, and casts its partition of the grads (dp 2) to fp32 to step.
+    const auto bf16 = stage("0.18.5");
+    CHECK(bf16.phase == Phase::step);
+    CHECK(bf16.gradients == Approx((2 + 2) * p));
+    CHECK(bf16.optimizer == Approx(12 * p / 2));
+    CHECK(bf16.comm_buffers == Approx(4 * p / 2));
+    CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
+    for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", ""})
+        if (*bad) CHECK_THROWS_WITH(stage(bad), Catch::Contains("deepspeed_version must be a release such as 0.17.5"));
+}
+
+TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
+    // Stage 0 of two holds the 32,000 x 64 embedding; one token a micro-batch: the 4-byte copy of the
+    // embedding's grad outweighs the step's bf16 cast of all the grads (2 bytes a parameter).
+    auto m = gpt();
+    m.vocab = 32000;
+    auto t = training(Framework::deepspeed, 1, 2);
+    const Layout l{1, 2, 1, 1, 1, 1, {}};
+    const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    const double receive = 2 * 1 * 64;  // the pipe's receive buffer
+    CHECK(st.phase == Phase::backward);
+    CHECK(st.comm_buffers - receive == Approx(4 * 32000 * 64));
+    t.deepspeed_version = "0.18.5";  // a bf16 buffer adds each grad as it is
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).phase == Phase::step);
 }
 
 TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts every grad to step", "[model]") {
@@ -163,15 +202,24 @@ TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and 
 }
 
 TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before each backward", "[model]") {
-    // Nothing recomputed: the backward of a layer holds no more than its forward did, but the 16-bit
-    // grads of the layer being back-propagated are gone by then.
+    // DeepSpeed 0.16.4, nothing recomputed: the backward of a layer holds no more than its forward
+    // did, but the 16-bit grads of the layer being back-propagated are gone by then.
+    // A 100-token vocabulary, so that the upcast copy of the embedding's grad stays below both.
+    auto m = gpt();
+    m.vocab = 100;
     auto t = training(Framework::deepspeed);
+    t.deepspeed_version = "0.16.4";
     const Layout l{1, 2, 1, 1, 1, 1, {}};
-    const auto est = model::estimate_memory(gpt(), t, l, Measure::allocated);
+    const auto est = model::estimate_memory(m, t, l, Measure::allocated);
     CHECK(est.stages[0].phase == Phase::forward);
     CHECK(model::phase_name(est.stages[0].phase) == std::string("forward"));
+    t.deepspeed_version = "0.16.5";  // zeroed in place instead: the backward holds every grad too
+    const auto kept = model::estimate_memory(m, t, l, Measure::allocated);
+    CHECK(kept.stages[0].phase == Phase::backward);
+    CHECK(kept.stages[0].total() - est.stages[0].total() == Approx(0).margin(1));
+    t.deepspeed_version = "0.16.4";
     t.recompute = model::Recompute::full;  // the replayed layer outweighs one layer's grads
-    CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages[0].phase == Phase::backward);
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages[0].phase == Phase::backward);
 }
 
 namespace {

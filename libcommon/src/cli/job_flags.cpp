@@ -27,6 +27,10 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--optimizer", o.optimizer, "adam, adamw or sgd")->group(t)->check(CLI::IsMember({"adam", "adamw", "sgd"}));
     app.add_option("--framework", o.framework, "Allocation habits: megatron, deepspeed or fsdp")->group(t)
         ->check(CLI::IsMember({"megatron", "deepspeed", "fsdp"}));
+    app.add_option("--deepspeed-version", o.deepspeed_version,
+                   "DeepSpeed release whose bf16 ZeRO-0 optimizer to follow (default 0.17.5)")
+        ->group(t)
+        ->type_name("X.Y.Z");
     app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3")->group(t)->check(integer_in(0, 3));
     app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
     app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)

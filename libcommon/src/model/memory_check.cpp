@@ -79,7 +79,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
-              fp8_gather = t.find("fp8_all_gather"),
+              fp8_gather = t.find("fp8_all_gather"), ds_version = t.find("deepspeed_version"),
               source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
@@ -108,6 +108,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
+        if (ds_version >= 0) tr.deepspeed_version = t.cell(r, ds_version).text;
         if (compiled >= 0) {
             try {
                 parse_compile(t.cell(r, compiled).text, tr);

@@ -36,15 +36,16 @@ StateBytes state_bytes(const Training& t, int shards) {
         b.optimizer = (master + moments) / opt_shards;
         break;
     case Framework::deepspeed:
-        if (z == 0 && t.precision == "bf16") {
-            // BF16_Optimizer: a flat bf16 copy of the params, the params' own bf16 .grad (kept until
-            // the next backward starts), a full fp32 gradient-accumulation buffer, and the fp32
-            // master weights and moments partitioned over dp even without ZeRO.
+        if (z == 0 && t.precision == "bf16" && deepspeed_bf16(t) != DeepSpeedBf16::fp16_optimizer) {
+            // BF16_Optimizer: a flat bf16 copy of the params, the params' own bf16 .grad, a full
+            // gradient-accumulation buffer (fp32 up to 0.18.4, bf16 since), and the fp32 master
+            // weights and moments partitioned over dp even without ZeRO.
             b.weights = c;
-            b.gradients = c + 4;
+            b.gradients = c + (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer ? c : 4);
             b.optimizer = (master + moments) / opt_shards;
         } else if (z == 0) {
-            // FP16_Optimizer: 16-bit params and grads, unpartitioned fp32 master weights and moments.
+            // FP16_Optimizer (fp16, and bf16 from 0.17.6 to 0.18.4): 16-bit params and grads,
+            // unpartitioned fp32 master weights and moments.
             b.weights = c;
             b.gradients = c;
             b.optimizer = (master + moments) / opt_shards;
@@ -235,10 +236,16 @@ double overhead_bytes(Measure measure, double dynamic, int gpus) {
 /// Temporaries of the optimizer step (and the gradient reduction before it) on top of the states.
 double step_bytes(const Training& t, int shards, double stage_params) {
     if (t.framework == Framework::deepspeed && t.zero_stage == 0) {
-        // BF16_Optimizer's ReduceGrads casts each bucket of at most 5e8 fp32 grads to bf16;
-        // FP16_Optimizer upcasts every fp16 grad to fp32 and flattens the copies into one buffer.
-        if (t.precision == "bf16") return 2 * std::min(5e8, stage_params);
-        if (t.precision == "fp16") return 8 * stage_params;
+        // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer.
+        if (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer))
+            return 8 * stage_params;
+        if (t.precision == "bf16") {
+            // BF16_Optimizer accumulating in bf16 casts each rank's gradient partition to fp32 to step.
+            if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer) return 4 * stage_params / shards;
+            // With an fp32 buffer, ReduceGrads hands the group's whole flat buffer (one parameter
+            // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16.
+            return 2 * stage_params;
+        }
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
     // parameter it updates.
@@ -275,6 +282,17 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const LossBytes lb = loss_bytes(m, t, l);
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
+    // DeepSpeed's bf16 optimizer at ZeRO-0, by release: whether the 16-bit grads are freed as each
+    // backward starts, and whether an fp32 buffer is filled one upcast parameter at a time.
+    if (t.framework == Framework::deepspeed && t.zero_stage == 0 && t.precision == "bf16") {
+        const DeepSpeedBf16 ds = deepspeed_bf16(t);
+        lp_grads_cleared_ = ds == DeepSpeedBf16::fp32_buffer_grads_freed;
+        if (ds == DeepSpeedBf16::fp32_buffer_grads_freed || ds == DeepSpeedBf16::fp32_buffer_grads_kept) {
+            const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
+            upcast_layer_ = std::max(h * static_cast<double>(m.ffn_hidden), h * (h + 2 * kv)) / l.tp;
+            upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * h / l.tp;
+        }
+    }
     const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
                             static_cast<double>(m.hidden);
     sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
@@ -314,24 +332,29 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     //    the other micro-batch's, and this one's too when the loss upcasts a copy of them);
     //  - a forward, with the stash and one layer's working set;
     //  - the optimizer step, with no activations and the step's temporaries.
-    // DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a layer's replay
-    // the other layers' are back, at the loss none are.
-    const bool lp_grads_cleared = training_.framework == Framework::deepspeed && training_.zero_stage == 0 &&
-                                  training_.precision == "bf16";
+    //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
+    //    16-bit grad: a 4-byte copy of the largest parameter (the vocabulary matrix on the first stage,
+    //    and on the last when it holds the output layer).
+    // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
+    // layer's replay the other layers' are back, at the loss none are.
+    const bool lp_grads_cleared = lp_grads_cleared_;
+    const double largest = std::max(upcast_layer_, first || (last && output_ >= upcast_vocab_) ? upcast_vocab_ : 0.0);
     struct Candidate {
         Phase phase;
         double activations, logits, comm, grads_freed;
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 4> candidates{{
+    const std::array<Candidate, 5> candidates{{
         {Phase::backward, stash + backward_peak_, pipe.kept_logits, comm, lp_grads_cleared ? element_ * layer_ : 0},
         {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
         {Phase::step, 0, pipe.kept_logits, step_bytes(training_, shards_, params) + pipe.receive, 0},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         lp_grads_cleared ? element_ * params : 0}}};
+         lp_grads_cleared ? element_ * params : 0},
+        {Phase::backward, stash, pipe.kept_logits, comm + 4 * largest, 0}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
-    for (size_t k = 0; k < (last ? 4u : 3u); ++k) {
+    for (size_t k = 0; k < candidates.size(); ++k) {
+        if ((k == 3 && !last) || (k == 4 && largest == 0)) continue;
         const Candidate& c = candidates[k];
         const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
         const double total = states - c.grads_freed + c.activations + c.logits + c.comm + overhead;

@@ -14,11 +14,38 @@ void positive(long v, const std::string& what, long hi) {
         throw DataError(what + " must be an integer from 1 to " + str(hi) + ", got " + str(v));
 }
 
+/// A release "X.Y" or "X.Y.Z" as X * 1e6 + Y * 1e3 + Z; -1 when it is not one.
+long release_number(const std::string& v) {
+    long parts[3] = {0, 0, 0};
+    int n = 0;
+    size_t i = 0;
+    while (n < 3) {
+        const size_t start = i;
+        long x = 0;
+        while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 3) x = x * 10 + (v[i++] - '0');
+        if (i == start) return -1;
+        parts[n++] = x;
+        if (i == v.size()) break;
+        if (v[i++] != '.') return -1;
+    }
+    if (n < 2 || i != v.size()) return -1;
+    return parts[0] * 1000000 + parts[1] * 1000 + parts[2];
+}
+
 }  // namespace
+
+DeepSpeedBf16 deepspeed_bf16(const Training& t) {
+    const long v = t.deepspeed_version.empty() ? release_number("0.17.5") : release_number(t.deepspeed_version);
+    if (v < release_number("0.16.5")) return DeepSpeedBf16::fp32_buffer_grads_freed;
+    if (v < release_number("0.17.6")) return DeepSpeedBf16::fp32_buffer_grads_kept;
+    if (v < release_number("0.18.5")) return DeepSpeedBf16::fp16_optimizer;
+    return DeepSpeedBf16::bf16_buffer;
+}
 
 bool optimizer_sharded(const Training& t) {
     return t.distributed_optimizer || t.zero_stage >= 1 ||
-           (t.framework == Framework::deepspeed && t.precision == "bf16");
+           (t.framework == Framework::deepspeed && t.precision == "bf16" &&
+            deepspeed_bf16(t) != DeepSpeedBf16::fp16_optimizer);
 }
 
 Framework parse_framework(const std::string& s) {
@@ -102,6 +129,8 @@ void validate_training(const Training& t) {
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
         throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
     if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
+    if (!t.deepspeed_version.empty() && release_number(t.deepspeed_version) < 0)
+        throw DataError("deepspeed_version must be a release such as 0.17.5, got '" + t.deepspeed_version + "'");
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));

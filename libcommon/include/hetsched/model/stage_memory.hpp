@@ -35,6 +35,8 @@ private:
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
     double sbh_ = 0, element_ = 0;
     double head_inputs_ = 0;                                ///< last stage: final norm and output-layer inputs
+    bool lp_grads_cleared_ = false;                         ///< DeepSpeed up to 0.16.4 frees 16-bit grads per backward
+    double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
 

@@ -38,7 +38,27 @@ struct Training {
     /// FSDP2 all-gathers float8 weights (torchao's enable_fsdp_float8_all_gather): each gathered
     /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
     bool fp8_all_gather = false;
+    /// The DeepSpeed release (X.Y or X.Y.Z) whose bf16 ZeRO-0 optimizer to follow; empty: 0.17.5.
+    std::string deepspeed_version;
 };
+
+/// What DeepSpeed runs for bf16 at ZeRO-0, by release (deepspeed/runtime/engine.py and
+/// bf16_optimizer.py at each).
+enum class DeepSpeedBf16 {
+    /// Up to 0.16.4: BF16_Optimizer with an fp32 gradient buffer; each backward first sets the 16-bit
+    /// .grad to None, and adds them into the buffer when it ends (update_hp_grads).
+    fp32_buffer_grads_freed,
+    /// 0.16.5 to 0.17.5: the same buffer, filled by a hook as each .grad is made (immediate_grad_update
+    /// became the default); the 16-bit .grad is zeroed in place, never freed.
+    fp32_buffer_grads_kept,
+    /// 0.17.6 to 0.18.4: a name clash ("bf16" for both wrappers) selects FP16_Optimizer over bf16
+    /// weights: fp32 master weights and moments whole on each rank, a step that upcasts every grad.
+    fp16_optimizer,
+    /// 0.18.5 on: BF16_Optimizer accumulating in bf16 (the default grad_accum_dtype became the
+    /// model's); the step casts each rank's gradient partition to fp32.
+    bf16_buffer,
+};
+DeepSpeedBf16 deepspeed_bf16(const Training& t);
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
 struct Layout {
