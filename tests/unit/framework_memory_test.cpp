@@ -134,10 +134,10 @@ TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, an
     const auto ds = model::estimate_memory(gpt(), t, l, Measure::allocated);
     const auto mg = model::estimate_memory(gpt(), megatron, l, Measure::allocated);
     const double tokens = 128, boundary = 2 * tokens * 64;
-    // Stage 0, two micro-batches in flight: token ids (int64) and the output sent on, per micro-batch,
-    // and the one receive buffer.
+    // Stage 0, two micro-batches in flight: token ids (int64, loaded and cloned) and the output sent on,
+    // per micro-batch, and the one receive buffer.
     REQUIRE(ds.stages[0].phase == Phase::backward);
-    CHECK(ds.stages[0].activations - mg.stages[0].activations == Approx(2 * (8 * tokens + boundary)));
+    CHECK(ds.stages[0].activations - mg.stages[0].activations == Approx(2 * (2 * 8 * tokens + boundary)));
     CHECK(ds.stages[0].comm_buffers == Approx(boundary));
     // The last stage keeps the logits of two micro-batches in its pipe buffers, whatever the phase.
     const double logits = 2 * tokens * 1000;
@@ -153,11 +153,28 @@ TEST_CASE("eager LLaMA blocks keep fp32 norms, repeated K and V, and all of SwiG
     const auto a = model::estimate_memory(llama(), eager, l, Measure::allocated).stages.at(0);
     const auto b = model::estimate_memory(llama(), compiled, l, Measure::allocated).stages.at(0);
     // Per layer and token (h 64, kv 32, f 176, 2-byte elements): norms 2 x (4 + 4) h + 2 x 4 bytes
-    // against 4 x 2h; attention 5 x 2h against 2 (h + 2kv) + 2h; SwiGLU 4 x 2f against 3 x 2f.
+    // against 4 x 2h; attention 4 x 2h (flash lays its output out contiguous for wo) against
+    // 2 (h + 2kv) + 2h; SwiGLU 4 x 2f against 3 x 2f.
+    const double h = 64, kv = 32, f = 176, s = 128;
+    const double per_token = (16 * h + 8 - 8 * h) + (8 * h - 2 * (h + 2 * kv) - 2 * h) + (8 * f - 6 * f);
+    REQUIRE(a.phase == b.phase);
+    CHECK(a.activations - b.activations == Approx(4 * s * per_token));
+}
+
+TEST_CASE("eager attention without flash keeps the fp32 softmax beside the 16-bit probabilities", "[model]") {
+    auto eager = training(Framework::deepspeed);
+    eager.flash_attention = false;
+    auto compiled = eager;
+    compiled.compiled = true;
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    const auto a = model::estimate_memory(llama(), eager, l, Measure::allocated).stages.at(0);
+    const auto b = model::estimate_memory(llama(), compiled, l, Measure::allocated).stages.at(0);
+    // As the eager test above, plus the copy of the attention output made contiguous for wo, and 4
+    // bytes a score: 4 heads x 128^2 scores a layer, 4 layers.
     const double h = 64, kv = 32, f = 176, s = 128;
     const double per_token = (16 * h + 8 - 8 * h) + (10 * h - 2 * (h + 2 * kv) - 2 * h) + (8 * f - 6 * f);
     REQUIRE(a.phase == b.phase);
-    CHECK(a.activations - b.activations == Approx(4 * s * per_token));
+    CHECK(a.activations - b.activations == Approx(4 * (s * per_token + 4 * 4 * s * s)));
 }
 
 TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]") {

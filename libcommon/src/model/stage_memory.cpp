@@ -107,8 +107,9 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         // tensor (the weight's mul); its output is the next GEMMs' input.
         replicated = (2 * ((4 + e) * sbh + 4 * s * b) + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Attention sees K and V repeated to every head (repeat_kv) and keeps its output, which is
-        // copied contiguous for wo; SwiGLU keeps w1's output, its silu, w3's output and the product.
-        split = 3 * e * sbh + e * sbh + e * sbh + 4 * e * s * b * f + lse;
+        // copied contiguous for wo unless flash attention laid it out so already; SwiGLU keeps w1's
+        // output, its silu, w3's output and the product.
+        split = 3 * e * sbh + e * sbh + (t.flash_attention ? 0 : e * sbh) + 4 * e * s * b * f + lse;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
@@ -118,8 +119,10 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
     }
     // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
+    // An eager LLaMA block (Hugging Face's eager attention) takes the softmax in fp32 and keeps that
+    // for its backward, besides the 16-bit probabilities the second matmul keeps.
     double scores = 0;
-    if (!t.flash_attention) scores = (e + (dropout ? 1 + e : 0)) * a * s * s * b;
+    if (!t.flash_attention) scores = ((eager_ops(m, t) ? 4 : 0) + e + (dropout ? 1 + e : 0)) * a * s * s * b;
 
     LayerActivations out{};
     out.full = replicated + (split + scores) / tp;
@@ -176,8 +179,9 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     return {12, false};
 }
 
-/// DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (a clone; token ids
-/// on the first stage) and its output until that micro-batch's backward, one receive buffer for the
+/// DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the first
+/// layer; the int64 token ids, loaded and cloned, on the first stage) and its output until that
+/// micro-batch's backward, one receive buffer for the
 /// whole run, and never frees the last stage's outputs (the logits): its two pipe buffers keep them.
 struct PipeBuffers {
     double per_micro_batch = 0, receive = 0, kept_logits = 0;
@@ -187,7 +191,7 @@ PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double b
     PipeBuffers p;
     if (t.framework != Framework::deepspeed || l.pp == 1) return p;
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
-    p.per_micro_batch = (stage == 0 ? 8 * tokens : boundary) + (stage == l.pp - 1 ? 0 : boundary);
+    p.per_micro_batch = (stage == 0 ? 2 * 8 * tokens : boundary) + (stage == l.pp - 1 ? 0 : boundary);
     p.receive = boundary;
     if (stage == l.pp - 1) p.kept_logits = 2 * logits;
     return p;
