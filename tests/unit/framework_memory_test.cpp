@@ -187,6 +187,23 @@ TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]"
     CHECK(st.optimizer == Approx(8 * p / 4));
 }
 
+TEST_CASE("torch's pipelining allocates a receive buffer per micro-batch for inputs and gradients", "[model]") {
+    auto t = training(Framework::fsdp);  // 8 sequences of 128 tokens, one a micro-batch, dp 2: 4 micro-batches
+    t.zero_stage = 3;
+    const double boundary = 2 * 128 * 64, m = 4;
+    auto comm = [&](int vpp, int stage) {
+        const Layout l{1, 2, 2, 1, vpp, 1, {}};
+        const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(static_cast<size_t>(stage));
+        // FSDP with pipelining: every block gathered in 16 bits and its fp32 grads unsharded.
+        return st.comm_buffers - (2 + 4) * stage_params(llama(), l, stage, 2, false);
+    };
+    CHECK(comm(1, 0) == Approx(m * boundary));  // the gradients of its outputs
+    CHECK(comm(1, 1) == Approx(m * boundary));  // its inputs
+    // Interleaved, two virtual stages each: stage 0 holds virtual stages 0 (gradients) and 2 (both).
+    CHECK(comm(2, 0) == Approx(3 * m * boundary));
+    CHECK(comm(2, 1) == Approx(3 * m * boundary));
+}
+
 TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathered", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 2;  // reshard_after_forward=False

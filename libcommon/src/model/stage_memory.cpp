@@ -179,7 +179,7 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     return {12, false};
 }
 
-/// DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the first
+/// The pipeline's own buffers. DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the first
 /// layer; the int64 token ids, loaded and cloned, on the first stage) and its output until that
 /// micro-batch's backward, one receive buffer for the
 /// whole run, and never frees the last stage's outputs (the logits): its two pipe buffers keep them.
@@ -187,9 +187,23 @@ struct PipeBuffers {
     double per_micro_batch = 0, receive = 0, kept_logits = 0;
 };
 
-PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double boundary, double logits) {
+PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double boundary, double logits,
+                         long micro_batches) {
     PipeBuffers p;
-    if (t.framework != Framework::deepspeed || l.pp == 1) return p;
+    if (l.pp == 1 || t.framework == Framework::megatron) return p;  // Megatron frees sent outputs' data
+    if (t.framework == Framework::fsdp) {
+        // torch.distributed.pipelining (torchtitan) allocates, once, a receive buffer per micro-batch for
+        // each virtual stage's input (all but the first) and for the gradient of its output (all but
+        // the last), and keeps each forward's output until that micro-batch's backward.
+        double buffers = 0;
+        for (int v = 0; v < l.vpp; ++v) {
+            const int global = v * l.pp + stage, last = l.vpp * l.pp - 1;
+            buffers += (global > 0 ? 1 : 0) + (global < last ? 1 : 0);
+            if (global < last) p.per_micro_batch += boundary;
+        }
+        p.receive = buffers * static_cast<double>(micro_batches) * boundary;
+        return p;
+    }
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
     p.per_micro_batch = (stage == 0 ? 2 * 8 * tokens : boundary) + (stage == l.pp - 1 ? 0 : boundary);
     p.receive = boundary;
@@ -318,7 +332,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.gradients = params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);
-    const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_);
+    const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
 
     double per_mb = static_cast<double>(count) * stored_ + pipe.per_micro_batch;
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
