@@ -22,6 +22,7 @@ complete -c memest -l deepspeed-version -x -d 'DeepSpeed release whose bf16 ZeRO
 complete -c memest -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3'
 complete -c memest -l distributed-optimizer -d 'Megatrons sharded optimizer'
 complete -c memest -l recompute -x -a 'none selective full' -d 'none, selective or full'
+complete -c memest -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitans layer-level AC)'
 complete -c memest -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c memest -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c memest -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'

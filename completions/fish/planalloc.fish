@@ -22,6 +22,7 @@ complete -c planalloc -l deepspeed-version -x -d 'DeepSpeed release whose bf16 Z
 complete -c planalloc -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3'
 complete -c planalloc -l distributed-optimizer -d 'Megatrons sharded optimizer'
 complete -c planalloc -l recompute -x -a 'none selective full' -d 'none, selective or full'
+complete -c planalloc -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitans layer-level AC)'
 complete -c planalloc -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c planalloc -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c planalloc -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'

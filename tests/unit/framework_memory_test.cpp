@@ -204,6 +204,28 @@ TEST_CASE("torch's pipelining allocates a receive buffer per micro-batch for inp
     CHECK(comm(2, 1) == Approx(3 * m * boundary));
 }
 
+TEST_CASE("layer-level checkpointing: every N-th layer keeps its input only, the others everything", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto m = llama();
+    m.vocab = 50;  // the loss (12 bytes a logit) stays below a layer's backward working set
+    auto activations = [&](model::Recompute r, int every) {
+        t.recompute = r;
+        t.checkpoint_every = every;
+        const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    // Per layer F kept without recompute, S with; W the working set; R = F - S replayed in backward.
+    // Every layer: 4S + W + R. None: 4F + W. Every second (layers 0 and 2): 2S + 2F + W + R.
+    const double all = activations(model::Recompute::full, 1), none = activations(model::Recompute::none, 1);
+    const double half = activations(model::Recompute::full, 2);
+    CHECK(half - all == Approx((none - all) * 2 / 3));
+    CHECK(activations(model::Recompute::full, 4) - all == Approx(none - all));  // only layer 0: 3R more
+    CHECK_THROWS_WITH(activations(model::Recompute::selective, 2), "checkpoint_every 2 needs recompute full, got selective");
+}
+
 TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathered", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 2;  // reshard_after_forward=False

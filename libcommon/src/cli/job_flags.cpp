@@ -35,6 +35,10 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
     app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
         ->check(CLI::IsMember({"none", "selective", "full"}));
+    app.add_option("--checkpoint-every", o.checkpoint_every,
+                   "With --recompute full, checkpoint only every N-th layer (torchtitan's layer-level AC)")
+        ->group(t)
+        ->check(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
     app.add_flag("--compile{model+loss}", o.compile,

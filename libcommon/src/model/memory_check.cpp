@@ -80,6 +80,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
               fp8_gather = t.find("fp8_all_gather"), ds_version = t.find("deepspeed_version"),
+              every = t.find("checkpoint_every"),
               source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
@@ -109,6 +110,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (ds_version >= 0) tr.deepspeed_version = t.cell(r, ds_version).text;
+        if (every >= 0 && !t.cell(r, every).text.empty())
+            tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         if (compiled >= 0) {
             try {
                 parse_compile(t.cell(r, compiled).text, tr);

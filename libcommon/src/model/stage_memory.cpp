@@ -286,6 +286,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     optimizer_ = sb.optimizer;
     const LayerActivations act = layer_activations(m, t, l);
     stored_ = act.stored;
+    full_ = act.full;
     micro_batches_ = l.micro_batches(t.global_batch);
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
@@ -334,7 +335,10 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.in_flight = in_flight(layout_, i, micro_batches_);
     const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
 
-    double per_mb = static_cast<double>(count) * stored_ + pipe.per_micro_batch;
+    // Layers 0, N, 2N, ... of the stage are checkpointed; the others keep everything.
+    const long checkpointed = (count + training_.checkpoint_every - 1) / training_.checkpoint_every;
+    double per_mb = static_cast<double>(checkpointed) * stored_ + static_cast<double>(count - checkpointed) * full_ +
+                    pipe.per_micro_batch;
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
     if (last) per_mb += head_inputs_;                  // final norm input and output-layer input
     const double stash = st.in_flight * per_mb;

@@ -129,6 +129,12 @@ void validate_training(const Training& t) {
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
         throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
     if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
+    if (t.checkpoint_every < 1 || t.checkpoint_every > limits::layers)
+        throw DataError("checkpoint_every must be an integer from 1 to " + str(limits::layers) + ", got " +
+                        str(t.checkpoint_every));
+    if (t.checkpoint_every > 1 && t.recompute != Recompute::full)
+        throw DataError("checkpoint_every " + str(t.checkpoint_every) + " needs recompute full, got " +
+                        recompute_name(t.recompute));
     if (!t.deepspeed_version.empty() && release_number(t.deepspeed_version) < 0)
         throw DataError("deepspeed_version must be a release such as 0.17.5, got '" + t.deepspeed_version + "'");
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))

@@ -15,6 +15,7 @@ struct JobOptions {
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
     std::string precision, optimizer, recompute, framework, deepspeed_version;
     int zero_stage = -1;
+    int checkpoint_every = 0;
     bool distributed_optimizer = false, seq_parallel = false, no_flash_attention = false, fp8_all_gather = false;
     std::string compile;  ///< --compile[=model|loss|model+loss]; bare --compile is model+loss
     int tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0;

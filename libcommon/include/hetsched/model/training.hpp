@@ -38,6 +38,9 @@ struct Training {
     /// FSDP2 all-gathers float8 weights (torchao's enable_fsdp_float8_all_gather): each gathered
     /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
     bool fp8_all_gather = false;
+    /// Under full recompute, only every N-th layer of a stage is checkpointed, from its first
+    /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
+    int checkpoint_every = 1;
     /// The DeepSpeed release (X.Y or X.Y.Z) whose bf16 ZeRO-0 optimizer to follow; empty: 0.17.5.
     std::string deepspeed_version;
 };
