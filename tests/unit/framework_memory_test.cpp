@@ -86,8 +86,12 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     CHECK(bf16.optimizer == Approx(12 * p / 2));
     CHECK(bf16.comm_buffers == Approx(4 * p / 2));
     CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
-    for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", ""})
-        if (*bad) CHECK_THROWS_WITH(stage(bad), Catch::Contains("deepspeed_version must be a release such as 0.17.5"));
+    for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", "0.1234.0", "0..1"})
+        CHECK_THROWS_WITH(stage(bad), Catch::Contains("deepspeed_version must be a release such as 0.17.5"));
+    auto fsdp = training(Framework::fsdp, 1, 2);
+    fsdp.deepspeed_version = "0.17.5";
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),
+                      "deepspeed_version applies to framework deepspeed, got fsdp");
 }
 
 TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
@@ -222,7 +226,9 @@ TEST_CASE("layer-level checkpointing: every N-th layer keeps its input only, the
     const double all = activations(model::Recompute::full, 1), none = activations(model::Recompute::none, 1);
     const double half = activations(model::Recompute::full, 2);
     CHECK(half - all == Approx((none - all) * 2 / 3));
-    CHECK(activations(model::Recompute::full, 4) - all == Approx(none - all));  // only layer 0: 3R more
+    CHECK(activations(model::Recompute::full, 4) - all == Approx(none - all));  // only layer 3: 3R more
+    // torchtitan counts blocks from 1 and wraps those N divides: of 4 layers N = 3 wraps one, not two.
+    CHECK(activations(model::Recompute::full, 3) == Approx(activations(model::Recompute::full, 4)));
     CHECK_THROWS_WITH(activations(model::Recompute::selective, 2), "checkpoint_every 2 needs recompute full, got selective");
 }
 
@@ -235,7 +241,20 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
     CHECK(st.weights == Approx(4 * p / 2 + 2 * p));
     CHECK(st.gradients == Approx(4 * p / 2));
     // Backward: one block's 16-bit grads and the fp32 reduce-scatter input; nothing else to gather.
-    CHECK(st.comm_buffers == Approx((2 + 4) * model::layer_params(llama(), 1)));
+    const double layer = model::layer_params(llama(), 1);
+    CHECK(st.comm_buffers == Approx((2 + 4) * layer));
+    // Under fp8 the block at work has its fp8 cast too; gathering fp8 keeps one byte a weight instead.
+    t.precision = "fp8";
+    const auto cast = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(cast.weights == Approx(4 * p / 2 + 2 * p));
+    CHECK(cast.comm_buffers == Approx((1 + 2 + 4) * layer));
+    t.fp8_all_gather = true;
+    const auto fp8 = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(fp8.weights == Approx(4 * p / 2 + 1 * p));
+    CHECK(fp8.comm_buffers == Approx((2 + 4) * layer));
+    t.zero_stage = 1;  // nothing gathered
+    CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
+                      Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
 }
 
 TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and an fp8 cast without", "[model]") {
@@ -308,6 +327,24 @@ TEST_CASE("torchtitan's loss: 12 bytes a logit eager, 16 under loss parallel, 4 
     // Compiled: the 16-bit logits it saved and their 16-bit grad.
     CHECK(torchtitan_stage(1, true, model::Recompute::none).logits == Approx(4 * tokens * vocab));
     CHECK(torchtitan_stage(2, true, model::Recompute::none).logits == Approx(4 * tokens * vocab / 2));
+}
+
+TEST_CASE("DeepSpeed's loss: Megatron's fused one for GPT models, eager or compiled for LLaMA blocks", "[model]") {
+    auto t = training(Framework::deepspeed);
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    auto logits_per_token = [&](const catalog::ModelSpec& m) {
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).logits / 128 / m.vocab;
+    };
+    auto big = llama();
+    big.vocab = 32000;  // so that the loss is the peak
+    auto gpt_big = gpt();
+    gpt_big.vocab = 32000;
+    CHECK(logits_per_token(gpt_big) == Approx(6));
+    CHECK(logits_per_token(big) == Approx(12));
+    t.compiled = true;  // compiled blocks leave the loss eager
+    CHECK(logits_per_token(big) == Approx(12));
+    t.compiled_loss = true;
+    CHECK(logits_per_token(big) == Approx(4));
 }
 
 TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its column-parallel GEMMs", "[model]") {

@@ -109,7 +109,13 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
-        if (ds_version >= 0) tr.deepspeed_version = t.cell(r, ds_version).text;
+        if (ds_version >= 0) {
+            tr.deepspeed_version = t.cell(r, ds_version).text;
+            if (!tr.deepspeed_version.empty() && !is_release(tr.deepspeed_version))
+                throw DataError("expected a DeepSpeed release such as 0.17.5 in column 'deepspeed_version', got '" +
+                                    tr.deepspeed_version + "'",
+                                t.where(r, ds_version));
+        }
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         if (compiled >= 0) {

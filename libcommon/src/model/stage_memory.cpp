@@ -59,8 +59,8 @@ StateBytes state_bytes(const Training& t, int shards) {
     case Framework::fsdp:
         // FSDP2 keeps fp32 parameters (the optimizer's own), sharded from ZeRO-2 on; grads fp32. Below
         // ZeRO-3 (ZeRO-2: reshard_after_forward=False) every layer's 16-bit copy stays gathered from its
-        // forward to its backward.
-        b.weights = 4 / (z >= 2 ? d : 1) + (z < 3 && !fp32 ? c : 0);
+        // forward to its backward (one fp8 byte when FSDP gathers fp8).
+        b.weights = 4 / (z >= 2 ? d : 1) + (z < 3 && !fp32 ? (t.fp8_all_gather ? 1 : c) : 0);
         b.gradients = 4 / (z >= 2 ? d : 1);
         b.optimizer = moments / opt_shards;
         break;
@@ -166,10 +166,12 @@ struct LossBytes {
 LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double e = element_bytes(t);
     // Megatron's fused vocab-parallel cross entropy: 16-bit logits + one fp32 copy worked in place.
-    if (t.framework == Framework::megatron || (t.framework == Framework::deepspeed && !eager_ops(m, t))) return {6, true};
+    if (t.framework == Framework::megatron) return {6, true};
     // A compiled loss is one fused kernel each way: it saves the 16-bit logits (and a per-row
     // log-sum-exp) and writes their 16-bit gradient.
     if (t.compiled_loss) return {2 * e, true};
+    // Megatron-DeepSpeed's GPT models (not a LLaMA block) use Megatron's loss.
+    if (t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp)) return {6, true};
     // torchtitan's loss parallel (FSDP with tp > 1, logits sharded over the vocabulary): DTensor's
     // fused nll/log-softmax backward holds the saved fp32 log-softmax, a zeroed fp32 grad, exp() of
     // the log-softmax and their sum at once.
@@ -194,12 +196,13 @@ PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double b
     if (t.framework == Framework::fsdp) {
         // torch.distributed.pipelining (torchtitan) allocates, once, a receive buffer per micro-batch for
         // each virtual stage's input (all but the first) and for the gradient of its output (all but
-        // the last), and keeps each forward's output until that micro-batch's backward.
+        // the last), and keeps each forward's output until that micro-batch's backward. An in-flight
+        // micro-batch's input buffer is its first block's saved input, which the stash counts already.
         double buffers = 0;
         for (int v = 0; v < l.vpp; ++v) {
             const int global = v * l.pp + stage, last = l.vpp * l.pp - 1;
             buffers += (global > 0 ? 1 : 0) + (global < last ? 1 : 0);
-            if (global < last) p.per_micro_batch += boundary;
+            p.per_micro_batch += (global < last ? boundary : 0) - (global > 0 ? boundary : 0);
         }
         p.receive = buffers * static_cast<double>(micro_batches) * boundary;
         return p;
@@ -217,15 +220,17 @@ double comm_bytes(const Training& t, const Layout& l, double layer, double stage
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
         // A gathered weight: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP gathers fp8.
-        const double g = element_bytes(t);
-        const double w = t.fp8_all_gather ? 1 : g + (t.precision == "fp8" ? 1 : 0);
+        const double g = element_bytes(t), cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
+        const double w = t.fp8_all_gather ? 1 : g + cast;
+        // ZeRO-2 keeps every block gathered (the weights count them); only the fp8 cast of the block
+        // at work is here.
+        const double gathered = t.zero_stage >= 3 ? w : 0, at_work = t.zero_stage >= 3 ? 0 : cast;
         // With pipelining every block of the stage stays gathered (no reshard after forward) and its
         // gradients accumulate unsharded in fp32 until the last micro-batch.
-        if (l.pp > 1) return (t.zero_stage >= 3 ? w : 0) * stage_params + 4 * stage_params;
+        if (l.pp > 1) return gathered * stage_params + 4 * stage_params + at_work * layer;
         // Backward: this block's 16-bit grads and the fp32 reduce-scatter input they are cast into;
-        // under ZeRO-3 also this block and the one prefetched, gathered (ZeRO-2 keeps every block
-        // gathered: the weights count them).
-        return ((t.zero_stage >= 3 ? 2 * w : 0) + g + 4) * layer;
+        // under ZeRO-3 also this block and the one prefetched, gathered.
+        return (2 * gathered + at_work + g + 4) * layer;
     }
     return 0;
 }
@@ -287,6 +292,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const LayerActivations act = layer_activations(m, t, l);
     stored_ = act.stored;
     full_ = act.full;
+    step_per_param_ = step_bytes(t, shards_, 1.0);  // every case is linear in the stage's parameters
     micro_batches_ = l.micro_batches(t.global_batch);
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
@@ -335,8 +341,9 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.in_flight = in_flight(layout_, i, micro_batches_);
     const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
 
-    // Layers 0, N, 2N, ... of the stage are checkpointed; the others keep everything.
-    const long checkpointed = (count + training_.checkpoint_every - 1) / training_.checkpoint_every;
+    // Layers N-1, 2N-1, ... of the stage are checkpointed (torchtitan counts its blocks from 1 and
+    // wraps those whose count N divides); the others keep everything.
+    const long checkpointed = count / training_.checkpoint_every;
     double per_mb = static_cast<double>(checkpointed) * stored_ + static_cast<double>(count - checkpointed) * full_ +
                     pipe.per_micro_batch;
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
@@ -356,7 +363,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     //  - the optimizer step, with no activations and the step's temporaries.
     //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
     //    16-bit grad: a 4-byte copy of the largest parameter (the vocabulary matrix on the first stage,
-    //    and on the last when it holds the output layer).
+    //    and on the last when it holds the output layer). The embedding's grad comes last in the first
+    //    stage's backward, when that micro-batch's activations are gone.
     // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
     // layer's replay the other layers' are back, at the loss none are.
     const bool lp_grads_cleared = lp_grads_cleared_;
@@ -369,10 +377,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const std::array<Candidate, 5> candidates{{
         {Phase::backward, stash + backward_peak_, pipe.kept_logits, comm, lp_grads_cleared ? element_ * layer_ : 0},
         {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
-        {Phase::step, 0, pipe.kept_logits, step_bytes(training_, shards_, params) + pipe.receive, 0},
+        {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
          lp_grads_cleared ? element_ * params : 0},
-        {Phase::backward, stash, pipe.kept_logits, comm + 4 * largest, 0}}};
+        {Phase::backward, first ? stash * (st.in_flight - 1) / st.in_flight : stash, pipe.kept_logits,
+         comm + 4 * largest, 0}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {

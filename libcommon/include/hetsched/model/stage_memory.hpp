@@ -30,6 +30,7 @@ private:
     double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
+    double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double backward_peak_ = 0, forward_peak_ = 0;          ///< one layer's transient, beside the stash
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes

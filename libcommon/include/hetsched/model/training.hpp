@@ -38,7 +38,7 @@ struct Training {
     /// FSDP2 all-gathers float8 weights (torchao's enable_fsdp_float8_all_gather): each gathered
     /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
     bool fp8_all_gather = false;
-    /// Under full recompute, only every N-th layer of a stage is checkpointed, from its first
+    /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
     /// The DeepSpeed release (X.Y or X.Y.Z) whose bf16 ZeRO-0 optimizer to follow; empty: 0.17.5.
@@ -62,6 +62,8 @@ enum class DeepSpeedBf16 {
     bf16_buffer,
 };
 DeepSpeedBf16 deepspeed_bf16(const Training& t);
+/// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits).
+bool is_release(const std::string& v);
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
 struct Layout {
