@@ -69,7 +69,7 @@ TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments sp
 TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     auto stage = [](const std::string& version) {
         auto t = training(Framework::deepspeed, 1, 2);
-        t.deepspeed_version = version;
+        t.framework_version = version;
         return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
     };
     const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
@@ -87,11 +87,11 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     CHECK(bf16.comm_buffers == Approx(4 * p / 2));
     CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
     for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", "0.1234.0", "0..1"})
-        CHECK_THROWS_WITH(stage(bad), Catch::Contains("deepspeed_version must be a release such as 0.17.5"));
+        CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
     auto fsdp = training(Framework::fsdp, 1, 2);
-    fsdp.deepspeed_version = "0.17.5";
+    fsdp.framework_version = "0.17.5";
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),
-                      "deepspeed_version applies to framework deepspeed, got fsdp");
+                      Catch::Contains("framework_version applies to deepspeed and megatron"));
 }
 
 TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
@@ -105,7 +105,7 @@ TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[mode
     const double receive = 2 * 1 * 64;  // the pipe's receive buffer
     CHECK(st.phase == Phase::backward);
     CHECK(st.comm_buffers - receive == Approx(4 * 32000 * 64));
-    t.deepspeed_version = "0.18.5";  // a bf16 buffer adds each grad as it is
+    t.framework_version = "0.18.5";  // a bf16 buffer adds each grad as it is
     CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).phase == Phase::step);
 }
 
@@ -116,6 +116,27 @@ TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts ev
     CHECK(st.gradients == Approx(2 * p));
     CHECK(st.optimizer == Approx(12 * p));
     CHECK(st.comm_buffers == Approx(8 * p));  // fp32 copies of every grad, and the flat buffer they fill
+}
+
+TEST_CASE("Megatron-LM before 2.6 flattens its fp16 grads to all-reduce; before 2.5 keeps fp32 grads", "[model]") {
+    auto stage = [](const std::string& version) {
+        auto t = training(Framework::megatron, 1, 2);
+        t.precision = "fp16";
+        t.framework_version = version;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
+    const auto v20 = stage("2.0");
+    CHECK(v20.phase == Phase::step);
+    CHECK(v20.gradients == Approx((2 + 4) * p));  // fp16 grads and the master weights' fp32 grads
+    CHECK(v20.comm_buffers == Approx(2 * p));      // the flat copy of every fp16 grad
+    const auto v25 = stage("2.5");
+    CHECK(v25.gradients == Approx(2 * p));
+    CHECK(v25.comm_buffers == Approx(2 * p));  // the flat copy; the step's copies free the fp16 grads
+    for (const char* current : {"2.6", "0.12.0", "23.04"}) {  // 0.x: Megatron-Core
+        CHECK(stage(current).gradients == Approx(2 * p));
+        CHECK(stage(current).comm_buffers == Approx(4 * p));
+    }
 }
 
 TEST_CASE("Megatron under fp16 keeps fp16 main grads and upcasts them in the step", "[model]") {
@@ -283,16 +304,16 @@ TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before eac
     auto m = gpt();
     m.vocab = 100;
     auto t = training(Framework::deepspeed);
-    t.deepspeed_version = "0.16.4";
+    t.framework_version = "0.16.4";
     const Layout l{1, 2, 1, 1, 1, 1, {}};
     const auto est = model::estimate_memory(m, t, l, Measure::allocated);
     CHECK(est.stages[0].phase == Phase::forward);
     CHECK(model::phase_name(est.stages[0].phase) == std::string("forward"));
-    t.deepspeed_version = "0.16.5";  // zeroed in place instead: the backward holds every grad too
+    t.framework_version = "0.16.5";  // zeroed in place instead: the backward holds every grad too
     const auto kept = model::estimate_memory(m, t, l, Measure::allocated);
     CHECK(kept.stages[0].phase == Phase::backward);
     CHECK(kept.stages[0].total() - est.stages[0].total() == Approx(0).margin(1));
-    t.deepspeed_version = "0.16.4";
+    t.framework_version = "0.16.4";
     t.recompute = model::Recompute::full;  // the replayed layer outweighs one layer's grads
     CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages[0].phase == Phase::backward);
 }

@@ -27,8 +27,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--optimizer", o.optimizer, "adam, adamw or sgd")->group(t)->check(CLI::IsMember({"adam", "adamw", "sgd"}));
     app.add_option("--framework", o.framework, "Allocation habits: megatron, deepspeed or fsdp")->group(t)
         ->check(CLI::IsMember({"megatron", "deepspeed", "fsdp"}));
-    app.add_option("--deepspeed-version", o.deepspeed_version,
-                   "DeepSpeed release whose bf16 ZeRO-0 optimizer to follow (default 0.17.5)")
+    app.add_option("--framework-version", o.framework_version,
+                   "Release of DeepSpeed (default 0.17.5) or Megatron-LM (default current) to follow")
         ->group(t)
         ->type_name("X.Y.Z")
         ->check(CLI::Validator(

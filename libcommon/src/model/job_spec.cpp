@@ -91,7 +91,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
-    t.deepspeed_version = read_word(doc, sec, "deepspeed_version", t.deepspeed_version);
+    t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
     if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
@@ -146,7 +146,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["flash_attention"] = t.flash_attention;
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
-    if (!t.deepspeed_version.empty()) n["deepspeed_version"] = t.deepspeed_version;
+    if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
     if (iterations > 0) n["iterations"] = iterations;
     if (!job.layers_per_stage.empty()) {

@@ -79,7 +79,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
-              fp8_gather = t.find("fp8_all_gather"), ds_version = t.find("deepspeed_version"),
+              fp8_gather = t.find("fp8_all_gather"), version = t.find("framework_version"),
               every = t.find("checkpoint_every"),
               source = t.find("source");
     MeasuredRuns out;
@@ -109,12 +109,12 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
-        if (ds_version >= 0) {
-            tr.deepspeed_version = t.cell(r, ds_version).text;
-            if (!tr.deepspeed_version.empty() && !is_release(tr.deepspeed_version))
-                throw DataError("expected a DeepSpeed release such as 0.17.5 in column 'deepspeed_version', got '" +
-                                    tr.deepspeed_version + "'",
-                                t.where(r, ds_version));
+        if (version >= 0) {
+            tr.framework_version = t.cell(r, version).text;
+            if (!tr.framework_version.empty() && !is_release(tr.framework_version))
+                throw DataError("expected a release such as 0.17.5 in column 'framework_version', got '" +
+                                    tr.framework_version + "'",
+                                t.where(r, version));
         }
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));

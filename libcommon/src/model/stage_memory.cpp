@@ -33,6 +33,8 @@ StateBytes state_bytes(const Training& t, int shards) {
         // (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
         b.weights = c + (t.precision == "fp8" ? 1 : 0);
         b.gradients = (t.precision == "fp16" ? 2 : 4) / (z >= 2 ? d : 1);
+        // Before 2.5 the fp32 grads of the master weights stay allocated from one step to the next.
+        if (t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept) b.gradients += 4 / opt_shards;
         b.optimizer = (master + moments) / opt_shards;
         break;
     case Framework::deepspeed:
@@ -271,9 +273,13 @@ double step_bytes(const Training& t, int shards, double stage_params) {
         }
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
-    // parameter it updates.
-    if (t.framework == Framework::megatron && t.precision == "fp16")
+    // parameter it updates. Before 2.6 the local DDP first flattens every fp16 grad into one tensor to
+    // all-reduce; before 2.5 the fp32 grads already exist (the copy replaces them), and in 2.5 each
+    // fp16 grad is freed once copied, so the step adds 2 bytes a parameter at most.
+    if (t.framework == Framework::megatron && t.precision == "fp16") {
+        if (megatron_fp16(t) != MegatronFp16::contiguous_buffer) return 2 * stage_params;
         return 4 * stage_params / (optimizer_sharded(t) ? shards : 1);
+    }
     // FSDP's foreach AdamW allocates sqrt(v) for the shard it updates.
     if (t.framework == Framework::fsdp && t.optimizer != "sgd") return 4 * stage_params / shards;
     return 0;

@@ -37,11 +37,19 @@ long release_number(const std::string& v) {
 bool is_release(const std::string& v) { return release_number(v) >= 0; }
 
 DeepSpeedBf16 deepspeed_bf16(const Training& t) {
-    const long v = t.deepspeed_version.empty() ? 17005 : release_number(t.deepspeed_version);  // 0.17.5
+    const long v = t.framework_version.empty() ? 17005 : release_number(t.framework_version);  // 0.17.5
     if (v < 16005) return DeepSpeedBf16::fp32_buffer_grads_freed;                              // 0.16.5
     if (v < 17006) return DeepSpeedBf16::fp32_buffer_grads_kept;                               // 0.17.6
     if (v < 18005) return DeepSpeedBf16::fp16_optimizer;                                       // 0.18.5
     return DeepSpeedBf16::bf16_buffer;
+}
+
+MegatronFp16 megatron_fp16(const Training& t) {
+    const long v = t.framework_version.empty() ? -1 : release_number(t.framework_version);
+    if (v < 1000000) return MegatronFp16::contiguous_buffer;  // current, or Megatron-Core 0.x
+    if (v < 2005000) return MegatronFp16::master_grads_kept;  // 2.5
+    if (v < 2006000) return MegatronFp16::grads_flattened;    // 2.6
+    return MegatronFp16::contiguous_buffer;
 }
 
 bool optimizer_sharded(const Training& t) {
@@ -137,16 +145,17 @@ void validate_training(const Training& t) {
     if (t.checkpoint_every > 1 && t.recompute != Recompute::full)
         throw DataError("checkpoint_every " + str(t.checkpoint_every) + " needs recompute full, got " +
                         recompute_name(t.recompute));
-    if (!t.deepspeed_version.empty() && !is_release(t.deepspeed_version))
-        throw DataError("deepspeed_version must be a release such as 0.17.5, got '" + t.deepspeed_version + "'");
+    if (!t.framework_version.empty() && !is_release(t.framework_version))
+        throw DataError("framework_version must be a release such as 0.17.5, got '" + t.framework_version + "'");
+    if (!t.framework_version.empty() && t.framework == Framework::fsdp)
+        throw DataError("framework_version applies to deepspeed and megatron; torchtitan's habits are set by "
+                        "compile and fp8_all_gather");
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));
     if (t.fp8_all_gather && t.zero_stage < 2)
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));
-    if (!t.deepspeed_version.empty() && t.framework != Framework::deepspeed)
-        throw DataError("deepspeed_version applies to framework deepspeed, got " + framework_name(t.framework));
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t) {

@@ -41,8 +41,10 @@ struct Training {
     /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
-    /// The DeepSpeed release (X.Y or X.Y.Z) whose bf16 ZeRO-0 optimizer to follow; empty: 0.17.5.
-    std::string deepspeed_version;
+    /// The framework's release (X.Y or X.Y.Z) whose habits to follow, where they changed: DeepSpeed's
+    /// bf16 ZeRO-0 optimizer (empty: 0.17.5), Megatron-LM's fp16 gradients before 2.6 (empty: current).
+    /// Not for fsdp.
+    std::string framework_version;
 };
 
 /// What DeepSpeed runs for bf16 at ZeRO-0, by release (deepspeed/runtime/engine.py and
@@ -62,6 +64,19 @@ enum class DeepSpeedBf16 {
     bf16_buffer,
 };
 DeepSpeedBf16 deepspeed_bf16(const Training& t);
+
+/// How Megatron-LM holds fp16 gradients, by release (megatron/optimizer and model/distributed.py).
+enum class MegatronFp16 {
+    /// Before 2.5: zero_grad leaves the fp32 master grads allocated between iterations, and the local
+    /// DDP (no contiguous buffer by default) flattens every 16-bit grad into one tensor to all-reduce.
+    master_grads_kept,
+    /// 2.5: master grads zeroed with the rest, and the 16-bit grads freed as the step copies them; the
+    /// all-reduce still flattens them.
+    grads_flattened,
+    /// 2.6 on (a contiguous grad buffer by default), and Megatron-Core (read from releases below 1.0).
+    contiguous_buffer,
+};
+MegatronFp16 megatron_fp16(const Training& t);
 /// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits).
 bool is_release(const std::string& v);
 
