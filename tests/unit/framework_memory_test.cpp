@@ -250,6 +250,7 @@ TEST_CASE("layer-level checkpointing: every N-th layer keeps its input only, the
     CHECK(activations(model::Recompute::full, 4) - all == Approx(none - all));  // only layer 3: 3R more
     // torchtitan counts blocks from 1 and wraps those N divides: of 4 layers N = 3 wraps one, not two.
     CHECK(activations(model::Recompute::full, 3) == Approx(activations(model::Recompute::full, 4)));
+    CHECK(activations(model::Recompute::full, 5) == Approx(none));  // none checkpointed, nothing replayed
     CHECK_THROWS_WITH(activations(model::Recompute::selective, 2), "checkpoint_every 2 needs recompute full, got selective");
 }
 

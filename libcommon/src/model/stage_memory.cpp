@@ -183,10 +183,10 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     return {12, false};
 }
 
-/// The pipeline's own buffers. DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the first
-/// layer; the int64 token ids, loaded and cloned, on the first stage) and its output until that
-/// micro-batch's backward, one receive buffer for the
-/// whole run, and never frees the last stage's outputs (the logits): its two pipe buffers keep them.
+/// The pipeline's own buffers. DeepSpeed's pipeline engine keeps each in-flight micro-batch's received
+/// input (cloned for the first layer; the int64 token ids, loaded and cloned, on the first stage) and
+/// its output until that micro-batch's backward, one receive buffer for the whole run, and never frees
+/// the last stage's outputs (the logits): its two pipe buffers keep them.
 struct PipeBuffers {
     double per_micro_batch = 0, receive = 0, kept_logits = 0;
 };
@@ -307,7 +307,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
-    backward_peak_ = act.working + (t.recompute == Recompute::none ? 0 : act.full - act.stored);
+    replay_ = t.recompute == Recompute::none ? 0 : act.full - act.stored;
+    backward_peak_ = act.working + replay_;
     forward_peak_ = act.working;
     logits_ = logits_per_micro_batch(m, t, l);
     const LossBytes lb = loss_bytes(m, t, l);
@@ -373,7 +374,6 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     //    stage's backward, when that micro-batch's activations are gone.
     // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
     // layer's replay the other layers' are back, at the loss none are.
-    const bool lp_grads_cleared = lp_grads_cleared_;
     const double largest = std::max(upcast_layer_, first || (last && output_ >= upcast_vocab_) ? upcast_vocab_ : 0.0);
     struct Candidate {
         Phase phase;
@@ -381,11 +381,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 5> candidates{{
-        {Phase::backward, stash + backward_peak_, pipe.kept_logits, comm, lp_grads_cleared ? element_ * layer_ : 0},
+        {Phase::backward, stash + backward_peak_ - (checkpointed == 0 ? replay_ : 0), pipe.kept_logits, comm, lp_grads_cleared_ ? element_ * layer_ : 0},
         {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         lp_grads_cleared ? element_ * params : 0},
+         lp_grads_cleared_ ? element_ * params : 0},
         {Phase::backward, first ? stash * (st.in_flight - 1) / st.in_flight : stash, pipe.kept_logits,
          comm + 4 * largest, 0}}};
     const double states = st.weights + st.gradients + st.optimizer;
