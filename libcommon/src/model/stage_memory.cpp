@@ -307,9 +307,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
+    working_ = act.working;
     replay_ = t.recompute == Recompute::none ? 0 : act.full - act.stored;
-    backward_peak_ = act.working + replay_;
-    forward_peak_ = act.working;
     logits_ = logits_per_micro_batch(m, t, l);
     const LossBytes lb = loss_bytes(m, t, l);
     loss_ = logits_ * lb.per_logit;
@@ -381,8 +380,9 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 5> candidates{{
-        {Phase::backward, stash + backward_peak_ - (checkpointed == 0 ? replay_ : 0), pipe.kept_logits, comm, lp_grads_cleared_ ? element_ * layer_ : 0},
-        {Phase::forward, stash + forward_peak_, pipe.kept_logits, comm, 0},
+        {Phase::backward, stash + working_ + (checkpointed > 0 ? replay_ : 0), pipe.kept_logits, comm,
+         lp_grads_cleared_ ? element_ * layer_ : 0},
+        {Phase::forward, stash + working_, pipe.kept_logits, comm, 0},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
          lp_grads_cleared_ ? element_ * params : 0},

@@ -32,7 +32,7 @@ private:
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
-    double backward_peak_ = 0, forward_peak_ = 0;          ///< one layer's transient, beside the stash
+    double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash
     double replay_ = 0;                                    ///< what recomputation replays of a checkpointed layer
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
