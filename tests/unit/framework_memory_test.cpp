@@ -169,37 +169,42 @@ TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, an
     CHECK(ds.stages[1].logits >= 2 * logits * (1 - 1e-12));
 }
 
-TEST_CASE("eager LLaMA blocks keep fp32 norms, repeated K and V, and all of SwiGLU; compiled ones do not", "[model]") {
-    auto eager = training(Framework::fsdp);
-    eager.zero_stage = 3;
-    auto compiled = eager;
+namespace {
+
+/// The activations an eager llama() block keeps beyond a compiled one under `t` and `l`.
+double eager_extra(const model::Training& t, const Layout& l) {
+    auto compiled = t;
     compiled.compiled = true;
-    const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const auto a = model::estimate_memory(llama(), eager, l, Measure::allocated).stages.at(0);
+    const auto a = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
     const auto b = model::estimate_memory(llama(), compiled, l, Measure::allocated).stages.at(0);
-    // Per layer and token (h 64, kv 32, f 176, 2-byte elements): norms 2 x (4 + 4) h + 2 x 4 bytes
-    // against 4 x 2h; attention 4 x 2h (flash lays its output out contiguous for wo) against
-    // 2 (h + 2kv) + 2h; SwiGLU 4 x 2f against 3 x 2f.
-    const double h = 64, kv = 32, f = 176, s = 128;
-    const double per_token = (16 * h + 8 - 8 * h) + (8 * h - 2 * (h + 2 * kv) - 2 * h) + (8 * f - 6 * f);
     REQUIRE(a.phase == b.phase);
-    CHECK(a.activations - b.activations == Approx(4 * s * per_token));
+    return a.activations - b.activations;
+}
+
+/// Per layer and token (h 64, kv 32, f 176, 2-byte elements), eager against compiled: norms
+/// 2 x (4 + 4) h + 2 x 4 bytes against 4 x 2h; attention `attention` x 2h against 2 (h + 2kv) + 2h;
+/// SwiGLU 4 x 2f against 3 x 2f.
+double eager_extra_per_token(double attention) {
+    const double h = 64, kv = 32, f = 176;
+    return (16 * h + 8 - 8 * h) + (2 * attention * h - 2 * (h + 2 * kv) - 2 * h) + (8 * f - 6 * f);
+}
+
+}  // namespace
+
+TEST_CASE("eager LLaMA blocks keep fp32 norms, repeated K and V, and all of SwiGLU; compiled ones do not", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    // Attention: Q, repeated K and V, and the context (flash lays it out contiguous for wo): 4 x 2h.
+    CHECK(eager_extra(t, Layout{1, 1, 2, 1, 1, 1, {}}) == Approx(4 * 128 * eager_extra_per_token(4)));
 }
 
 TEST_CASE("eager attention without flash keeps the fp32 softmax beside the 16-bit probabilities", "[model]") {
-    auto eager = training(Framework::deepspeed);
-    eager.flash_attention = false;
-    auto compiled = eager;
-    compiled.compiled = true;
-    const Layout l{1, 1, 1, 1, 1, 1, {}};
-    const auto a = model::estimate_memory(llama(), eager, l, Measure::allocated).stages.at(0);
-    const auto b = model::estimate_memory(llama(), compiled, l, Measure::allocated).stages.at(0);
-    // As the eager test above, plus the copy of the attention output made contiguous for wo, and 4
-    // bytes a score: 4 heads x 128^2 scores a layer, 4 layers.
-    const double h = 64, kv = 32, f = 176, s = 128;
-    const double per_token = (16 * h + 8 - 8 * h) + (10 * h - 2 * (h + 2 * kv) - 2 * h) + (8 * f - 6 * f);
-    REQUIRE(a.phase == b.phase);
-    CHECK(a.activations - b.activations == Approx(4 * (s * per_token + 4 * 4 * s * s)));
+    auto t = training(Framework::deepspeed);
+    t.flash_attention = false;
+    // Also the context's copy made contiguous for wo (5 x 2h), and 4 bytes a score: 4 heads x 128^2
+    // scores a layer, 4 layers.
+    const double s = 128;
+    CHECK(eager_extra(t, Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(4 * (s * eager_extra_per_token(5) + 4 * 4 * s * s)));
 }
 
 TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]") {
