@@ -118,6 +118,17 @@ TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts ev
     CHECK(st.comm_buffers == Approx(8 * p));  // fp32 copies of every grad, and the flat buffer they fill
 }
 
+TEST_CASE("before 0.5.0 DeepSpeed steps Megatron-DeepSpeed's fp16 optimizer unfused: one fp32 grad a weight", "[model]") {
+    auto t = training(Framework::deepspeed, 1, 2);
+    t.precision = "fp16";
+    t.framework_version = "0.4.0";
+    const auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.optimizer == Approx(12 * p));
+    CHECK(st.comm_buffers == Approx(4 * p));
+}
+
 TEST_CASE("Megatron-LM before 2.6 flattens its fp16 grads to all-reduce; before 2.5 keeps fp32 grads", "[model]") {
     auto stage = [](const std::string& version) {
         auto t = training(Framework::megatron, 1, 2);
@@ -164,9 +175,41 @@ TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, an
     REQUIRE(ds.stages[0].phase == Phase::backward);
     CHECK(ds.stages[0].activations - mg.stages[0].activations == Approx(2 * (2 * 8 * tokens + boundary)));
     CHECK(ds.stages[0].comm_buffers == Approx(boundary));
-    // The last stage keeps the logits of two micro-batches in its pipe buffers, whatever the phase.
-    const double logits = 2 * tokens * 1000;
-    CHECK(ds.stages[1].logits >= 2 * logits * (1 - 1e-12));
+    // The last stage keeps the logits of two micro-batches in its pipe buffers, whatever the phase:
+    // fp32, as a Megatron-DeepSpeed GPT model's last layer casts them. Its loss works on them in place;
+    // the cast's backward adds their 16-bit gradient.
+    CHECK(ds.stages[1].logits == Approx(2 * 4 * tokens * 1000));
+    auto big = gpt();
+    big.vocab = 32000;  // so that the loss is the peak
+    const auto last = model::estimate_memory(big, t, l, Measure::allocated).stages.at(1);
+    REQUIRE(last.phase == Phase::backward);
+    CHECK(last.logits == Approx((2 * 4 + 2) * tokens * 32000));
+}
+
+TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slices between stages", "[model]") {
+    // tp 2, pp 3, full recompute; the middle stage has 2 micro-batches in flight. Against Megatron
+    // (which keeps no pipe buffers), per micro-batch only the 1/tp slice of the output stays (the
+    // received slice is gathered into the first layer's saved input), and a backward restores its
+    // output in full and, from 0.5.4, gathers its gradient in full.
+    auto t = training(Framework::deepspeed);
+    t.recompute = model::Recompute::full;
+    auto megatron = t;
+    megatron.framework = Framework::megatron;
+    const Layout l{2, 3, 1, 1, 1, 1, {}};
+    const double boundary = 2 * 128 * 64, slice = boundary / 2;
+    auto middle = [&](const model::Training& x) {
+        const auto st = model::estimate_memory(gpt(), x, l, Measure::allocated).stages.at(1);
+        REQUIRE(st.phase == Phase::backward);
+        return st;
+    };
+    const auto mg = middle(megatron);
+    const auto current = middle(t);
+    CHECK(current.activations - mg.activations == Approx(2 * slice + 2 * boundary));
+    CHECK(current.comm_buffers == Approx(2 * slice));  // receive slices of activations and gradients
+    t.framework_version = "0.5.3";                     // gradients sent back whole
+    const auto old = middle(t);
+    CHECK(old.activations - mg.activations == Approx(2 * slice + boundary));
+    CHECK(old.comm_buffers == Approx(slice + boundary));
 }
 
 namespace {

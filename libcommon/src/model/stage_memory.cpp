@@ -82,6 +82,11 @@ bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
     return t.framework != Framework::megatron && !t.compiled && m.rms_norm && m.gated_mlp;
 }
 
+/// Whether a DeepSpeed job runs Megatron-DeepSpeed's GPT model (anything but a LLaMA block).
+bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
+    return t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp);
+}
+
 /// Activation bytes stored by one layer for one micro-batch (Korthikanti et al. accounting, per tensor).
 struct LayerActivations {
     double stored;   ///< kept from forward to backward
@@ -172,8 +177,10 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     // A compiled loss is one fused kernel each way: it saves the 16-bit logits (and a per-row
     // log-sum-exp) and writes their 16-bit gradient.
     if (t.compiled_loss) return {2 * e, true};
-    // Megatron-DeepSpeed's GPT models (not a LLaMA block) use Megatron's loss.
-    if (t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp)) return {6, true};
+    // Megatron-DeepSpeed's GPT models (not a LLaMA block) use Megatron's loss. In a pipeline the model's
+    // last layer casts the logits to fp32, which the pipe buffers keep; the loss works on them in place
+    // and only the 16-bit gradient the cast sends back is new.
+    if (megatron_deepspeed(m, t)) return l.pp > 1 ? LossBytes{e, false} : LossBytes{6, true};
     // torchtitan's loss parallel (FSDP with tp > 1, logits sharded over the vocabulary): DTensor's
     // fused nll/log-softmax backward holds the saved fp32 log-softmax, a zeroed fp32 grad, exp() of
     // the log-softmax and their sum at once.
@@ -183,16 +190,14 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     return {12, false};
 }
 
-/// The pipeline's own buffers. DeepSpeed's pipeline engine keeps each in-flight micro-batch's received
-/// input (cloned for the first layer; the int64 token ids, loaded and cloned, on the first stage) and
-/// its output until that micro-batch's backward, one receive buffer for the whole run, and never frees
-/// the last stage's outputs (the logits): its two pipe buffers keep them.
+/// The pipeline's own buffers: per in-flight micro-batch, allocated once (receive), held while a
+/// micro-batch back-propagates, and the logits the last stage keeps.
 struct PipeBuffers {
-    double per_micro_batch = 0, receive = 0, kept_logits = 0;
+    double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0;
 };
 
-PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double boundary, double logits,
-                         long micro_batches) {
+PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const Layout& l, int stage,
+                         double boundary, double logits, long micro_batches) {
     PipeBuffers p;
     if (l.pp == 1 || t.framework == Framework::megatron) return p;  // Megatron frees sent outputs' data
     if (t.framework == Framework::fsdp) {
@@ -209,10 +214,23 @@ PipeBuffers pipe_buffers(const Training& t, const Layout& l, int stage, double b
         p.receive = buffers * static_cast<double>(micro_batches) * boundary;
         return p;
     }
+    // DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the
+    // first layer; the int64 token ids, loaded and cloned, on the first stage) and its output until that
+    // micro-batch's backward, and one buffer each for receiving activations and gradients.
+    // Under tensor parallelism (pipe_partitioned) it splits what crosses stages over the tensor ranks: a
+    // kept output holds only its 1/tp slice (the full data is freed), and a received slice is gathered
+    // into the full input, which is then the first layer's saved input. A backward restores its output
+    // in full, and gathers the gradient too when gradients are partitioned.
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
-    p.per_micro_batch = (stage == 0 ? 2 * 8 * tokens : boundary) + (stage == l.pp - 1 ? 0 : boundary);
-    p.receive = boundary;
-    if (stage == l.pp - 1) p.kept_logits = 2 * logits;
+    const bool first = stage == 0, last = stage == l.pp - 1, split = l.tp > 1;
+    const bool grads_split = split && deepspeed_grads_partitioned(t);
+    const double slice = split ? boundary / l.tp : boundary;
+    p.per_micro_batch = (first ? 2 * 8 * tokens : split ? 0 : boundary) + (last ? 0 : slice);
+    p.receive = (first ? 0 : slice) + (last ? 0 : grads_split ? slice : boundary);
+    if (split && !last) p.backward = boundary + (grads_split ? boundary : 0);
+    // The last stage's two pipe buffers never free its outputs, the logits: fp32 from a
+    // Megatron-DeepSpeed GPT model, whose last layer upcasts them.
+    if (last) p.kept_logits = 2 * logits * (megatron_deepspeed(m, t) ? 4 / element_bytes(t) : 1);
     return p;
 }
 
@@ -261,9 +279,10 @@ double overhead_bytes(Measure measure, double dynamic, int gpus) {
 /// Temporaries of the optimizer step (and the gradient reduction before it) on top of the states.
 double step_bytes(const Training& t, int shards, double stage_params) {
     if (t.framework == Framework::deepspeed && t.zero_stage == 0) {
-        // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer.
+        // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
+        // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
         if (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer))
-            return 8 * stage_params;
+            return (deepspeed_fp16_fused(t) ? 8 : 4) * stage_params;
         if (t.precision == "bf16") {
             // BF16_Optimizer accumulating in bf16 casts each rank's gradient partition to fp32 to step.
             if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer) return 4 * stage_params / shards;
@@ -345,7 +364,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.gradients = params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);
-    const PipeBuffers pipe = pipe_buffers(training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
+    const PipeBuffers pipe =
+        pipe_buffers(model_, training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
 
     // Layers N-1, 2N-1, ... of the stage are checkpointed (torchtitan counts its blocks from 1 and
     // wraps those whose count N divides); the others keep everything.
@@ -380,14 +400,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 5> candidates{{
-        {Phase::backward, stash + working_ + (checkpointed > 0 ? replay_ : 0), pipe.kept_logits, comm,
+        {Phase::backward, stash + working_ + (checkpointed > 0 ? replay_ : 0) + pipe.backward, pipe.kept_logits, comm,
          lp_grads_cleared_ ? element_ * layer_ : 0},
         {Phase::forward, stash + working_, pipe.kept_logits, comm, 0},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
          lp_grads_cleared_ ? element_ * params : 0},
-        {Phase::backward, first ? stash * (st.in_flight - 1) / st.in_flight : stash, pipe.kept_logits,
-         comm + 4 * largest, 0}}};
+        {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
+         pipe.kept_logits, comm + 4 * largest, 0}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {

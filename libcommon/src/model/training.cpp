@@ -36,13 +36,23 @@ long release_number(const std::string& v) {
 
 bool is_release(const std::string& v) { return release_number(v) >= 0; }
 
+namespace {
+/// The DeepSpeed release a job follows: its framework_version, or 0.17.5.
+long deepspeed_release(const Training& t) {
+    return t.framework_version.empty() ? 17005 : release_number(t.framework_version);
+}
+}  // namespace
+
 DeepSpeedBf16 deepspeed_bf16(const Training& t) {
-    const long v = t.framework_version.empty() ? 17005 : release_number(t.framework_version);  // 0.17.5
+    const long v = deepspeed_release(t);
     if (v < 16005) return DeepSpeedBf16::fp32_buffer_grads_freed;                              // 0.16.5
     if (v < 17006) return DeepSpeedBf16::fp32_buffer_grads_kept;                               // 0.17.6
     if (v < 18005) return DeepSpeedBf16::fp16_optimizer;                                       // 0.18.5
     return DeepSpeedBf16::bf16_buffer;
 }
+
+bool deepspeed_fp16_fused(const Training& t) { return deepspeed_release(t) >= 5000; }          // 0.5.0
+bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 
 MegatronFp16 megatron_fp16(const Training& t) {
     const long v = t.framework_version.empty() ? -1 : release_number(t.framework_version);

@@ -77,6 +77,14 @@ enum class MegatronFp16 {
     contiguous_buffer,
 };
 MegatronFp16 megatron_fp16(const Training& t);
+
+/// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
+/// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
+/// parameter at a time: from 0.5.0 apex's FusedAdam (Megatron-DeepSpeed's) counts as fused too.
+bool deepspeed_fp16_fused(const Training& t);
+/// Whether DeepSpeed's pipeline engine, under tensor parallelism, also partitions the gradients it
+/// sends back over the tensor ranks (the activations always are): from 0.5.4.
+bool deepspeed_grads_partitioned(const Training& t);
 /// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits).
 bool is_release(const std::string& v);
 
