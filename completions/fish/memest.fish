@@ -37,6 +37,7 @@ complete -c memest -l gpu -x -a '(memest --list-gpus 2>/dev/null | tail -n +2 | 
 complete -c memest -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: default, juchi, sia, or a YAML/CSV file'
 complete -c memest -l method -x -a 'default frenzy' -d 'default (framework-aware) or frenzy (the papers formula)'
 complete -c memest -l measure -x -a 'allocated reserved device' -d 'Predict allocated, reserved or device (nvidia-smi) memory'
+complete -c memest -l first-iteration -d 'Predict the first iterations peak: no optimizer state made in the first step before it'
 complete -c memest -l usable-fraction -x -d 'Share of a GPUs memory a plan may fill'
 complete -c memest -l max-gpus -x -d 'Largest plan considered'
 complete -c memest -l top -x -d 'Plans to print (0 = all)'

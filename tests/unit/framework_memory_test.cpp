@@ -432,3 +432,50 @@ TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its colu
     const double selective = 8192 + 88064.0 / 2 + 16384 + 2 * 8192;
     CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations == Approx(4 * selective + head));
 }
+
+TEST_CASE("the first iteration lacks what the optimizer makes in its first step", "[model]") {
+    // Long sequences, so that a layer's backward is the steady peak; first_iteration drops the state
+    // made by the first step from every phase but the step.
+    auto stage = [](Framework f, const std::string& precision, const std::string& version, bool first) {
+        auto t = training(f, 4096, 2);
+        t.precision = precision;
+        t.framework_version = version;
+        t.first_iteration = first;
+        if (f == Framework::fsdp) t.zero_stage = 3;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
+    // Megatron in bf16: Adam's two fp32 moments.
+    const auto steady = stage(Framework::megatron, "bf16", "", false), first = stage(Framework::megatron, "bf16", "", true);
+    REQUIRE(steady.phase == Phase::backward);
+    REQUIRE(first.phase == Phase::backward);
+    CHECK(steady.optimizer - first.optimizer == Approx(8 * p));
+    CHECK(steady.total() - first.total() == Approx(8 * p));
+    // Megatron before 2.5 in fp16: also the master weights' fp32 grads.
+    const auto old = stage(Framework::megatron, "fp16", "2.4", true);
+    CHECK(old.gradients == Approx(2 * p));
+    CHECK(old.optimizer == Approx(4 * p));
+    // FSDP2 (ZeRO-3): torch's AdamW moments, sharded over dp 2.
+    const double q = stage_params(gpt(), kStepLayout, 0, 4, false);
+    CHECK(stage(Framework::fsdp, "bf16", "", false).optimizer - stage(Framework::fsdp, "bf16", "", true).optimizer ==
+          Approx(8 * q / 2));
+    // DeepSpeed's wrappers step once at start-up: nothing changes.
+    CHECK(stage(Framework::deepspeed, "fp16", "", true).total() == Approx(stage(Framework::deepspeed, "fp16", "", false).total()));
+}
+
+TEST_CASE("in the first iteration the gradient reduction comes before the lazy state, the step after it", "[model]") {
+    // Megatron 2.4 in fp16, one token: the steady peak is the all-reduce's flat copy of the fp16 grads
+    // beside every state; in the first iteration the step, which makes the moments and fp32 grads, is.
+    auto t = training(Framework::megatron, 1, 2);
+    t.precision = "fp16";
+    t.framework_version = "2.4";
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
+    const auto steady = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    t.first_iteration = true;
+    const auto first = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    REQUIRE(steady.phase == Phase::step);
+    REQUIRE(first.phase == Phase::step);
+    CHECK(steady.comm_buffers == Approx(2 * p));
+    CHECK(first.comm_buffers == Approx(0));
+    CHECK(first.gradients + first.optimizer == Approx((2 + 4 + 12) * p));
+}

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"default", "frenzy"}))->capture_default_str();
     app->add_option("--measure", measure, "Predict allocated, reserved or device (nvidia-smi) memory")
         ->check(CLI::IsMember({"allocated", "reserved", "device"}));
+    app->add_flag("--first-iteration", opt.job.first_iteration,
+                  "Predict the first iteration's peak: no optimizer state made in the first step before it");
     app->add_option("--usable-fraction", opt.usable_fraction, "Share of a GPU's memory a plan may fill")
         ->check(cli::number_in(0.1, 1.0))->capture_default_str();
     app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(cli::integer_in(1, 65536))

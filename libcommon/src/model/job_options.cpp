@@ -46,6 +46,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.no_flash_attention) t.flash_attention = false;
     if (!o.compile.empty()) parse_compile(o.compile, t);
     if (o.fp8_all_gather) t.fp8_all_gather = true;
+    if (o.first_iteration) t.first_iteration = true;
     if (!o.framework_version.empty()) t.framework_version = o.framework_version;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;

@@ -91,6 +91,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
+    t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
@@ -148,6 +149,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
+    if (t.first_iteration) n["first_iteration"] = true;
     if (iterations > 0) n["iterations"] = iterations;
     if (!job.layers_per_stage.empty()) {
         YAML::Node split(YAML::NodeType::Sequence);

@@ -276,32 +276,61 @@ double overhead_bytes(Measure measure, double dynamic, int gpus) {
     return reserved + context + nccl;
 }
 
-/// Temporaries of the optimizer step (and the gradient reduction before it) on top of the states.
-double step_bytes(const Training& t, int shards, double stage_params) {
+/// Temporaries per parameter on top of the states: while the gradients are reduced before the step
+/// (reduce), and during the optimizer step itself (step).
+struct StepBytes {
+    double reduce = 0, step = 0;
+};
+
+StepBytes step_bytes(const Training& t, int shards) {
+    StepBytes b;
     if (t.framework == Framework::deepspeed && t.zero_stage == 0) {
         // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
         // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
         if (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer))
-            return (deepspeed_fp16_fused(t) ? 8 : 4) * stage_params;
-        if (t.precision == "bf16") {
-            // BF16_Optimizer accumulating in bf16 casts each rank's gradient partition to fp32 to step.
-            if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer) return 4 * stage_params / shards;
+            b.step = deepspeed_fp16_fused(t) ? 8 : 4;
+        else if (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
+            b.step = 4.0 / shards;  // BF16_Optimizer casts each rank's bf16 gradient partition to fp32
+        else if (t.precision == "bf16")
             // With an fp32 buffer, ReduceGrads hands the group's whole flat buffer (one parameter
             // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16.
-            return 2 * stage_params;
-        }
+            b.reduce = 2;
+        return b;
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
     // parameter it updates. Before 2.6 the local DDP first flattens every fp16 grad into one tensor to
     // all-reduce; before 2.5 the fp32 grads already exist (the copy replaces them), and in 2.5 each
     // fp16 grad is freed once copied, so the step adds 2 bytes a parameter at most.
     if (t.framework == Framework::megatron && t.precision == "fp16") {
-        if (megatron_fp16(t) != MegatronFp16::contiguous_buffer) return 2 * stage_params;
-        return 4 * stage_params / (optimizer_sharded(t) ? shards : 1);
+        switch (megatron_fp16(t)) {
+        case MegatronFp16::master_grads_kept: b.reduce = 2; break;
+        case MegatronFp16::grads_flattened: b.reduce = 2, b.step = 2; break;
+        case MegatronFp16::contiguous_buffer: b.step = 4.0 / (optimizer_sharded(t) ? shards : 1); break;
+        }
+        return b;
     }
     // FSDP's foreach AdamW allocates sqrt(v) for the shard it updates.
-    if (t.framework == Framework::fsdp && t.optimizer != "sgd") return 4 * stage_params / shards;
-    return 0;
+    if (t.framework == Framework::fsdp && t.optimizer != "sgd") b.step = 4.0 / shards;
+    return b;
+}
+
+/// Bytes per parameter that exist only from the first optimizer step on: absent from the first
+/// iteration's forward and backward (and the reduction before its step), present in later ones.
+struct LazyBytes {
+    double gradients = 0, optimizer = 0;
+};
+
+LazyBytes lazy_bytes(const Training& t, int shards) {
+    LazyBytes b;
+    // DeepSpeed's optimizer wrappers take one step on zero gradients at start-up to allocate the state.
+    if (t.framework == Framework::deepspeed) return b;
+    // torch's, apex's and Transformer Engine's Adam (and SGD's momentum) make their state in their
+    // first step. Megatron before 2.5 keeps fp32 master grads from the first step's copy on.
+    const double opt_shards = optimizer_sharded(t) ? shards : 1;
+    b.optimizer = (t.optimizer == "sgd" ? 4 : 8) / opt_shards;
+    if (t.framework == Framework::megatron && t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept)
+        b.gradients = 4 / opt_shards;
+    return b;
 }
 }  // namespace
 
@@ -317,7 +346,14 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const LayerActivations act = layer_activations(m, t, l);
     stored_ = act.stored;
     full_ = act.full;
-    step_per_param_ = step_bytes(t, shards_, 1.0);  // every case is linear in the stage's parameters
+    const StepBytes step = step_bytes(t, shards_);
+    reduce_per_param_ = step.reduce;
+    step_per_param_ = step.step;
+    if (t.first_iteration) {
+        const LazyBytes lazy = lazy_bytes(t, shards_);
+        lazy_gradients_ = lazy.gradients;
+        lazy_optimizer_ = lazy.optimizer;
+    }
     micro_batches_ = l.micro_batches(t.global_batch);
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
@@ -383,38 +419,43 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
+    //  - a forward, with the stash and one layer's working set;
+    //  - the optimizer step, with no activations and the step's temporaries;
+    //  - the gradient reduction before the step, with its temporaries;
     //  - back-propagating the loss, on the last stage (beside the logits DeepSpeed's pipe buffers keep:
     //    the other micro-batch's, and this one's too when the loss upcasts a copy of them);
-    //  - a forward, with the stash and one layer's working set;
-    //  - the optimizer step, with no activations and the step's temporaries.
     //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
     //    16-bit grad: a 4-byte copy of the largest parameter (the vocabulary matrix on the first stage,
     //    and on the last when it holds the output layer). The embedding's grad comes last in the first
     //    stage's backward, when that micro-batch's activations are gone.
     // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
-    // layer's replay the other layers' are back, at the loss none are.
+    // layer's replay the other layers' are back, at the loss none are. In the first iteration, what the
+    // optimizer makes at its first step is absent from all but the step.
     const double largest = std::max(upcast_layer_, first || (last && output_ >= upcast_vocab_) ? upcast_vocab_ : 0.0);
+    const double lazy_grads = lazy_gradients_ * params, lazy_optimizer = lazy_optimizer_ * params;
     struct Candidate {
         Phase phase;
-        double activations, logits, comm, grads_freed;
+        double activations, logits, comm, grads_absent, optimizer_absent;
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 5> candidates{{
+    const std::array<Candidate, 6> candidates{{
         {Phase::backward, stash + working_ + (checkpointed > 0 ? replay_ : 0) + pipe.backward, pipe.kept_logits, comm,
-         lp_grads_cleared_ ? element_ * layer_ : 0},
-        {Phase::forward, stash + working_, pipe.kept_logits, comm, 0},
-        {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0},
+         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer},
+        {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
+        {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0, 0},
+        {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive, lazy_grads, lazy_optimizer},
         {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         lp_grads_cleared_ ? element_ * params : 0},
+         (lp_grads_cleared_ ? element_ * params : 0) + lazy_grads, lazy_optimizer},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
-         pipe.kept_logits, comm + 4 * largest, 0}}};
+         pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
-        if ((k == 3 && !last) || (k == 4 && largest == 0)) continue;
+        if ((k == 4 && !last) || (k == 5 && largest == 0)) continue;
         const Candidate& c = candidates[k];
         const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
-        const double total = states - c.grads_freed + c.activations + c.logits + c.comm + overhead;
+        const double total =
+            states - c.grads_absent - c.optimizer_absent + c.activations + c.logits + c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate
         best = total;
         st.phase = c.phase;
@@ -422,7 +463,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         st.logits = c.logits;
         st.comm_buffers = c.comm;
         st.overhead = overhead;
-        st.gradients = params * gradients_ - c.grads_freed;
+        st.gradients = params * gradients_ - c.grads_absent;
+        st.optimizer = params * optimizer_ - c.optimizer_absent;
     }
     return st;
 }

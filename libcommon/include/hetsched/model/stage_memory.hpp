@@ -31,6 +31,8 @@ private:
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
+    double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
+    double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash
     double replay_ = 0;                                    ///< what recomputation replays of a checkpointed layer

@@ -45,6 +45,9 @@ struct Training {
     /// bf16 ZeRO-0 optimizer (empty: 0.17.5), Megatron-LM's fp16 gradients before 2.6 (empty: current).
     /// Not for fsdp.
     std::string framework_version;
+    /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
+    /// optimizer makes in its first step is absent before that step.
+    bool first_iteration = false;
 };
 
 /// What DeepSpeed runs for bf16 at ZeRO-0, by release (deepspeed/runtime/engine.py and
