@@ -44,6 +44,27 @@ Framework infer_framework(const Training& t, const std::string& source) {
     return Framework::megatron;
 }
 
+/// The DeepSpeed release a run's source names right after "DeepSpeed" ("DeepSpeed 0.16.4",
+/// "deepspeed==0.14.0", "DeepSpeed v0.9.5"), or empty. "Megatron-DeepSpeed" names model code, not a
+/// DeepSpeed release.
+std::string deepspeed_release_in(const std::string& source) {
+    std::string lower;
+    for (char c : source) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string name = "deepspeed", fork = "megatron-";
+    for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
+        if (at >= fork.size() && lower.compare(at - fork.size(), fork.size(), fork) == 0) continue;
+        size_t i = at + name.size();
+        const size_t gap = i;
+        while (i < lower.size() && std::string(" =v@:_-").find(lower[i]) != std::string::npos) ++i;
+        size_t end = i;
+        while (end < lower.size() && (std::isdigit(static_cast<unsigned char>(lower[end])) || lower[end] == '.')) ++end;
+        while (end > i && lower[end - 1] == '.') --end;  // a sentence's full stop
+        const std::string release = lower.substr(i, end - i);
+        if (i > gap && is_release(release)) return release;
+    }
+    return "";
+}
+
 /// "8 9 9 6" or "8;9;9;6".
 std::vector<long> read_split(const std::string& text) {
     std::vector<long> out;
@@ -133,6 +154,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 tr.framework = parse_framework(t.cell(r, framework).text);
             else
                 tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
+            if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
+                tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
             run.measure = parse_measure(t.cell(r, kind).text);
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, kind));

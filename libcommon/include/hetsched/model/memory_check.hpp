@@ -36,7 +36,8 @@ struct MeasuredRuns {
 /// framework, compile, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts
 /// separated by spaces or ';'). Without a framework the run's `source` naming torchtitan (or FSDP) or
 /// DeepSpeed says it, else zero_stage and distributed_optimizer do (3: FSDP; 1-2 without Megatron's
-/// distributed optimizer: DeepSpeed; else Megatron-LM); without compile, eager blocks; a gated
+/// distributed optimizer: DeepSpeed; else Megatron-LM); without framework_version, a DeepSpeed run
+/// follows the release its source names right after "DeepSpeed" (else 0.17.5); without compile, eager blocks; a gated
 /// MLP implies the LLaMA style (RMSNorm, no bias, no dropout) and stages split evenly. A row with a
 /// missing or impossible value is skipped with its reason; a missing column is an error (DataError).
 MeasuredRuns read_measured_runs(const io::CsvTable& table);
