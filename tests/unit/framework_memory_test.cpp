@@ -143,7 +143,7 @@ TEST_CASE("Megatron-LM before 2.6 flattens its fp16 grads to all-reduce; before 
     CHECK(v20.comm_buffers == Approx(2 * p));      // the flat copy of every fp16 grad
     const auto v25 = stage("2.5");
     CHECK(v25.gradients == Approx(2 * p));
-    CHECK(v25.comm_buffers == Approx(2 * p));  // the flat copy; the step's copies free the fp16 grads
+    CHECK(v25.comm_buffers == Approx(4 * p));  // the step's new fp32 grads, beside the live fp16 ones
     for (const char* current : {"2.6", "0.12.0", "23.04"}) {  // 0.x: Megatron-Core
         CHECK(stage(current).gradients == Approx(2 * p));
         CHECK(stage(current).comm_buffers == Approx(4 * p));
@@ -175,15 +175,23 @@ TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, an
     REQUIRE(ds.stages[0].phase == Phase::backward);
     CHECK(ds.stages[0].activations - mg.stages[0].activations == Approx(2 * (2 * 8 * tokens + boundary)));
     CHECK(ds.stages[0].comm_buffers == Approx(boundary));
-    // The last stage keeps the logits of two micro-batches in its pipe buffers, whatever the phase:
-    // fp32, as a Megatron-DeepSpeed GPT model's last layer casts them. Its loss works on them in place;
-    // the cast's backward adds their 16-bit gradient.
-    CHECK(ds.stages[1].logits == Approx(2 * 4 * tokens * 1000));
+    // The last stage keeps the logits of two micro-batches in its pipe buffers: fp32, as a
+    // Megatron-DeepSpeed GPT model's last layer casts them. Its loss saves a new fp32 tensor (until
+    // September 2022, DeepSpeed before 0.7.4, it worked in place); the cast's backward adds the 16-bit
+    // gradient.
+    // fp16 (the FP16 optimizer in every release) and 1,024 tokens, so that the loss is the peak.
+    auto loss_run = training(Framework::deepspeed, 1024);
+    loss_run.precision = "fp16";
     auto big = gpt();
-    big.vocab = 32000;  // so that the loss is the peak
-    const auto last = model::estimate_memory(big, t, l, Measure::allocated).stages.at(1);
-    REQUIRE(last.phase == Phase::backward);
-    CHECK(last.logits == Approx((2 * 4 + 2) * tokens * 32000));
+    big.vocab = 32000;
+    auto last_stage = [&](const model::Training& x) {
+        const auto st = model::estimate_memory(big, x, l, Measure::allocated).stages.at(1);
+        REQUIRE(st.phase == Phase::backward);
+        return st;
+    };
+    CHECK(last_stage(loss_run).logits == Approx((2 * 4 + 4 + 2) * 1024 * 32000));
+    loss_run.framework_version = "0.7.3";
+    CHECK(last_stage(loss_run).logits == Approx((2 * 4 + 2) * 1024 * 32000));
 }
 
 TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slices between stages", "[model]") {
@@ -409,7 +417,13 @@ TEST_CASE("DeepSpeed's loss: Megatron's fused one for GPT models, eager or compi
     big.vocab = 32000;  // so that the loss is the peak
     auto gpt_big = gpt();
     gpt_big.vocab = 32000;
+    // Megatron's loss on an upcast copy: since September 2022 (DeepSpeed 0.7.4) it subtracts the
+    // maximum into a new fp32 tensor, beside the 16-bit logits and the copy, in the loss's forward.
+    CHECK(logits_per_token(gpt_big) == Approx(10));
+    CHECK(model::estimate_memory(gpt_big, t, l, Measure::allocated).stages.at(0).phase == Phase::forward);
+    t.framework_version = "0.7.3";
     CHECK(logits_per_token(gpt_big) == Approx(6));
+    t.framework_version.clear();
     CHECK(logits_per_token(big) == Approx(12));
     t.compiled = true;  // compiled blocks leave the loss eager
     CHECK(logits_per_token(big) == Approx(12));
@@ -459,8 +473,19 @@ TEST_CASE("the first iteration lacks what the optimizer makes in its first step"
     const double q = stage_params(gpt(), kStepLayout, 0, 4, false);
     CHECK(stage(Framework::fsdp, "bf16", "", false).optimizer - stage(Framework::fsdp, "bf16", "", true).optimizer ==
           Approx(8 * q / 2));
-    // DeepSpeed's wrappers step once at start-up: nothing changes.
+    // DeepSpeed's FP16 optimizer steps once at start-up: nothing changes.
     CHECK(stage(Framework::deepspeed, "fp16", "", true).total() == Approx(stage(Framework::deepspeed, "fp16", "", false).total()));
+    // ZeRO (and the BF16 optimizer) stopped doing so in 0.13.2: the moments, split over dp 2, wait.
+    auto zero1 = [&](const std::string& version, bool first) {
+        auto t = training(Framework::deepspeed, 4096, 2);
+        t.zero_stage = 1;
+        t.framework_version = version;
+        t.first_iteration = first;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    };
+    REQUIRE(zero1("0.17.5", true).phase == Phase::forward);  // the loss's upcast copy
+    CHECK(zero1("0.17.5", false).optimizer - zero1("0.17.5", true).optimizer == Approx(8 * q / 2));
+    CHECK(zero1("0.13.1", false).total() == Approx(zero1("0.13.1", true).total()));
 }
 
 TEST_CASE("in the first iteration the gradient reduction comes before the lazy state, the step after it", "[model]") {

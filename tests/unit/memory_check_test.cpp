@@ -102,12 +102,18 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
     CHECK(read(",compile", "pytorch/torchtitan", ",model").compiled);
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
+    CHECK(read(",first_iteration", "pytorch/torchtitan", ",1").first_iteration);
+    CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
     // A DeepSpeed release named in the source, unless a column gives one.
     CHECK(read(",framework", "run with DeepSpeed 0.16.4.", ",deepspeed").framework_version == "0.16.4");
     CHECK(read(",framework", "pip deepspeed==0.14.0; torch 2.3", ",deepspeed").framework_version == "0.14.0");
     CHECK(read(",framework", "DeepSpeed v0.9.5", ",deepspeed").framework_version == "0.9.5");
     CHECK(read(",framework,framework_version", "DeepSpeed 0.16.4", ",deepspeed,0.18.5").framework_version == "0.18.5");
-    CHECK(read(",framework", "Megatron-DeepSpeed 1.0; DeepSpeed info: version=0.4.0", ",deepspeed").framework_version.empty());
+    CHECK(read(",framework", "DeepSpeed info: version=0.4.0+407ff0f", ",deepspeed").framework_version == "0.4.0");
+    CHECK(read(",framework", "DeepSpeed version 0.16.4+cu121", ",deepspeed").framework_version == "0.16.4");
+    for (const char* none : {"Megatron-DeepSpeed 0.2", "Megatron_DeepSpeed 0.2", "Megatron DeepSpeed 0.2",
+                             "DeepSpeed 1.3B GPT", "DeepSpeed 0.8GB", "deepspeed>=0.14", "DeepSpeed"})
+        CHECK(read(",framework", none, ",deepspeed").framework_version.empty());
     CHECK(read(",framework", "DeepSpeed 0.16.4", ",megatron").framework_version.empty());  // not a DeepSpeed run
     const std::string bad = header + ",compile\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
                             "selective,0,1,bf16,all,80,max_reserved,torchtitan,blocks\n";

@@ -45,22 +45,31 @@ Framework infer_framework(const Training& t, const std::string& source) {
 }
 
 /// The DeepSpeed release a run's source names right after "DeepSpeed" ("DeepSpeed 0.16.4",
-/// "deepspeed==0.14.0", "DeepSpeed v0.9.5"), or empty. "Megatron-DeepSpeed" names model code, not a
-/// DeepSpeed release.
+/// "deepspeed==0.14.0", "DeepSpeed v0.9.5", the log line "DeepSpeed info: version=0.4.0+407ff0f"), or
+/// empty. Every DeepSpeed release is 0.x; a number running on into letters ("DeepSpeed 1.3B") is no
+/// release, and "Megatron-DeepSpeed" names model code.
 std::string deepspeed_release_in(const std::string& source) {
     std::string lower;
     for (char c : source) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string name = "deepspeed", fork = "megatron-";
+    const std::string name = "deepspeed", fork = "megatron";
+    auto starts = [&](size_t i, const std::string& word) { return lower.compare(i, word.size(), word) == 0; };
     for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
-        if (at >= fork.size() && lower.compare(at - fork.size(), fork.size(), fork) == 0) continue;
+        if (at > fork.size() && starts(at - fork.size() - 1, fork) && std::string("-_ ").find(lower[at - 1]) != std::string::npos)
+            continue;
         size_t i = at + name.size();
-        const size_t gap = i;
-        while (i < lower.size() && std::string(" =v@:_-").find(lower[i]) != std::string::npos) ++i;
+        const size_t after_name = i;
+        while (i < lower.size()) {
+            if (starts(i, "version")) i += 7;
+            else if (starts(i, "info")) i += 4;
+            else if (std::string(" =v@:_-").find(lower[i]) != std::string::npos) ++i;
+            else break;
+        }
         size_t end = i;
         while (end < lower.size() && (std::isdigit(static_cast<unsigned char>(lower[end])) || lower[end] == '.')) ++end;
         while (end > i && lower[end - 1] == '.') --end;  // a sentence's full stop
+        const bool bounded = end == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[end]));
         const std::string release = lower.substr(i, end - i);
-        if (i > gap && is_release(release)) return release;
+        if (i > after_name && bounded && starts(i, "0.") && is_release(release)) return release;
     }
     return "";
 }

@@ -168,6 +168,7 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
 struct LossBytes {
     double per_logit;
     bool holds_logits;
+    Phase phase = Phase::backward;  ///< when the loss peaks: its backward, or (a copy's transient) its forward
 };
 
 LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
@@ -178,9 +179,15 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     // log-sum-exp) and writes their 16-bit gradient.
     if (t.compiled_loss) return {2 * e, true};
     // Megatron-DeepSpeed's GPT models (not a LLaMA block) use Megatron's loss. In a pipeline the model's
-    // last layer casts the logits to fp32, which the pipe buffers keep; the loss works on them in place
-    // and only the 16-bit gradient the cast sends back is new.
-    if (megatron_deepspeed(m, t)) return l.pp > 1 ? LossBytes{e, false} : LossBytes{6, true};
+    // last layer casts the logits to fp32, which the pipe buffers keep; the loss worked on them in place
+    // until September 2022 and since subtracts the maximum into a new fp32 tensor that it saves and
+    // turns into the gradient. The cast's backward adds the 16-bit gradient. Without a pipeline the
+    // loss upcasts a copy of the 16-bit logits; the subtraction's new tensor comes beside both.
+    if (megatron_deepspeed(m, t)) {
+        const bool in_place = megatron_deepspeed_loss_in_place(t);
+        if (l.pp > 1) return {e + (in_place ? 0 : 4), false};
+        return in_place ? LossBytes{6, true} : LossBytes{10, true, Phase::forward};
+    }
     // torchtitan's loss parallel (FSDP with tp > 1, logits sharded over the vocabulary): DTensor's
     // fused nll/log-softmax backward holds the saved fp32 log-softmax, a zeroed fp32 grad, exp() of
     // the log-softmax and their sum at once.
@@ -299,12 +306,12 @@ StepBytes step_bytes(const Training& t, int shards) {
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
     // parameter it updates. Before 2.6 the local DDP first flattens every fp16 grad into one tensor to
-    // all-reduce; before 2.5 the fp32 grads already exist (the copy replaces them), and in 2.5 each
-    // fp16 grad is freed once copied, so the step adds 2 bytes a parameter at most.
+    // all-reduce; before 2.5 the fp32 grads already exist (the copy replaces them), and in 2.5 they are
+    // made anew beside the live fp16 grads.
     if (t.framework == Framework::megatron && t.precision == "fp16") {
         switch (megatron_fp16(t)) {
         case MegatronFp16::master_grads_kept: b.reduce = 2; break;
-        case MegatronFp16::grads_flattened: b.reduce = 2, b.step = 2; break;
+        case MegatronFp16::grads_flattened: b.reduce = 2, b.step = 4; break;
         case MegatronFp16::contiguous_buffer: b.step = 4.0 / (optimizer_sharded(t) ? shards : 1); break;
         }
         return b;
@@ -322,10 +329,12 @@ struct LazyBytes {
 
 LazyBytes lazy_bytes(const Training& t, int shards) {
     LazyBytes b;
-    // DeepSpeed's optimizer wrappers take one step on zero gradients at start-up to allocate the state.
-    if (t.framework == Framework::deepspeed) return b;
+    // DeepSpeed's FP16 wrappers (and, before 0.13.2, ZeRO and the BF16 optimizer) take one step on zero
+    // gradients at start-up to allocate the state.
+    if (t.framework == Framework::deepspeed && deepspeed_state_at_start(t)) return b;
     // torch's, apex's and Transformer Engine's Adam (and SGD's momentum) make their state in their
-    // first step. Megatron before 2.5 keeps fp32 master grads from the first step's copy on.
+    // first step; so do DeepSpeed's wrappers that wait for it. Megatron before 2.5 keeps fp32 master
+    // grads from the first step's copy on.
     const double opt_shards = optimizer_sharded(t) ? shards : 1;
     b.optimizer = (t.optimizer == "sgd" ? 4 : 8) / opt_shards;
     if (t.framework == Framework::megatron && t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept)
@@ -368,6 +377,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const LossBytes lb = loss_bytes(m, t, l);
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
+    loss_phase_ = lb.phase;
     // DeepSpeed's bf16 optimizer at ZeRO-0, by release: whether the 16-bit grads are freed as each
     // backward starts, and whether an fp32 buffer is filled one upcast parameter at a time.
     if (t.framework == Framework::deepspeed && t.zero_stage == 0 && t.precision == "bf16") {
@@ -444,7 +454,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0, 0},
         {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive, lazy_grads, lazy_optimizer},
-        {Phase::backward, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
+        {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
          (lp_grads_cleared_ ? element_ * params : 0) + lazy_grads, lazy_optimizer},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};

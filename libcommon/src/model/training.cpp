@@ -51,7 +51,14 @@ DeepSpeedBf16 deepspeed_bf16(const Training& t) {
     return DeepSpeedBf16::bf16_buffer;
 }
 
-bool deepspeed_fp16_fused(const Training& t) { return deepspeed_release(t) >= 5000; }          // 0.5.0
+bool deepspeed_fp16_fused(const Training& t) { return t.optimizer != "sgd" && deepspeed_release(t) >= 5000; }  // 0.5.0
+bool deepspeed_state_at_start(const Training& t) {
+    if (t.zero_stage == 0 && t.precision == "fp32") return false;  // the client's optimizer, unwrapped
+    if (t.zero_stage == 0 && (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer)))
+        return true;
+    return deepspeed_release(t) < 13002;  // 0.13.2
+}
+bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 
 MegatronFp16 megatron_fp16(const Training& t) {

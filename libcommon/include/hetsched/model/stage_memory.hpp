@@ -38,6 +38,7 @@ private:
     double replay_ = 0;                                    ///< what recomputation replays of a checkpointed layer
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
+    Phase loss_phase_ = Phase::backward;                    ///< when the loss peaks
     double sbh_ = 0, element_ = 0;
     double head_inputs_ = 0;                                ///< last stage: final norm and output-layer inputs
     bool lp_grads_cleared_ = false;                         ///< DeepSpeed up to 0.16.4 frees 16-bit grads per backward

@@ -73,8 +73,8 @@ enum class MegatronFp16 {
     /// Before 2.5: zero_grad leaves the fp32 master grads allocated between iterations, and the local
     /// DDP (no contiguous buffer by default) flattens every 16-bit grad into one tensor to all-reduce.
     master_grads_kept,
-    /// 2.5: master grads zeroed with the rest, and the 16-bit grads freed as the step copies them; the
-    /// all-reduce still flattens them.
+    /// 2.5: master grads freed with the rest; the step's copy makes them anew beside the live 16-bit
+    /// grads, and the all-reduce still flattens those.
     grads_flattened,
     /// 2.6 on (a contiguous grad buffer by default), and Megatron-Core (read from releases below 1.0).
     contiguous_buffer,
@@ -83,8 +83,16 @@ MegatronFp16 megatron_fp16(const Training& t);
 
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
-/// parameter at a time: from 0.5.0 apex's FusedAdam (Megatron-DeepSpeed's) counts as fused too.
+/// parameter at a time: only an Adam counts as fused, and apex's FusedAdam (Megatron-DeepSpeed's) from
+/// 0.5.0 on.
 bool deepspeed_fp16_fused(const Training& t);
+/// Whether DeepSpeed's optimizer wrapper takes a step on zero gradients at start-up, so that the
+/// optimizer's state exists before the first iteration: the FP16 wrappers always, ZeRO and the BF16
+/// optimizer before 0.13.2 (which made their state lazy).
+bool deepspeed_state_at_start(const Training& t);
+/// Whether Megatron-DeepSpeed's vocab-parallel cross entropy subtracts the maximum logit in place, as
+/// its code did until September 2022 (read from the DeepSpeed release it ran with: before 0.7.4).
+bool megatron_deepspeed_loss_in_place(const Training& t);
 /// Whether DeepSpeed's pipeline engine, under tensor parallelism, also partitions the gradients it
 /// sends back over the tensor ranks (the activations always are): from 0.5.4.
 bool deepspeed_grads_partitioned(const Training& t);
