@@ -135,3 +135,17 @@ TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other framework
         CHECK(std::fabs(row.error_pct) <= 3.5);
     }
 }
+
+TEST_CASE("BigScience's 52B stages on DeepSpeed's pipeline engine stay within 3%", "[model]") {
+    // fp16 at ZeRO-0, tp 4 x pp 16, DeepSpeed 0.4.0: the unfused optimizer, activations split over the
+    // tensor ranks between stages, fp32 logits kept on the last stage.
+    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
+    std::vector<model::MeasuredRun> stages;
+    for (const auto& r : model::read_measured_runs(table).runs)
+        if (r.id.rfind("bs-megds-", 0) == 0) stages.push_back(r);
+    REQUIRE(stages.size() == 5);
+    for (const auto& row : model::check_runs(stages, model::Method::framework)) {
+        CAPTURE(row.id, row.predicted_gib, row.measured_gib);
+        CHECK(std::fabs(row.error_pct) <= 3);
+    }
+}
