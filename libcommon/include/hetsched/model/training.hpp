@@ -41,9 +41,9 @@ struct Training {
     /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
-    /// The framework's release (X.Y or X.Y.Z) whose habits to follow, where they changed: DeepSpeed's
-    /// bf16 ZeRO-0 optimizer (empty: 0.17.5), Megatron-LM's fp16 gradients before 2.6 (empty: current).
-    /// Not for fsdp.
+    /// The framework's release (X.Y or X.Y.Z) whose habits to follow, where they changed (see the
+    /// functions below): DeepSpeed's (empty: 0.17.5), Megatron-LM's fp16 gradients before 2.6 (empty:
+    /// current). Not for fsdp.
     std::string framework_version;
     /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
     /// optimizer makes in its first step is absent before that step.
