@@ -218,6 +218,15 @@ TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slic
     const auto old = middle(t);
     CHECK(old.activations - mg.activations == Approx(2 * slice + boundary));
     CHECK(old.comm_buffers == Approx(slice + boundary));
+    // The first stage, 3 micro-batches in flight: its token ids (int64, loaded and cloned) and output
+    // slice each; it receives only gradients.
+    t.framework_version.clear();
+    const auto first = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    const auto mg_first = model::estimate_memory(gpt(), megatron, l, Measure::allocated).stages.at(0);
+    REQUIRE(first.phase == Phase::backward);
+    REQUIRE(mg_first.phase == Phase::backward);
+    CHECK(first.activations - mg_first.activations == Approx(3 * (2 * 8 * 128 + slice) + 2 * boundary));
+    CHECK(first.comm_buffers == Approx(slice));
 }
 
 namespace {
