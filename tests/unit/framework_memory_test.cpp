@@ -294,6 +294,25 @@ TEST_CASE("torch's pipelining allocates a receive buffer per micro-batch for inp
     CHECK(comm(2, 1) == Approx(3 * m * boundary));
 }
 
+TEST_CASE("interleaved over one round, a rank holds one virtual stage's unsharded fp32 grads at a time", "[model]") {
+    // pp 2 x vpp 2, dp 2, one sequence a micro-batch. With 2 micro-batches (one round of pp) a rank runs
+    // every backward of its later virtual stage, whose last one reduce-scatters and frees its grads,
+    // before the earlier one's first: half the stage's grads at the peak. With 4 micro-batches (two
+    // rounds) their backwards interleave and both stages' grads coexist.
+    auto grads = [](long global_batch) {
+        auto t = training(Framework::fsdp, 128, global_batch);
+        t.zero_stage = 3;
+        const Layout l{1, 2, 2, 1, 2, 1, {}};
+        const double m = static_cast<double>(global_batch) / 2, boundary = 2 * 128 * 64;
+        const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+        // Less the gathered 16-bit blocks and the receive buffers (3 per micro-batch, as above).
+        return (st.comm_buffers - 2 * stage_params(llama(), l, 0, 2, false) - 3 * m * boundary) /
+               stage_params(llama(), l, 0, 2, false);
+    };
+    CHECK(grads(4) == Approx(4.0 / 2));
+    CHECK(grads(8) == Approx(4.0));
+}
+
 TEST_CASE("layer-level checkpointing: every N-th layer keeps its input only, the others everything", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;

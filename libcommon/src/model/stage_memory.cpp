@@ -242,7 +242,7 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
 }
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params) {
+double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
         return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
@@ -253,8 +253,13 @@ double comm_bytes(const Training& t, const Layout& l, double layer, double stage
         // at work is here.
         const double gathered = t.zero_stage >= 3 ? w : 0, at_work = t.zero_stage >= 3 ? 0 : cast;
         // With pipelining every block of the stage stays gathered (no reshard after forward) and its
-        // gradients accumulate unsharded in fp32 until the last micro-batch.
-        if (l.pp > 1) return gathered * stage_params + 4 * stage_params + at_work * layer;
+        // gradients accumulate unsharded in fp32 until the virtual stage's last backward, which
+        // reduce-scatters and frees them. Interleaved over one round (micro-batches <= pp), a rank runs
+        // all the backwards of one virtual stage before the next one's: one chunk's grads at a time.
+        if (l.pp > 1) {
+            const double chunks = l.vpp > 1 && micro_batches <= l.pp ? 1.0 / l.vpp : 1.0;
+            return gathered * stage_params + 4 * stage_params * chunks + at_work * layer;
+        }
         // Backward: this block's 16-bit grads and the fp32 reduce-scatter input they are cast into;
         // under ZeRO-3 also this block and the one prefetched, gathered.
         return (2 * gathered + at_work + g + 4) * layer;
@@ -421,7 +426,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
     if (last) per_mb += head_inputs_;                  // final norm input and output-layer input
     const double stash = st.in_flight * per_mb;
-    double comm = comm_bytes(training_, layout_, layer_, params) + pipe.receive;
+    double comm = comm_bytes(training_, layout_, layer_, params, micro_batches_) + pipe.receive;
     // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit
     // copy stays gathered through forward and backward.
     if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3)
