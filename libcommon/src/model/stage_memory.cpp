@@ -163,8 +163,9 @@ double in_flight(const Layout& l, int stage, long micro_batches) {
     return std::min(chunks, m * l.vpp) / l.vpp;
 }
 
-/// The loss on the last stage at the start of its backward: bytes per logit, and whether those bytes
-/// count the 16-bit logits themselves (else the caller has freed them: torchtitan deletes `pred`).
+/// The loss on the last stage at its peak (the start of its backward, unless `phase` says its forward):
+/// bytes per logit, and whether those bytes count the 16-bit logits themselves (else the caller has
+/// freed them: torchtitan deletes `pred`).
 struct LossBytes {
     double per_logit;
     bool holds_logits;
