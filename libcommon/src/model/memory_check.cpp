@@ -31,12 +31,17 @@ long check_stage(const std::string& stage, int pp) {
     return *index;
 }
 
+std::string lower_case(const std::string& s) {
+    std::string out;
+    for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
 /// A run's framework when no column names it: the one its source names (torchtitan runs FSDP2;
 /// DeepSpeed, or Megatron-DeepSpeed, the DeepSpeed engine), else ZeRO-3 is FSDP's full sharding and
 /// ZeRO-1/2 without Megatron's distributed optimizer is DeepSpeed.
 Framework infer_framework(const Training& t, const std::string& source) {
-    std::string lower;
-    for (char c : source) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = lower_case(source);
     if (lower.find("torchtitan") != std::string::npos || lower.find("fsdp") != std::string::npos) return Framework::fsdp;
     if (lower.find("deepspeed") != std::string::npos) return Framework::deepspeed;
     if (t.zero_stage == 3) return Framework::fsdp;
@@ -49,8 +54,7 @@ Framework infer_framework(const Training& t, const std::string& source) {
 /// empty. Every DeepSpeed release is 0.x; a number running on into letters ("DeepSpeed 1.3B") is no
 /// release, and "Megatron-DeepSpeed" names model code.
 std::string deepspeed_release_in(const std::string& source) {
-    std::string lower;
-    for (char c : source) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = lower_case(source);
     const std::string name = "deepspeed", fork = "megatron";
     auto starts = [&](size_t i, const std::string& word) { return lower.compare(i, word.size(), word) == 0; };
     for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {

@@ -38,7 +38,7 @@ StateBytes state_bytes(const Training& t, int shards) {
         b.optimizer = (master + moments) / opt_shards;
         break;
     case Framework::deepspeed:
-        if (z == 0 && t.precision == "bf16" && deepspeed_bf16(t) != DeepSpeedBf16::fp16_optimizer) {
+        if (deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16) {
             // BF16_Optimizer: a flat bf16 copy of the params, the params' own bf16 .grad, a full
             // gradient-accumulation buffer (fp32 up to 0.18.4, bf16 since), and the fp32 master
             // weights and moments partitioned over dp even without ZeRO.
@@ -46,8 +46,8 @@ StateBytes state_bytes(const Training& t, int shards) {
             b.gradients = c + (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer ? c : 4);
             b.optimizer = (master + moments) / opt_shards;
         } else if (z == 0) {
-            // FP16_Optimizer (fp16, and bf16 from 0.17.6 to 0.18.4): 16-bit params and grads,
-            // unpartitioned fp32 master weights and moments.
+            // FP16_Optimizer (fp16, and bf16 from 0.17.6 to 0.18.4), or the client's own: params and
+            // grads in the compute type, unpartitioned fp32 master weights and moments.
             b.weights = c;
             b.gradients = c;
             b.optimizer = (master + moments) / opt_shards;
@@ -82,6 +82,10 @@ bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
     return t.framework != Framework::megatron && !t.compiled && m.rms_norm && m.gated_mlp;
 }
 
+/// Whether tensor parallelism is torchtitan's (DTensor): it saves gathered, full-sequence GEMM inputs
+/// and shards the logits over the vocabulary for a parallel loss.
+bool dtensor_tp(const Training& t, const Layout& l) { return t.framework == Framework::fsdp && l.tp > 1; }
+
 /// Whether a DeepSpeed job runs Megatron-DeepSpeed's GPT model (anything but a LLaMA block).
 bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
     return t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp);
@@ -106,8 +110,8 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     // torchtitan's tensor parallelism (DTensor) saves the all-gathered, full-sequence input of the
     // column-parallel GEMMs (wq/wk/wv, w1/w3) for their backward; Megatron keeps that input split by
     // sequence parallelism and gathers it again in backward.
-    const bool dtensor_tp = t.framework == Framework::fsdp && l.tp > 1;
-    const double gemm_in = (dtensor_tp ? 1 : 1 / sp) * e * sbh;
+    const bool dtensor = dtensor_tp(t, l);
+    const double gemm_in = (dtensor ? 1 : 1 / sp) * e * sbh;
     double replicated = 0, split = 0;  // replicated: already divided by sequence parallelism
     if (eager_ops(m, t)) {
         // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row and the normalised 16-bit
@@ -141,8 +145,8 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2), and the reduce-scatters' outputs;
             // replay everything else. Under tensor parallelism w2 is row-parallel: its matmul output is
             // the full partial sum that the reduce-scatter (one per block) splits.
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + (dtensor_tp ? 1 : 1 / tp) * e * sbh;
-            if (dtensor_tp && t.seq_parallel) out.stored += 2 * e * sbh / sp;
+            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + (dtensor ? 1 : 1 / tp) * e * sbh;
+            if (dtensor && t.seq_parallel) out.stored += 2 * e * sbh / sp;
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
         }
@@ -192,7 +196,7 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     // torchtitan's loss parallel (FSDP with tp > 1, logits sharded over the vocabulary): DTensor's
     // fused nll/log-softmax backward holds the saved fp32 log-softmax, a zeroed fp32 grad, exp() of
     // the log-softmax and their sum at once.
-    if (t.framework == Framework::fsdp && l.tp > 1) return {16, false};
+    if (dtensor_tp(t, l)) return {16, false};
     // torch cross_entropy on upcast logits: the saved fp32 log-softmax, the dense fp32 grad from
     // nll_loss and log_softmax's fp32 input grad coexist.
     return {12, false};
@@ -297,14 +301,15 @@ struct StepBytes {
 
 StepBytes step_bytes(const Training& t, int shards) {
     StepBytes b;
-    if (t.framework == Framework::deepspeed && t.zero_stage == 0) {
+    if (t.framework == Framework::deepspeed) {
+        const DeepSpeedOptimizer o = deepspeed_optimizer(t);
         // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
         // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
-        if (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer))
-            b.step = deepspeed_fp16_fused(t) ? 8 : 4;
-        else if (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
+        if (o == DeepSpeedOptimizer::fp16) b.step = deepspeed_fp16_fused(t) ? 8 : 4;
+        if (o != DeepSpeedOptimizer::bf16) return b;
+        if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
             b.step = 4.0 / shards;  // BF16_Optimizer casts each rank's bf16 gradient partition to fp32
-        else if (t.precision == "bf16")
+        else
             // With an fp32 buffer, ReduceGrads hands the group's whole flat buffer (one parameter
             // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16.
             b.reduce = 2;
@@ -386,7 +391,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_phase_ = lb.phase;
     // DeepSpeed's bf16 optimizer at ZeRO-0, by release: whether the 16-bit grads are freed as each
     // backward starts, and whether an fp32 buffer is filled one upcast parameter at a time.
-    if (t.framework == Framework::deepspeed && t.zero_stage == 0 && t.precision == "bf16") {
+    if (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16) {
         const DeepSpeedBf16 ds = deepspeed_bf16(t);
         lp_grads_cleared_ = ds == DeepSpeedBf16::fp32_buffer_grads_freed;
         if (ds == DeepSpeedBf16::fp32_buffer_grads_freed || ds == DeepSpeedBf16::fp32_buffer_grads_kept) {
@@ -400,7 +405,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
     // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
     // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
-    head_inputs_ = element_ * (sbh_ + (t.framework == Framework::fsdp && l.tp > 1 ? full_sbh : sbh_));
+    head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {

@@ -52,11 +52,19 @@ DeepSpeedBf16 deepspeed_bf16(const Training& t) {
 }
 
 bool deepspeed_fp16_fused(const Training& t) { return t.optimizer != "sgd" && deepspeed_release(t) >= 5000; }  // 0.5.0
+DeepSpeedOptimizer deepspeed_optimizer(const Training& t) {
+    if (t.zero_stage >= 1) return DeepSpeedOptimizer::zero;
+    if (t.precision == "fp16") return DeepSpeedOptimizer::fp16;
+    if (t.precision != "bf16") return DeepSpeedOptimizer::client;
+    return deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer ? DeepSpeedOptimizer::fp16 : DeepSpeedOptimizer::bf16;
+}
+
 bool deepspeed_state_at_start(const Training& t) {
-    if (t.zero_stage == 0 && t.precision == "fp32") return false;  // the client's optimizer, unwrapped
-    if (t.zero_stage == 0 && (t.precision == "fp16" || (t.precision == "bf16" && deepspeed_bf16(t) == DeepSpeedBf16::fp16_optimizer)))
-        return true;
-    return deepspeed_release(t) < 13002;  // 0.13.2
+    switch (deepspeed_optimizer(t)) {
+    case DeepSpeedOptimizer::client: return false;
+    case DeepSpeedOptimizer::fp16: return true;
+    default: return deepspeed_release(t) < 13002;  // 0.13.2
+    }
 }
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
@@ -71,8 +79,7 @@ MegatronFp16 megatron_fp16(const Training& t) {
 
 bool optimizer_sharded(const Training& t) {
     return t.distributed_optimizer || t.zero_stage >= 1 ||
-           (t.framework == Framework::deepspeed && t.precision == "bf16" &&
-            deepspeed_bf16(t) != DeepSpeedBf16::fp16_optimizer);
+           (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16);
 }
 
 Framework parse_framework(const std::string& s) {

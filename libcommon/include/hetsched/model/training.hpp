@@ -68,6 +68,11 @@ enum class DeepSpeedBf16 {
 };
 DeepSpeedBf16 deepspeed_bf16(const Training& t);
 
+/// The optimizer wrapper a DeepSpeed job runs: ZeRO's (stages 1-3), or at ZeRO-0 the BF16 optimizer,
+/// the FP16 optimizer (fp16, and bf16 from 0.17.6 to 0.18.4) or none (the client's own optimizer).
+enum class DeepSpeedOptimizer { zero, bf16, fp16, client };
+DeepSpeedOptimizer deepspeed_optimizer(const Training& t);
+
 /// How Megatron-LM holds fp16 gradients, by release (megatron/optimizer and model/distributed.py).
 enum class MegatronFp16 {
     /// Before 2.5: zero_grad leaves the fp32 master grads allocated between iterations, and the local
