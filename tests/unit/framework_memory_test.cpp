@@ -2,6 +2,8 @@
 // engine, FSDP2's sharding mesh, eager PyTorch blocks against fused ones, and the phase that peaks.
 #include <catch2/catch.hpp>
 
+#include <utility>
+
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -161,11 +163,22 @@ TEST_CASE("Megatron under fp16 keeps fp16 main grads and upcasts them in the ste
     CHECK(bf16.gradients == Approx(4 * p));
 }
 
-TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, and the last stage's logits", "[model]") {
+namespace {
+
+/// A DeepSpeed job under full recompute, and the same job under Megatron-LM, which keeps no pipe
+/// buffers: their difference is what DeepSpeed's pipeline engine holds.
+std::pair<model::Training, model::Training> deepspeed_and_megatron() {
     auto t = training(Framework::deepspeed);
     t.recompute = model::Recompute::full;
     auto megatron = t;
     megatron.framework = Framework::megatron;
+    return {t, megatron};
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, and the last stage's logits", "[model]") {
+    const auto [t, megatron] = deepspeed_and_megatron();
     const Layout l{1, 2, 1, 1, 1, 1, {}};
     const auto ds = model::estimate_memory(gpt(), t, l, Measure::allocated);
     const auto mg = model::estimate_memory(gpt(), megatron, l, Measure::allocated);
@@ -199,10 +212,7 @@ TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slic
     // (which keeps no pipe buffers), per micro-batch only the 1/tp slice of the output stays (the
     // received slice is gathered into the first layer's saved input), and a backward restores its
     // output in full and, from 0.5.4, gathers its gradient in full.
-    auto t = training(Framework::deepspeed);
-    t.recompute = model::Recompute::full;
-    auto megatron = t;
-    megatron.framework = Framework::megatron;
+    auto [t, megatron] = deepspeed_and_megatron();
     const Layout l{2, 3, 1, 1, 1, 1, {}};
     const double boundary = 2 * 128 * 64, slice = boundary / 2;
     auto middle = [&](const model::Training& x) {
