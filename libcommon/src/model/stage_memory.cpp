@@ -202,12 +202,7 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     return {12, false};
 }
 
-/// The pipeline's own buffers: per in-flight micro-batch, allocated once (receive), held while a
-/// micro-batch back-propagates, and the logits the last stage keeps.
-struct PipeBuffers {
-    double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0;
-};
-
+/// The pipeline's own buffers on `stage`.
 PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const Layout& l, int stage,
                          double boundary, double logits, long micro_batches) {
     PipeBuffers p;
@@ -406,6 +401,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
     // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
     head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));
+    for (int i = 0; i < l.pp; ++i)
+        pipe_.push_back(pipe_buffers(m, t, l, i, element_ * sbh_, element_ * logits_, micro_batches_));
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -421,8 +418,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     st.gradients = params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);
-    const PipeBuffers pipe =
-        pipe_buffers(model_, training_, layout_, i, element_ * sbh_, element_ * logits_, micro_batches_);
+    const PipeBuffers& pipe = pipe_[static_cast<size_t>(i)];
 
     // Layers N-1, 2N-1, ... of the stage are checkpointed (torchtitan counts its blocks from 1 and
     // wraps those whose count N divides); the others keep everything.

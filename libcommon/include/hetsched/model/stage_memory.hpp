@@ -6,7 +6,15 @@
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/training.hpp>
 
+#include <vector>
+
 namespace hetsched::model {
+
+/// A pipeline stage's own buffers, in bytes: per in-flight micro-batch, allocated once (receive), held
+/// while a micro-batch back-propagates, and the logits the last stage keeps.
+struct PipeBuffers {
+    double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0;
+};
 
 class StageMemoryModel {
 public:
@@ -27,6 +35,7 @@ private:
     Layout layout_;
     Measure measure_;
     long micro_batches_ = 0;
+    std::vector<PipeBuffers> pipe_;                        ///< per stage, worked out once
     double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
