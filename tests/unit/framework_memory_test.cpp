@@ -478,11 +478,25 @@ TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its colu
     // (2 x 8,192).
     const double layer = 16384 + 32768 + 186368.0 / 2, head = 8192 + 16384;
     CHECK(torchtitan_stage(2, true, model::Recompute::none).activations == Approx(4 * layer + head));
-    // Selective (the op-level policy): the layer input split by sp; the attention output, wq's, wv's and
-    // w1's outputs and the log-sum-exp split by tp, 2 x 128 x (64 + 64 + 32 + 176) + 2,048 = 88,064 / 2;
-    // w2's row-parallel output in full (2 x 8,192); and the two reduce-scatters' outputs split by sp.
-    const double selective = 8192 + 88064.0 / 2 + 16384 + 2 * 8192;
+    // Selective (the op-level policy), compiled: the layer input split by sp; the attention output, wq's,
+    // wv's and w1's outputs and the log-sum-exp split by tp, 2 x 128 x (64 + 64 + 32 + 176) + 2,048 =
+    // 88,064 / 2; and wo's reduce-scatter output split by sp. No backward reads w2's output or its
+    // reduce-scatter, so the partitioner saves neither.
+    const double selective = 8192 + 88064.0 / 2 + 8192;
     CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations == Approx(4 * selective + head));
+}
+
+TEST_CASE("eager selective checkpointing keeps every must-save output; compiled, only those the backward reads", "[model]") {
+    // llama() under torchtitan's op-level policy, fully sharded over dp 2, 128 tokens, 2-byte elements:
+    // eager blocks also keep w2's output (2 x 128 x 64 a layer), which no backward reads.
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    t.recompute = model::Recompute::selective;
+    CHECK(eager_extra(t, Layout{1, 1, 2, 1, 1, 1, {}}) == Approx(4 * 2 * 128 * 64.0));
+    // Under tensor parallelism (tp 2, sequence parallel) w2's output is the full partial sum, and its
+    // reduce-scatter's output, split by sp, is kept too: 2 x 128 x (64 + 32) a layer.
+    t.seq_parallel = true;
+    CHECK(eager_extra(t, Layout{2, 1, 2, 1, 1, 1, {}}) == Approx(4 * 2 * 128 * (64 + 32.0)));
 }
 
 TEST_CASE("the first iteration lacks what the optimizer makes in its first step", "[model]") {

@@ -102,6 +102,12 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
     CHECK(read(",compile", "pytorch/torchtitan", ",model").compiled);
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
+    // No compile cell: a run whose id or source says torch.compile ran compiled its blocks, not its loss.
+    CHECK(read("", "torchtitan Table 1 (FSDP + torch.compile)", "").compiled);
+    CHECK(!read("", "torchtitan Table 1 (FSDP + torch.compile)", "").compiled_loss);
+    CHECK(read(",compile", "torchtitan Table 1 (FSDP + torch.compile)", ",").compiled);  // empty cell
+    CHECK(!read(",compile", "torchtitan Table 1 (FSDP + torch.compile)", ",0").compiled);  // the cell wins
+    CHECK(!read(",framework", "Megatron-LM with compiled kernels", ",megatron").compiled);  // Megatron compiles nothing
     CHECK(read(",first_iteration", "pytorch/torchtitan", ",1").first_iteration);
     CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
     // A DeepSpeed release named in the source, unless a column gives one.

@@ -78,6 +78,11 @@ std::string deepspeed_release_in(const std::string& source) {
     return "";
 }
 
+/// Whether a run's id or source says torch.compile ran ("...-compile", "FSDP + torch.compile"): without
+/// a compile cell such a DeepSpeed or FSDP run counts its blocks compiled, not its loss (torchtitan's
+/// benchmarks before April 2025 compiled the blocks alone; a compiled loss would lower the prediction).
+bool names_compile(const std::string& text) { return lower_case(text).find("compile") != std::string::npos; }
+
 /// "8 9 9 6" or "8;9;9;6".
 std::vector<long> read_split(const std::string& text) {
     std::vector<long> out;
@@ -153,7 +158,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         }
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
-        if (compiled >= 0) {
+        const bool compile_given = compiled >= 0 && !t.cell(r, compiled).text.empty();
+        if (compile_given) {
             try {
                 parse_compile(t.cell(r, compiled).text, tr);
             } catch (const DataError& e) {
@@ -169,6 +175,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
                 tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
+            if (!compile_given && tr.framework != Framework::megatron &&
+                names_compile(run.id + " " + (source >= 0 ? t.cell(r, source).text : "")))
+                parse_compile("model", tr);
             run.measure = parse_measure(t.cell(r, kind).text);
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, kind));

@@ -143,10 +143,16 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         if (t.framework == Framework::fsdp) {
             // torchtitan's op-level policy: keep the layer input, the attention output and every other
             // matmul output (wq, wv, w1, w2 of wq wk wv wo w1 w3 w2), and the reduce-scatters' outputs;
-            // replay everything else. Under tensor parallelism w2 is row-parallel: its matmul output is
-            // the full partial sum that the reduce-scatter (one per block) splits.
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + (dtensor ? 1 : 1 / tp) * e * sbh;
-            if (dtensor && t.seq_parallel) out.stored += 2 * e * sbh / sp;
+            // replay everything else. Eager, torch.utils.checkpoint's caching mode stores every output the
+            // policy marks must-save; compiled, AOTAutograd's partitioner saves only what the backward
+            // reads, and no backward reads w2's output (the residual add's grad passes through). Under
+            // tensor parallelism w2 is row-parallel: its matmul output is the full partial sum that the
+            // reduce-scatter (one per block) splits.
+            const double w2_out = t.compiled ? 0 : (dtensor ? 1 : 1 / tp) * e * sbh;
+            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + w2_out;
+            // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
+            // residual that the second norm's backward needs).
+            if (dtensor && t.seq_parallel) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
         }
