@@ -102,12 +102,6 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
     CHECK(read(",compile", "pytorch/torchtitan", ",model").compiled);
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
-    // No compile cell: a run whose id or source says torch.compile ran compiled its blocks, not its loss.
-    CHECK(read("", "torchtitan Table 1 (FSDP + torch.compile)", "").compiled);
-    CHECK(!read("", "torchtitan Table 1 (FSDP + torch.compile)", "").compiled_loss);
-    CHECK(read(",compile", "torchtitan Table 1 (FSDP + torch.compile)", ",").compiled);  // empty cell
-    CHECK(!read(",compile", "torchtitan Table 1 (FSDP + torch.compile)", ",0").compiled);  // the cell wins
-    CHECK(!read(",framework", "Megatron-LM with compiled kernels", ",megatron").compiled);  // Megatron compiles nothing
     CHECK(read(",first_iteration", "pytorch/torchtitan", ",1").first_iteration);
     CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
     // A DeepSpeed release named in the source, unless a column gives one.
@@ -126,6 +120,34 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     const auto skipped = model::read_measured_runs(io::CsvTable::parse({"m.csv", bad})).skipped;
     REQUIRE(skipped.size() == 1);
     CHECK(skipped[0].reason == "m.csv:2:107: unknown compile 'blocks' (expected none, model, loss, model+loss, true or false)");
+}
+
+TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.compile ran compiled its blocks", "[model]") {
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,framework,source";
+    auto read = [&](const std::string& id, const std::string& framework, const std::string& source,
+                    const std::string& cell = "-") {
+        const std::string text = header + (cell == "-" ? "" : ",compile") + "\n" + id +
+                                 ",32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,selective,0,1,bf16,all,80,"
+                                 "max_reserved," + framework + "," + source + (cell == "-" ? "" : "," + cell) + "\n";
+        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        REQUIRE(runs.skipped.empty());
+        return runs.runs.at(0).training;
+    };
+    CHECK(read("tt-l8b-fsdp128-compile", "fsdp", "torchtitan Table 3").compiled);  // the id says so
+    CHECK(!read("tt-l8b-fsdp128-compile", "fsdp", "torchtitan Table 3").compiled_loss);  // blocks only
+    CHECK(read("r", "fsdp", "Table 1 (FSDP + torch.compile)").compiled);              // the source says so
+    CHECK(read("r", "", "torchtitan: compiled blocks").compiled);                      // framework from the source
+    CHECK(read("r", "fsdp", "Table 1 (FSDP + torch.compile)", "").compiled);          // an empty cell
+    CHECK(!read("r", "fsdp", "Table 1 (FSDP + torch.compile)", "0").compiled);        // a cell wins
+    for (const char* id : {"tt-nocompile", "tt-uncompiled", "precompiled-kernels", "r"})
+        CHECK(!read(id, "fsdp", "torchtitan").compiled);
+    for (const char* source : {"FSDP without torch.compile", "no compile", "not compiled", "compile off", "compile=0"})
+        CHECK(!read("r", "fsdp", source).compiled);
+    // DeepSpeed and Megatron runs are never guessed compiled.
+    CHECK(!read("ds-compile", "deepspeed", "torch.compile").compiled);
+    CHECK(!read("mlm-compile", "megatron", "torch.compile").compiled);
 }
 
 TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other frameworks' mechanisms added", "[model]") {

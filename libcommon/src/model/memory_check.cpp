@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 
 #include <hetsched/cli/error.hpp>
@@ -78,10 +79,27 @@ std::string deepspeed_release_in(const std::string& source) {
     return "";
 }
 
-/// Whether a run's id or source says torch.compile ran ("...-compile", "FSDP + torch.compile"): without
-/// a compile cell such a DeepSpeed or FSDP run counts its blocks compiled, not its loss (torchtitan's
-/// benchmarks before April 2025 compiled the blocks alone; a compiled loss would lower the prediction).
-bool names_compile(const std::string& text) { return lower_case(text).find("compile") != std::string::npos; }
+/// Whether a run's id or source says torch.compile ran: the word "compile" or "compiled" on its own
+/// ("tt-8b-compile", "FSDP + torch.compile"), not inside another ("nocompile", "precompiled") nor
+/// negated by the word before it ("no", "not", "without") or after it ("0", "false", "off").
+bool names_compile(const std::string& text) {
+    std::vector<std::string> words{""};
+    for (char c : lower_case(text)) {
+        if (std::isalnum(static_cast<unsigned char>(c))) words.back() += c;
+        else if (!words.back().empty()) words.emplace_back();
+    }
+    auto is = [&](size_t i, std::initializer_list<const char*> any) {
+        return i < words.size() && std::any_of(any.begin(), any.end(), [&](const char* w) { return words[i] == w; });
+    };
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (!is(i, {"compile", "compiled"})) continue;
+        const bool negated = (i >= 1 && is(i - 1, {"no", "not", "without"})) ||
+                             (i >= 2 && words[i - 1] == "torch" && is(i - 2, {"no", "not", "without"})) ||
+                             is(i + 1, {"0", "false", "off"});
+        if (!negated) return true;
+    }
+    return false;
+}
 
 /// "8 9 9 6" or "8;9;9;6".
 std::vector<long> read_split(const std::string& text) {
@@ -175,7 +193,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
                 tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
-            if (!compile_given && tr.framework != Framework::megatron &&
+            // torchtitan's benchmarks before April 2025 compiled the blocks alone; a compiled loss
+            // would lower the prediction, so a run that does not say which counts its blocks only.
+            if (!compile_given && tr.framework == Framework::fsdp &&
                 names_compile(run.id + " " + (source >= 0 ? t.cell(r, source).text : "")))
                 parse_compile("model", tr);
             run.measure = parse_measure(t.cell(r, kind).text);

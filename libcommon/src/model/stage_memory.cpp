@@ -151,7 +151,8 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             const double w2_out = t.compiled ? 0 : (dtensor ? 1 : 1 / tp) * e * sbh;
             out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + w2_out;
             // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
-            // residual that the second norm's backward needs).
+            // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
+            // spring 2025 (pytorch#149652); before, its side-effecting wait kept it saved.
             if (dtensor && t.seq_parallel) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
