@@ -112,3 +112,36 @@ TEST_CASE("the schedule's lower bound never exceeds either simulation, and the b
     const std::vector<StageCosts> equal(4, StageCosts{1, 2, 0, 0});
     CHECK(schedule_lower_bound(equal, 8) == Approx((8 + 4 - 1) * 3.0));
 }
+
+TEST_CASE("the first and last stage sync the tied embedding once both are ready", "[place]") {
+    // The hand-worked two-stage pipeline above: stage 0's last backward ends at 10, stage 1's at 7.5;
+    // all-reduces of 1 and 3 s, optimizer steps of 0.5 s, a tied sync of 2 s.
+    std::vector<StageCosts> stages{{1, 2, 0.5, 1, 0.5, 2}, {1, 2, 0, 3, 0.5, 2}};
+    std::vector<TimelineEvent> timeline;
+    Schedule s;
+    // Megatron-LM: each stage all-reduces first (ready at 11 and 10.5), then both sync from 11 to 13.
+    simulate_1f1b(stages, 2, s, &timeline);
+    CHECK(s.stage_end[0] == Approx(13.5));
+    CHECK(s.stage_end[1] == Approx(13.5));
+    CHECK(s.iteration_s == Approx(13.5));
+    long syncs = 0;
+    for (const auto& e : timeline)
+        if (e.kind == EventKind::embedding_allreduce) {
+            ++syncs;
+            CHECK(e.start_s == Approx(11));
+            CHECK(e.end_s == Approx(13));
+        }
+    CHECK(syncs == 2);
+    // DeepSpeed: the sync comes first, from 10 (both done with backward) to 12; then the all-reduces.
+    for (auto& c : stages) c.tied_before_allreduce = true;
+    simulate_1f1b(stages, 2, s);
+    CHECK(s.stage_end[0] == Approx(12 + 1 + 0.5));
+    CHECK(s.stage_end[1] == Approx(12 + 3 + 0.5));
+    CHECK(s.iteration_s == Approx(15.5));
+    // A middle stage never waits for it.
+    stages.insert(stages.begin() + 1, StageCosts{1, 2, 0.5, 1, 0.5, 0});
+    simulate_1f1b(stages, 2, s);
+    CHECK(s.stage_end[1] == Approx(s.backward_end[1] + 1.5));
+    // The lower bound still holds.
+    CHECK(schedule_lower_bound(stages, 2) <= s.iteration_s);
+}

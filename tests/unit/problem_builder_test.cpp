@@ -168,3 +168,35 @@ TEST_CASE("an allocation's GPU counts divide into stages of dp x tp GPUs", "[pla
                       Catch::Contains("expected a positive multiple of dp x tp (4) GPUs of A30, got 6"));
     CHECK_THROWS_AS(read("allocation: {tp: 0, dp: 2, gpus: {A30: 8}}\n"), DataError);
 }
+
+TEST_CASE("a tied embedding's gradient is synced between the first and the last stage", "[place]") {
+    // gpt3-1.3b ties its output layer to the embedding: Megatron-LM all-reduces the 4-byte gradient of
+    // each tp rank's share of the vocabulary between the first and last stage, over the network (2 GB/s
+    // NIC shared by the stage's dp x tp = 2 GPUs on a node), or within a node when the pipeline fits.
+    const auto cat = catalog::named_catalog("juchi");
+    model::JobSpec job;
+    job.model = catalog::find_model("gpt3-1.3b");
+    REQUIRE(job.model.tied_embeddings);
+    job.training.seq_len = 2048;
+    job.training.global_batch = 64;
+    place::ProblemOptions o;
+    o.network.inter_node_gb_s = 2;
+    const double bytes = model::embedding_params(job.model, 1, true) * 4;
+    const auto mixed = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(mixed.tied_sync_s == Approx(bytes / (2e9 / 2)));
+    CHECK_FALSE(mixed.tied_before_allreduce);
+    const auto& g = cat.find("A30");
+    const auto one_node = place::make_problem(job, alloc(2, {"A30", "A30"}), cat, o);  // 4 GPUs of a node
+    REQUIRE(2 * 2 <= g.gpus_per_node);
+    CHECK(one_node.tied_sync_s == Approx(bytes / model::intra_node_bytes_s(g, o.network)));
+    // DeepSpeed syncs it in the training precision, before the data-parallel all-reduce.
+    job.training.framework = model::Framework::deepspeed;
+    const auto ds = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(ds.tied_sync_s == Approx(model::embedding_params(job.model, 1, false) * 2 / (2e9 / 2)));
+    CHECK(ds.tied_before_allreduce);
+    // Nothing to sync: one stage, untied embeddings, or torchtitan (no tying across stages).
+    CHECK(place::make_problem(job, alloc(2, {"A30"}), cat, o).tied_sync_s == 0);
+    job.training.framework = model::Framework::fsdp;
+    CHECK(place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o).tied_sync_s == 0);
+    CHECK(place::make_problem(llama13b(), alloc(2, {"A30", "RTX-A4000"}), cat, o).tied_sync_s == 0);
+}

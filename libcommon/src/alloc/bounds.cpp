@@ -91,7 +91,11 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     }
     // T(busy) = max(busy, latency(busy)) with latency non-increasing in busy: bisect for the crossing.
     const double same = std::min(job.link_s, job.cross_link_s);
-    const double fixed = job.ends_s + 2 * (kinds - 1) * job.cross_link_s + 2 * (k - kinds) * same + job.first_sync_s;
+    // The first stage also syncs the tied embedding with the last (between nodes when they differ in
+    // type) before it is done.
+    const double tied = k < 2 ? 0.0 : kinds > 1 ? job.tied_cross_s : sorted.front().tied_alone_s;
+    const double fixed =
+        job.ends_s + 2 * (kinds - 1) * job.cross_link_s + 2 * (k - kinds) * same + job.first_sync_s + tied;
     // The stage with the largest τ (at least the mean) adds, beyond micro-batch 0's crossing, either
     // its m−1 remaining backwards, or its m−1 remaining passes less the warm-up forwards (at most
     // k−1, each at most a (1−ρ) share) that can fill its wait for the first gradient.
@@ -172,6 +176,7 @@ BoundType bound_type_of(const place::StageType& st, const place::Problem& base) 
     }
     for (long n : st.max_layers) b.max_layers = std::max(b.max_layers, n);
     b.sync_s = st.allreduce_s_per_param * base.layer_params;
+    b.tied_alone_s = st.tied_alone_s;
     return b;
 }
 
@@ -187,6 +192,7 @@ BoundJob bound_job_of(const place::ProblemFactory& f) {
         sync = std::min(sync, t->allreduce_s_per_param * (base.head_params + base.layer_params));
     }
     j.first_sync_s = std::isinf(sync) ? 0 : sync;
+    j.tied_cross_s = f.fastest_tied_cross_s();
     j.ends_s = std::isinf(head) ? 0 : head + tail;
     j.link_s = f.fastest_link_s();
     j.cross_link_s = f.fastest_cross_link_s();

@@ -113,14 +113,9 @@ void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& 
         if (!progressed) throw std::logic_error("blocking pipeline simulation deadlocked");
     }
 
-    out.pipeline_s = 0;
-    out.iteration_s = 0;
-    for (int i = 0; i < k; ++i) {
-        // A stage is done with the pipeline after its last backward and the gradient it sends back.
-        const double end = out.backward_end[static_cast<size_t>(i)] = clock[static_cast<size_t>(i)];
-        out.pipeline_s = std::max(out.pipeline_s, end);
-        finish_stage(stages[static_cast<size_t>(i)], i, end, out, timeline);
-    }
+    // A stage is done with the pipeline after its last backward and the gradient it sends back.
+    for (size_t i = 0; i < uk; ++i) out.backward_end[i] = clock[i];
+    finish_stages(stages, out, timeline);
 }
 
 }  // namespace hetsched::place

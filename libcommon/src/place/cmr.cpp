@@ -300,7 +300,7 @@ std::pair<size_t, size_t> last_two_done(const Problem& p, const Placement& pl, s
     std::vector<size_t> by_done(pl.order.size());
     for (size_t s = 0; s < by_done.size(); ++s) by_done[s] = s;
     std::partial_sort(by_done.begin(), by_done.begin() + 2, by_done.end(), [&](size_t x, size_t y) {
-        return schedule.backward_end[x] + costs[x].tail() > schedule.backward_end[y] + costs[y].tail();
+        return schedule.stage_end[x] > schedule.stage_end[y];
     });
     return {by_done[0], by_done[1]};
 }

@@ -17,6 +17,8 @@ void fill_costs(const Problem& p, const Placement& pl, std::vector<StageCosts>& 
         const double params = p.stage_params(pos, c);  // searches evaluate this per placement: once
         costs[s].allreduce = params * p.types[t].allreduce_s_per_param;
         costs[s].optimizer = params * p.types[t].optimizer_s_per_param;
+        costs[s].tied = k > 1 && (s == 0 || s + 1 == k) ? p.tied_sync_s : 0;
+        costs[s].tied_before_allreduce = p.tied_before_allreduce;
         first += c;
     }
 }
@@ -38,8 +40,7 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
         e.stages.push_back({c.forward, c.backward, c.to_next, s > 0 ? costs[s - 1].to_next : 0, c.allreduce, c.optimizer});
         const StageCosts& slow = costs[e.slowest_stage];
         if (c.forward + c.backward > slow.forward + slow.backward) e.slowest_stage = s;
-        const double end = e.schedule.backward_end[s] + c.tail();
-        if (end > e.schedule.backward_end[e.critical_stage] + costs[e.critical_stage].tail()) e.critical_stage = s;
+        if (e.schedule.stage_end[s] > e.schedule.stage_end[e.critical_stage]) e.critical_stage = s;
     }
     e.allreduce_bound = e.schedule.iteration_s > e.schedule.pipeline_s;
     return e;

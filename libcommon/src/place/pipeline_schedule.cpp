@@ -15,6 +15,7 @@ const char* event_kind_name(EventKind k) {
     case EventKind::send_activation: return "send_activation";
     case EventKind::send_gradient: return "send_gradient";
     case EventKind::allreduce: return "allreduce";
+    case EventKind::embedding_allreduce: return "embedding_allreduce";
     case EventKind::optimizer_step: return "optimizer_step";
     }
     return "?";
@@ -123,22 +124,38 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out,
         if (!progressed && done < total) throw std::logic_error("1F1B simulation made no progress");
     }
 
-    out.pipeline_s = 0;
-    out.iteration_s = 0;
-    for (int i = 0; i < k; ++i) {
-        const double end = free_at[static_cast<size_t>(i)];
-        out.backward_end[static_cast<size_t>(i)] = end;
-        out.pipeline_s = std::max(out.pipeline_s, end);
-        finish_stage(stages[static_cast<size_t>(i)], i, end, out, timeline);
-    }
+    for (int i = 0; i < k; ++i) out.backward_end[static_cast<size_t>(i)] = free_at[static_cast<size_t>(i)];
+    finish_stages(stages, out, timeline);
 }
 
-void finish_stage(const StageCosts& c, int stage, double end, Schedule& out, std::vector<TimelineEvent>* timeline) {
-    out.iteration_s = std::max(out.iteration_s, end + c.tail());
-    if (!timeline) return;
-    if (c.allreduce > 0) timeline->push_back({stage, -1, EventKind::allreduce, end, end + c.allreduce});
-    if (c.optimizer > 0)
-        timeline->push_back({stage, -1, EventKind::optimizer_step, end + c.allreduce, end + c.tail()});
+void finish_stages(const std::vector<StageCosts>& stages, Schedule& out, std::vector<TimelineEvent>* timeline) {
+    const size_t k = stages.size();
+    out.stage_end.assign(k, 0.0);
+    out.pipeline_s = 0;
+    out.iteration_s = 0;
+    // The first and last stage sync the tied embedding once both are ready for it.
+    const bool tied = k > 1 && stages.front().tied > 0;
+    double tied_start = 0;
+    if (tied)
+        for (size_t i : {size_t{0}, k - 1})
+            tied_start = std::max(tied_start, out.backward_end[i] + (stages[i].tied_before_allreduce ? 0 : stages[i].allreduce));
+    for (size_t i = 0; i < k; ++i) {
+        const StageCosts& c = stages[i];
+        const double end = out.backward_end[i];
+        const bool pair = tied && (i == 0 || i == k - 1);
+        double allreduce_start = end, step_start = end + c.allreduce;
+        if (pair && c.tied_before_allreduce) allreduce_start = tied_start + c.tied, step_start = allreduce_start + c.allreduce;
+        if (pair && !c.tied_before_allreduce) step_start = tied_start + c.tied;
+        out.stage_end[i] = step_start + c.optimizer;
+        out.pipeline_s = std::max(out.pipeline_s, end);
+        out.iteration_s = std::max(out.iteration_s, out.stage_end[i]);
+        if (!timeline) continue;
+        const int stage = static_cast<int>(i);
+        if (c.allreduce > 0)
+            timeline->push_back({stage, -1, EventKind::allreduce, allreduce_start, allreduce_start + c.allreduce});
+        if (pair) timeline->push_back({stage, -1, EventKind::embedding_allreduce, tied_start, tied_start + c.tied});
+        if (c.optimizer > 0) timeline->push_back({stage, -1, EventKind::optimizer_step, step_start, out.stage_end[i]});
+    }
 }
 
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches) {

@@ -81,6 +81,13 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     training_ = job.training;
     const model::GradientSync sync = model::gradient_sync(job.training);
     per_param_ = sync.bytes_per_param * sync.allreduce_equivalents;
+    // Megatron-LM and DeepSpeed's pipelines keep the tied embedding on the first stage and its copy as
+    // the output layer on the last, and all-reduce its gradient between the two after every backward
+    // (DeepSpeed's ReduceTiedGrads before the data-parallel reduction, Megatron-LM's after it), in the
+    // precision they reduce gradients in. torchtitan's pipelines do not tie weights across stages.
+    const bool ties = m.tied_embeddings && stages > 1 && job.training.framework != model::Framework::fsdp;
+    tied_bytes_ = ties ? base_.head_params * sync.bytes_per_param : 0;
+    base_.tied_before_allreduce = job.training.framework == model::Framework::deepspeed;
     // With tensor parallelism each rank sends its 1/tp share (Megatron's scatter-gather), and every
     // layer all-reduces its output twice forward and twice backward within the node.
     boundary_ = model::boundary_bytes(m, job.training, mb) / tp;
@@ -124,6 +131,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const int gpus = dp_ * tp_;
     st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : inter_);
     const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
+    st.tied_alone_s = model::ring_allreduce_s(
+        tied_bytes_, 2, stages_ * gpus <= g.gpus_per_node ? intra : inter_ / std::min(gpus, g.gpus_per_node));
     st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
@@ -149,6 +158,12 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     if (total != stages_)
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
     p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_ * tp_, widest_node));
+    // Each of the dp x tp pairs of first- and last-stage GPUs all-reduces its share (a two-rank ring
+    // moves it once each way) over the network, the pairs on a node sharing its NIC; within a node
+    // when every stage is of one type and the whole pipeline fits in one node (tied_alone_s).
+    if (tied_bytes_ > 0)
+        p.tied_sync_s = p.types.size() == 1 ? p.types.front().tied_alone_s
+                                            : model::ring_allreduce_s(tied_bytes_, 2, inter_ / std::min(dp_ * tp_, widest_node));
     return p;
 }
 
@@ -169,6 +184,14 @@ double ProblemFactory::fastest_cross_link_s() const {
     int narrowest = std::numeric_limits<int>::max();
     for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
     return boundary_ / (inter_ / std::min(dp_ * tp_, narrowest));
+}
+
+double ProblemFactory::fastest_tied_cross_s() const {
+    if (tied_bytes_ <= 0) return 0;
+    int narrowest = std::numeric_limits<int>::max();
+    for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
+    if (types_.empty()) narrowest = 1;
+    return model::ring_allreduce_s(tied_bytes_, 2, inter_ / std::min(dp_ * tp_, narrowest));
 }
 
 Problem ProblemFactory::problem(const std::vector<std::string>& stages) {

@@ -17,6 +17,7 @@ struct BoundType {
     double backward_share = 1;   ///< smallest backward / (forward + backward) of a layer
     long max_layers = 0;         ///< most layers a stage of this type holds at any position
     int stages = 0;              ///< stages of this type
+    double tied_alone_s = 0;     ///< tied-embedding sync when every stage is of this type
 };
 
 /// What the bound knows about the job beyond the stage types.
@@ -27,6 +28,7 @@ struct BoundJob {
     double link_s = 0;        ///< fastest activation transfer between two stages of one type
     double cross_link_s = 0;  ///< fastest activation transfer between stages of different types
     double first_sync_s = 0;  ///< fastest gradient sync of the first stage's embedding and one layer
+    double tied_cross_s = 0;  ///< fastest tied-embedding sync of the first and last stage between nodes
 };
 
 /// Lower bound on the iteration time of any placement of the job's layers onto the stages `types`

@@ -18,12 +18,17 @@ struct StageCosts {
     double to_next = 0;    ///< activation to the next stage, and its gradient back (0 on the last stage)
     double allreduce = 0;  ///< data-parallel gradient sync after the stage's last backward
     double optimizer = 0;  ///< the optimizer step, after the all-reduce
+    /// The tied embedding's gradient all-reduce between the first and the last stage (Megatron-LM and
+    /// DeepSpeed tie the output layer to the embedding): set on those two stages, 0 elsewhere. Both
+    /// wait for each other, then sync, before their data-parallel all-reduce (DeepSpeed) or after it.
+    double tied = 0;
+    bool tied_before_allreduce = false;
 
     /// What the stage runs after its last backward.
     double tail() const { return allreduce + optimizer; }
 };
 
-enum class EventKind { forward, backward, send_activation, send_gradient, allreduce, optimizer_step };
+enum class EventKind { forward, backward, send_activation, send_gradient, allreduce, embedding_allreduce, optimizer_step };
 const char* event_kind_name(EventKind k);
 
 /// How stages exchange activations and gradients: `overlapped` (Megatron-LM, torchtitan: sends run
@@ -45,6 +50,7 @@ struct Schedule {
     double iteration_s = 0;             ///< every stage done, its all-reduce and optimizer step included
     double pipeline_s = 0;              ///< the last backward anywhere
     std::vector<double> backward_end;   ///< per stage: end of its last backward
+    std::vector<double> stage_end;      ///< per stage: end of its optimizer step
 };
 
 /// Simulates one iteration of `micro_batches` micro-batches through `stages` into `out` (reused by
@@ -53,9 +59,11 @@ struct Schedule {
 void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
                    std::vector<TimelineEvent>* timeline = nullptr);
 
-/// For the simulators: stage `stage` ends its last backward (or send) at `end`, then all-reduces and
-/// steps its optimizer; raises out.iteration_s to its end and adds both to `timeline` when given.
-void finish_stage(const StageCosts& c, int stage, double end, Schedule& out, std::vector<TimelineEvent>* timeline);
+/// For the simulators, once out.backward_end holds when each stage ends its last backward (or send):
+/// each stage then all-reduces and steps its optimizer, the first and the last also syncing the tied
+/// embedding together; sets out.stage_end, out.pipeline_s and out.iteration_s, and adds the events to
+/// `timeline` when given.
+void finish_stages(const std::vector<StageCosts>& stages, Schedule& out, std::vector<TimelineEvent>* timeline);
 
 /// The schedule `kind`: simulate_1f1b, or simulate_blocking (blocking_schedule.hpp).
 void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,

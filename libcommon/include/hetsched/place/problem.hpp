@@ -25,6 +25,7 @@ struct StageType {
     double allreduce_s_per_param = 0;  ///< gradient sync among the stage's dp GPUs, per parameter
     double optimizer_s_per_param = 0;  ///< the optimizer step, per parameter of the stage
     double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type
+    double tied_alone_s = 0;           ///< the tied-embedding sync when every stage is of this type
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
     double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
     double per_layer_gib = 0;          ///< what each further layer adds there
@@ -39,6 +40,8 @@ struct Problem {
     std::vector<StageType> types;
     double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync
     double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
+    double tied_sync_s = 0;        ///< the tied embedding's gradient all-reduce, first with last stage
+    bool tied_before_allreduce = false;  ///< DeepSpeed syncs it before the data-parallel all-reduce
     std::shared_ptr<const model::StageMemoryModel> memory;  ///< for reports; absent in hand-made problems
     ScheduleKind schedule = ScheduleKind::overlapped;
 

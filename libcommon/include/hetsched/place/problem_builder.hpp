@@ -54,6 +54,9 @@ public:
     double fastest_link_s() const;
     /// The fastest activation transfer between stages of two different types built so far.
     double fastest_cross_link_s() const;
+    /// Fastest tied-embedding sync between a first and a last stage on different nodes that a mix of
+    /// the built types could have (0 when the embeddings are not tied across stages), for bounds.
+    double fastest_tied_cross_s() const;
 
     /// The types built so far.
     std::vector<const StageType*> built() const;
@@ -72,6 +75,7 @@ private:
     model::MicroBatchWork work_;
     model::Training training_;
     double per_param_ = 0, boundary_ = 0, inter_ = 0, layer_sync_bytes_ = 0;
+    double tied_bytes_ = 0;  ///< per GPU: the tied embedding's gradient, synced first stage with last
     std::deque<std::pair<StageType, int>> types_;  ///< built types and their GPUs per node (stable references)
 };
 
