@@ -1,7 +1,8 @@
-/// Memory estimates: the names of measures and methods, and the even-split estimate over the stage model.
+/// Memory estimates: the names of measures and methods, and the estimate over the stage model for a split.
 #include <hetsched/model/memory.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/pipeline_split.hpp>
 #include <hetsched/model/stage_memory.hpp>
 
 namespace hetsched::model {
@@ -47,9 +48,9 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
     const StageMemoryModel model(m, t, l, measure);
     MemoryEstimate est;
     long next = 0;
+    const std::vector<long> split = !l.layers_per_stage.empty() ? l.layers_per_stage : default_split(m, t, l);
     for (int i = 0; i < l.pp; ++i) {
-        const long count = !l.layers_per_stage.empty() ? l.layers_per_stage[static_cast<size_t>(i)]
-                                                       : m.layers / l.pp + (i >= l.pp - m.layers % l.pp ? 1 : 0);
+        const long count = split[static_cast<size_t>(i)];
         est.stages.push_back(model.stage(i, next, count));
         next += count;
         if (est.stages.back().total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);

@@ -10,6 +10,11 @@
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
+
+bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
+    return t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp);
+}
+
 namespace {
 
 /// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
@@ -85,11 +90,6 @@ bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
 /// Whether tensor parallelism is torchtitan's (DTensor): it saves gathered, full-sequence GEMM inputs
 /// and shards the logits over the vocabulary for a parallel loss.
 bool dtensor_tp(const Training& t, const Layout& l) { return t.framework == Framework::fsdp && l.tp > 1; }
-
-/// Whether a DeepSpeed job runs Megatron-DeepSpeed's GPT model (anything but a LLaMA block).
-bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
-    return t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp);
-}
 
 /// Activation bytes stored by one layer for one micro-batch (Korthikanti et al. accounting, per tensor).
 struct LayerActivations {

@@ -1,7 +1,7 @@
 #pragma once
 /// The memory of one pipeline stage as a function of how many layers it holds, for placers that
 /// split layers unevenly across stages on different GPU types. estimate_memory() is this model
-/// applied to an even split.
+/// applied to the split the layout gives, else the framework's own (pipeline_split.hpp).
 #include <hetsched/catalog/model_preset.hpp>
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/training.hpp>
@@ -9,6 +9,10 @@
 #include <vector>
 
 namespace hetsched::model {
+
+/// Whether a DeepSpeed job runs Megatron-DeepSpeed's GPT model (anything but a LLaMA block): its
+/// loss, its pipeline buffers' fp32 logits and its partition by transformer layers.
+bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t);
 
 /// A pipeline stage's own buffers, in bytes: per in-flight micro-batch, allocated once (receive), held
 /// while a micro-batch back-propagates, and the logits the last stage keeps.

@@ -1,0 +1,72 @@
+#include <hetsched/model/pipeline_split.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include <hetsched/model/stage_memory.hpp>
+#include <hetsched/model/transformer.hpp>
+
+namespace hetsched::model {
+namespace {
+
+std::vector<long> even_split(long layers, int pp) {
+    std::vector<long> out;
+    for (int i = 0; i < pp; ++i) out.push_back(layers / pp + (i >= pp - layers % pp ? 1 : 0));
+    return out;
+}
+
+}  // namespace
+
+std::vector<long> partition_balanced(const std::vector<double>& weights, int parts) {
+    const size_t n = weights.size(), m = static_cast<size_t>(std::max(parts, 1));
+    if (n <= m) {  // partition_uniform: one item a part while they last
+        std::vector<long> out;
+        for (size_t p = 0; p <= m; ++p) out.push_back(static_cast<long>(std::min(p, n)));
+        return out;
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> prefix(n + 1, 0.0);
+    for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weights[i];
+    // For the first i items in j parts: the least (largest − smallest part), with the largest and the
+    // smallest part that reach it and where the last part starts. DeepSpeed leaves the smallest part
+    // of no parts at infinity, and a later start wins a tie.
+    const size_t w = m + 1;
+    std::vector<double> cost((n + 1) * w, inf), most((n + 1) * w, inf), least((n + 1) * w, inf);
+    std::vector<size_t> start((n + 1) * w, 0);
+    cost[0] = most[0] = 0;
+    for (size_t i = 1; i <= n; ++i)
+        for (size_t j = 1; j <= std::min(i, m); ++j)
+            for (size_t k = 0; k < i; ++k) {
+                const double part = prefix[i] - prefix[k];
+                const double hi = std::max(most[k * w + j - 1], part), lo = std::min(least[k * w + j - 1], part);
+                const double c = hi - lo;
+                if (cost[i * w + j] >= c) cost[i * w + j] = c, most[i * w + j] = hi, least[i * w + j] = lo, start[i * w + j] = k;
+            }
+    std::vector<long> out{static_cast<long>(n)};
+    for (size_t j = m; j >= 1; --j) out.push_back(static_cast<long>(start[static_cast<size_t>(out.back()) * w + j]));
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
+    if (l.pp <= 1 || t.framework != Framework::deepspeed || megatron_deepspeed(m, t)) return even_split(m.layers, l.pp);
+    // A LLaMA-style PipelineModule: [embedding, the decoder layers, the final norm, the output head],
+    // each weighted by its trainable parameters (a tied head is a TiedLayerSpec, counted in full too).
+    std::vector<double> weights{embedding_params(m, l.tp, false)};
+    weights.insert(weights.end(), static_cast<size_t>(m.layers), layer_params(m, l.tp));
+    weights.push_back(static_cast<double>(m.hidden));
+    weights.push_back(static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp);
+    const std::vector<long> cuts = partition_balanced(weights, l.pp);
+    std::vector<long> out;
+    for (int i = 0; i < l.pp; ++i) {
+        // Decoder layers are items 1..layers.
+        const long from = std::max(cuts[static_cast<size_t>(i)], 1L), to = std::min(cuts[static_cast<size_t>(i) + 1], m.layers + 1);
+        out.push_back(std::max(0L, to - from));
+    }
+    // A stage left with the embedding or the head alone has no layer for the memory model to place:
+    // DeepSpeed's split is then not one this model describes, and the even split stands in.
+    if (std::find(out.begin(), out.end(), 0L) != out.end()) return even_split(m.layers, l.pp);
+    return out;
+}
+
+}  // namespace hetsched::model
