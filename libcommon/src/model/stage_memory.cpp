@@ -96,6 +96,9 @@ struct LayerActivations {
     double stored;   ///< kept from forward to backward
     double full;     ///< what the layer holds when nothing is recomputed (for full recompute's replay)
     double working;  ///< largest gradient temporaries while back-propagating through it
+    /// Eager attention without flash, at its softmax's backward: what a replayed layer holds beyond its
+    /// input, and what a kept layer adds to its stored tensors (0 for other attention).
+    double attention_replayed = 0, attention_kept = 0;
 };
 
 LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
@@ -161,6 +164,17 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
+    if (eager_ops(m, t) && !t.flash_attention) {
+        // Hugging Face's eager attention back-propagates its fp32 softmax holding the saved output, the
+        // fp32 gradient the upcast's backward made of the probabilities' 16-bit one, and the fp32
+        // gradient it writes: 12 bytes a score (the 16-bit probabilities the second matmul saved are
+        // freed by then, as are the MLP's saved tensors). Beside them in a replayed layer: the first
+        // norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the repeated K, the
+        // repeated V's gradient, the gradient coming in, the replayed output and the input's gradient.
+        const double ab = a * s * s * b / tp;
+        out.attention_replayed = 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * h / tp);
+        out.attention_kept = (12 - 4 - e) * ab + s * b * e * h * (1 / tp + 1 / sp);
+    }
     return out;
 }
 
@@ -230,7 +244,8 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     }
     // DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the
     // first layer; the int64 token ids, loaded and cloned, on the first stage) and its output until that
-    // micro-batch's backward, and one buffer each for receiving activations and gradients.
+    // micro-batch's backward, and one buffer each for receiving activations and gradients (from 0.15.0
+    // one buffer for both, grown to the larger).
     // Under tensor parallelism (pipe_partitioned) it splits what crosses stages over the tensor ranks: a
     // kept output holds only its 1/tp slice (the full data is freed), and a received slice is gathered
     // into the full input, which is then the first layer's saved input. A backward restores its output
@@ -240,7 +255,9 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     const bool grads_split = split && deepspeed_grads_partitioned(t);
     const double slice = split ? boundary / l.tp : boundary;
     p.per_micro_batch = (first ? 2 * 8 * tokens : split ? 0 : boundary) + (last ? 0 : slice);
-    p.receive = (first ? 0 : slice) + (last ? 0 : grads_split ? slice : boundary);
+    const double receive_activation = first ? 0 : slice, receive_gradient = last ? 0 : grads_split ? slice : boundary;
+    p.receive = deepspeed_shared_receive_buffer(t) ? std::max(receive_activation, receive_gradient)
+                                                   : receive_activation + receive_gradient;
     if (split && !last) p.backward = boundary + (grads_split ? boundary : 0);
     // The last stage's two pipe buffers never free its outputs, the logits: fp32 from a
     // Megatron-DeepSpeed GPT model, whose last layer upcasts them.
@@ -386,6 +403,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // layer under full recompute, the ops the policy did not keep under selective).
     working_ = act.working;
     replay_ = t.recompute == Recompute::none ? 0 : act.full - act.stored;
+    attention_replayed_ = act.attention_replayed;
+    attention_kept_ = act.attention_kept;
     logits_ = logits_per_micro_batch(m, t, l);
     const LossBytes lb = loss_bytes(m, t, l);
     loss_ = logits_ * lb.per_logit;
@@ -410,6 +429,12 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));
     for (int i = 0; i < l.pp; ++i)
         pipe_.push_back(pipe_buffers(m, t, l, i, element_ * sbh_, element_ * logits_, micro_batches_));
+}
+
+double StageMemoryModel::layer_backward(bool checkpointed) const {
+    const double replay = checkpointed ? replay_ : 0;
+    if (checkpointed && training_.recompute == Recompute::full) return std::max(replay + working_, attention_replayed_);
+    return replay + std::max(working_, attention_kept_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -463,7 +488,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     };
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 6> candidates{{
-        {Phase::backward, stash + working_ + (checkpointed > 0 ? replay_ : 0) + pipe.backward, pipe.kept_logits, comm,
+        {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer},
         {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0, 0},

@@ -68,6 +68,7 @@ bool deepspeed_state_at_start(const Training& t) {
 }
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
+bool deepspeed_shared_receive_buffer(const Training& t) { return deepspeed_release(t) >= 15000; }  // 0.15.0
 
 MegatronFp16 megatron_fp16(const Training& t) {
     const long v = t.framework_version.empty() ? -1 : release_number(t.framework_version);

@@ -49,6 +49,11 @@ private:
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash
     double replay_ = 0;                                    ///< what recomputation replays of a checkpointed layer
+    double attention_replayed_ = 0, attention_kept_ = 0;   ///< eager attention's softmax backward (see .cpp)
+    /// Back-propagating one layer beyond the stash: what recomputation replays of it (when it is
+    /// checkpointed) and the larger of its gradient temporaries and its eager attention's softmax
+    /// backward (all of the latter beyond its input when the whole layer is replayed).
+    double layer_backward(bool checkpointed) const;
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
     Phase loss_phase_ = Phase::backward;                    ///< when the loss peaks

@@ -101,6 +101,9 @@ bool megatron_deepspeed_loss_in_place(const Training& t);
 /// Whether DeepSpeed's pipeline engine, under tensor parallelism, also partitions the gradients it
 /// sends back over the tensor ranks (the activations always are): from 0.5.4.
 bool deepspeed_grads_partitioned(const Training& t);
+/// Whether DeepSpeed's pipeline engine receives activations and gradients into one shared buffer,
+/// grown to the larger (from 0.15.0), not one buffer each.
+bool deepspeed_shared_receive_buffer(const Training& t);
 /// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits).
 bool is_release(const std::string& v);
 
