@@ -16,11 +16,12 @@ data=$root/tests/data/pipeline_timings
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-estimate() {  # job.yaml [extra flags] -> iteration seconds
+estimate() {  # job.yaml [extra flags] -> iteration seconds; a failed run stops the evaluation
   job=$1
   shift
-  "$build/tools/placestages/placestages" "$job" --method given --schedule "$schedule" --format csv -q "$@" |
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i } NR == 2 { print $c }'
+  "$build/tools/placestages/placestages" "$job" --method given --schedule "$schedule" --format csv -q "$@" \
+    > "$tmp/out.csv" || { echo "eval_given: placestages failed on $id" >&2; exit 1; }
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i } NR == 2 { print $c }' "$tmp/out.csv"
 }
 
 echo "id,measured_s,profile_s,profile_error_pct,compute_s,compute_error_pct,amp_predicted_s"
@@ -32,7 +33,7 @@ tail -n +2 "$data/amp_gpt2_medium.csv" | while IFS=, read -r id cluster mb tp dp
 kind: job
 version: 1
 model: {name: gpt2-medium, layers: 24, hidden: 1024, heads: 16, kv_heads: 16, ffn_hidden: 4096, gated_mlp: false, vocab: 50257, tied_embeddings: true}
-training: {seq_len: 1024, global_batch: 32, micro_batch: $mb, precision: fp16, optimizer: adam, framework: deepspeed, zero_stage: 0, recompute: none, flash_attention: false}
+training: {seq_len: 1024, global_batch: 32, micro_batch: $mb, precision: fp16, optimizer: adam, framework: deepspeed, framework_version: 0.3.0, zero_stage: 0, recompute: none, flash_attention: false}
 network: {inter_node_gb_s: $net}
 allocation:
   dp: $dp

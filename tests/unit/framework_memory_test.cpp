@@ -213,7 +213,7 @@ TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slic
     // received slice is gathered into the first layer's saved input), and a backward restores its
     // output in full and, from 0.5.4, gathers its gradient in full.
     auto [t, megatron] = deepspeed_and_megatron();
-    const Layout l{2, 3, 1, 1, 1, 1, {}};
+    const Layout l{2, 3, 1, 1, 1, 1, {1, 1, 2}};  // one split for both (DeepSpeed's own puts 2 layers first)
     const double boundary = 2 * 128 * 64, slice = boundary / 2;
     auto middle = [&](const model::Training& x) {
         const auto st = model::estimate_memory(gpt(), x, l, Measure::allocated).stages.at(1);

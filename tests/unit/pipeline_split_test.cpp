@@ -49,6 +49,8 @@ TEST_CASE("DeepSpeed's PipelineModule splits a LLaMA-style model by parameters, 
     CHECK(split(m, t, 3) == std::vector<long>{7, 10, 7});
     CHECK(split(m, t, 2) == std::vector<long>{12, 12});
     CHECK(split(m, t, 1) == std::vector<long>{24});
+    // Boundaries 0 2 6 10 14 18 21 24 27 at pp 8 (DeepSpeed before 0.12.5 cut this differently).
+    CHECK(split(m, t, 8) == std::vector<long>{1, 4, 4, 4, 4, 3, 3, 1});
     // estimate_memory places that split unless the layout gives one.
     model::Layout l{1, 4, 1, 1, 1, 2, {}};
     const auto est = model::estimate_memory(m, t, l, model::Measure::allocated);
@@ -58,17 +60,22 @@ TEST_CASE("DeepSpeed's PipelineModule splits a LLaMA-style model by parameters, 
     CHECK(model::estimate_memory(m, t, l, model::Measure::allocated).stages[1].first_layer == 6);
 }
 
-TEST_CASE("other pipelines split the layers evenly, the last stages taking the remainder", "[model]") {
+TEST_CASE("Megatron-LM and torchtitan split evenly, Megatron-DeepSpeed's GPT by transformer layers", "[model]") {
     auto m = llama24();
     auto t = deepspeed();
     t.framework = model::Framework::megatron;
     CHECK(split(m, t, 4) == std::vector<long>{6, 6, 6, 6});
     t.framework = model::Framework::fsdp;
     CHECK(split(m, t, 5) == std::vector<long>{4, 5, 5, 5, 5});
-    // Megatron-DeepSpeed's GPT partitions by transformer layers.
+    // Megatron-DeepSpeed's GPT partitions by transformer layers, later cuts winning ties: the first
+    // stages take the extra layers.
     t.framework = model::Framework::deepspeed;
     m.gated_mlp = false, m.rms_norm = false;
     CHECK(split(m, t, 4) == std::vector<long>{6, 6, 6, 6});
+    m.layers = 26;
+    CHECK(split(m, t, 4) == std::vector<long>{7, 7, 6, 6});
+    m.layers = 10;
+    CHECK(split(m, t, 4) == std::vector<long>{3, 3, 2, 2});
     // A split that would leave a stage with only the embedding or the head falls back to even.
     m = llama24();
     m.layers = 4;

@@ -170,9 +170,10 @@ TEST_CASE("an allocation's GPU counts divide into stages of dp x tp GPUs", "[pla
 }
 
 TEST_CASE("a tied embedding's gradient is synced between the first and the last stage", "[place]") {
-    // gpt3-1.3b ties its output layer to the embedding: Megatron-LM all-reduces the 4-byte gradient of
-    // each tp rank's share of the vocabulary between the first and last stage, over the network (2 GB/s
-    // NIC shared by the stage's dp x tp = 2 GPUs on a node), or within a node when the pipeline fits.
+    // gpt3-1.3b ties its output layer to the word embedding (not its position table): Megatron-LM
+    // all-reduces the 4-byte gradient of each tp rank's rows of the padded vocabulary between the first
+    // and last stage, over the network (2 GB/s NIC shared by the stage's dp x tp = 2 GPUs on a node), or
+    // within a node when the pipeline fits.
     const auto cat = catalog::named_catalog("juchi");
     model::JobSpec job;
     job.model = catalog::find_model("gpt3-1.3b");
@@ -181,7 +182,8 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     job.training.global_batch = 64;
     place::ProblemOptions o;
     o.network.inter_node_gb_s = 2;
-    const double bytes = model::embedding_params(job.model, 1, true) * 4;
+    const double h = static_cast<double>(job.model.hidden);
+    const double bytes = static_cast<double>(model::padded_vocab(job.model, 1, true)) * h * 4;
     const auto mixed = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
     CHECK(mixed.tied_sync_s == Approx(bytes / (2e9 / 2)));
     CHECK_FALSE(mixed.tied_before_allreduce);
@@ -192,7 +194,7 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     // DeepSpeed syncs it in the training precision, before the data-parallel all-reduce.
     job.training.framework = model::Framework::deepspeed;
     const auto ds = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
-    CHECK(ds.tied_sync_s == Approx(model::embedding_params(job.model, 1, false) * 2 / (2e9 / 2)));
+    CHECK(ds.tied_sync_s == Approx(static_cast<double>(model::padded_vocab(job.model, 1, false)) * h * 2 / (2e9 / 2)));
     CHECK(ds.tied_before_allreduce);
     // Nothing to sync: one stage, untied embeddings, or torchtitan (no tying across stages).
     CHECK(place::make_problem(job, alloc(2, {"A30"}), cat, o).tied_sync_s == 0);

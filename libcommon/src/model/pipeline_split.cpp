@@ -40,7 +40,13 @@ std::vector<long> partition_balanced(const std::vector<double>& weights, int par
                 const double part = prefix[i] - prefix[k];
                 const double hi = std::max(most[k * w + j - 1], part), lo = std::min(least[k * w + j - 1], part);
                 const double c = hi - lo;
-                if (cost[i * w + j] >= c) cost[i * w + j] = c, most[i * w + j] = hi, least[i * w + j] = lo, start[i * w + j] = k;
+                const size_t at = i * w + j;
+                if (cost[at] >= c) {
+                    cost[at] = c;
+                    most[at] = hi;
+                    least[at] = lo;
+                    start[at] = k;
+                }
             }
     std::vector<long> out{static_cast<long>(n)};
     for (size_t j = m; j >= 1; --j) out.push_back(static_cast<long>(start[static_cast<size_t>(out.back()) * w + j]));
@@ -49,13 +55,17 @@ std::vector<long> partition_balanced(const std::vector<double>& weights, int par
 }
 
 std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
-    if (l.pp <= 1 || t.framework != Framework::deepspeed || megatron_deepspeed(m, t)) return even_split(m.layers, l.pp);
-    // A LLaMA-style PipelineModule: [embedding, the decoder layers, the final norm, the output head],
-    // each weighted by its trainable parameters (a tied head is a TiedLayerSpec, counted in full too).
-    std::vector<double> weights{embedding_params(m, l.tp, false)};
-    weights.insert(weights.end(), static_cast<size_t>(m.layers), layer_params(m, l.tp));
-    weights.push_back(static_cast<double>(m.hidden));
-    weights.push_back(static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp);
+    if (l.pp <= 1 || t.framework != Framework::deepspeed) return even_split(m.layers, l.pp);
+    // A PipelineModule of [embedding, the decoder layers, the final norm, the output head]. A
+    // LLaMA-style model partitions by trainable parameters (a tied head is a TiedLayerSpec, counted in
+    // full too); Megatron-DeepSpeed's GPT by transformer layers (type:transformer: a weight of 1 for
+    // each, 0 for the rest), which gives the first stages the extra layers.
+    const bool by_layers = megatron_deepspeed(m, t);
+    const double vocab_rows = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
+    std::vector<double> weights{by_layers ? 0 : embedding_params(m, l.tp, false)};
+    weights.insert(weights.end(), static_cast<size_t>(m.layers), by_layers ? 1 : layer_params(m, l.tp));
+    weights.push_back(by_layers ? 0 : static_cast<double>(m.hidden));
+    weights.push_back(by_layers ? 0 : vocab_rows);
     const std::vector<long> cuts = partition_balanced(weights, l.pp);
     std::vector<long> out;
     for (int i = 0; i < l.pp; ++i) {

@@ -155,7 +155,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + w2_out;
             // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
             // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
-            // spring 2025 (pytorch#149652); before, its side-effecting wait kept it saved.
+            // spring 2025 (pytorch#149652), which this assumes; before, its side-effecting wait kept it.
             if (dtensor && t.seq_parallel) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
@@ -256,6 +256,8 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     const double slice = split ? boundary / l.tp : boundary;
     p.per_micro_batch = (first ? 2 * 8 * tokens : split ? 0 : boundary) + (last ? 0 : slice);
     const double receive_activation = first ? 0 : slice, receive_gradient = last ? 0 : grads_split ? slice : boundary;
+    // (The shared buffer is grown by a new allocation while the activation view still holds the old
+    // one; both are a slice today, so the larger is what stays.)
     p.receive = deepspeed_shared_receive_buffer(t) ? std::max(receive_activation, receive_gradient)
                                                    : receive_activation + receive_gradient;
     if (split && !last) p.backward = boundary + (grads_split ? boundary : 0);

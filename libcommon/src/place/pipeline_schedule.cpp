@@ -144,8 +144,12 @@ void finish_stages(const std::vector<StageCosts>& stages, Schedule& out, std::ve
         const double end = out.backward_end[i];
         const bool pair = tied && (i == 0 || i == k - 1);
         double allreduce_start = end, step_start = end + c.allreduce;
-        if (pair && c.tied_before_allreduce) allreduce_start = tied_start + c.tied, step_start = allreduce_start + c.allreduce;
-        if (pair && !c.tied_before_allreduce) step_start = tied_start + c.tied;
+        if (pair && c.tied_before_allreduce) {
+            allreduce_start = tied_start + c.tied;
+            step_start = allreduce_start + c.allreduce;
+        } else if (pair) {
+            step_start = tied_start + c.tied;
+        }
         out.stage_end[i] = step_start + c.optimizer;
         out.pipeline_s = std::max(out.pipeline_s, end);
         out.iteration_s = std::max(out.iteration_s, out.stage_end[i]);

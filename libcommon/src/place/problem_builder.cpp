@@ -86,7 +86,9 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     // (DeepSpeed's ReduceTiedGrads before the data-parallel reduction, Megatron-LM's after it), in the
     // precision they reduce gradients in. torchtitan's pipelines do not tie weights across stages.
     const bool ties = m.tied_embeddings && stages > 1 && job.training.framework != model::Framework::fsdp;
-    tied_bytes_ = ties ? base_.head_params * sync.bytes_per_param : 0;
+    // Only the word embedding is tied (not a learned position table): each tp rank's rows of it.
+    const double word_rows = static_cast<double>(model::padded_vocab(m, tp, pad)) * static_cast<double>(m.hidden) / tp;
+    tied_bytes_ = ties ? word_rows * sync.bytes_per_param : 0;
     base_.tied_before_allreduce = job.training.framework == model::Framework::deepspeed;
     // With tensor parallelism each rank sends its 1/tp share (Megatron's scatter-gather), and every
     // layer all-reduces its output twice forward and twice backward within the node.
@@ -179,19 +181,18 @@ double ProblemFactory::fastest_link_s() const {
     return fastest;
 }
 
-double ProblemFactory::fastest_cross_link_s() const {
-    // problem() shares the NIC among min(dp, widest node of the mix) GPUs; the narrowest node is the least.
+double ProblemFactory::least_nic_share() const {
+    // problem() shares the NIC among min(dp x tp, widest node of the mix) GPUs; the narrowest node is
+    // the least.
     int narrowest = std::numeric_limits<int>::max();
     for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
-    return boundary_ / (inter_ / std::min(dp_ * tp_, narrowest));
+    return std::min(dp_ * tp_, narrowest);
 }
 
+double ProblemFactory::fastest_cross_link_s() const { return boundary_ / (inter_ / least_nic_share()); }
+
 double ProblemFactory::fastest_tied_cross_s() const {
-    if (tied_bytes_ <= 0) return 0;
-    int narrowest = std::numeric_limits<int>::max();
-    for (const auto& [t, per_node] : types_) narrowest = std::min(narrowest, std::max(1, per_node));
-    if (types_.empty()) narrowest = 1;
-    return model::ring_allreduce_s(tied_bytes_, 2, inter_ / std::min(dp_ * tp_, narrowest));
+    return tied_bytes_ > 0 ? model::ring_allreduce_s(tied_bytes_, 2, inter_ / least_nic_share()) : 0;
 }
 
 Problem ProblemFactory::problem(const std::vector<std::string>& stages) {

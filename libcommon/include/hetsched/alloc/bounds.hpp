@@ -34,7 +34,8 @@ struct BoundJob {
 /// Lower bound on the iteration time of any placement of the job's layers onto the stages `types`
 /// (infinity when the stages cannot hold the layers). With x_s ≥ 1 the whole layers of stage s,
 /// τ_s = x_s·a_s its per-micro-batch time, c_s = m·a_s + r_s (busy time plus gradient sync per layer),
-/// k stages of d distinct types, ρ the smallest backward share:
+/// k stages of d distinct types, ρ the smallest backward share, sync_0 the first stage's all-reduce
+/// and, with tied embeddings, its sync with the last stage (between nodes when d > 1):
 ///   T ≥ x_s·c_s for every s                  (m micro-batches, then its all-reduce)
 ///   T ≥ Σ τ_s·(1 + e/k) + ends + links + sync_0, e = max((m−1)·ρ, m−1−(k−1)·(1−ρ))
 ///                                            (micro-batch 0 crosses every stage and link forward and

@@ -16,8 +16,9 @@ std::vector<long> partition_balanced(const std::vector<double>& weights, int par
 
 /// Layers of each of the layout's pp stages when none are given: DeepSpeed's PipelineModule
 /// partitions a model built from layer specs by parameters (partition_method='parameters', its
-/// default), the embedding and the output head counting as layers, except Megatron-DeepSpeed's GPT,
-/// which partitions by transformer layers; everyone else splits evenly, the last stages taking one
+/// default), the embedding and the output head counting as layers, and Megatron-DeepSpeed's GPT by
+/// transformer layers, both with partition_balanced as DeepSpeed has run it since 0.12.5 (before, a
+/// binary search that can cut differently); everyone else splits evenly, the last stages taking one
 /// more when pp does not divide the layers.
 std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 

@@ -115,8 +115,8 @@ struct Layout {
     int cp = 1;
     int vpp = 1;           ///< virtual pipeline chunks per stage (interleaved 1F1B)
     long micro_batch = 1;
-    /// Layers of each stage, first stage first (pp of them, summing to the model's layers); empty: an
-    /// even split, the last stages taking one more when pp does not divide the layers.
+    /// Layers of each stage, first stage first (pp of them, summing to the model's layers); empty: the
+    /// framework's own split (pipeline_split.hpp).
     std::vector<long> layers_per_stage;
 
     long gpus() const { return static_cast<long>(tp) * pp * dp * cp; }

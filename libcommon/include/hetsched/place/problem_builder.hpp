@@ -70,6 +70,8 @@ private:
     const catalog::GpuCatalog& catalog_;
     ProblemOptions options_;
     int dp_, stages_, tp_;
+    /// GPUs sharing a node's NIC in the mix of the built types that shares it least.
+    double least_nic_share() const;
     SourcePos where_;
     Problem base_;  ///< everything but the types
     model::MicroBatchWork work_;
