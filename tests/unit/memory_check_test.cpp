@@ -143,7 +143,8 @@ TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.com
     CHECK(!read("r", "fsdp", "Table 1 (FSDP + torch.compile)", "0").compiled);        // a cell wins
     for (const char* id : {"tt-nocompile", "tt-uncompiled", "precompiled-kernels", "r"})
         CHECK(!read(id, "fsdp", "torchtitan").compiled);
-    for (const char* source : {"FSDP without torch.compile", "no compile", "not compiled", "compile off", "compile=0"})
+    for (const char* source : {"FSDP without torch.compile", "no compile", "not compiled", "compile off", "compile=0",
+                               "compile disabled", "FSDP w/o compile"})
         CHECK(!read("r", "fsdp", source).compiled);
     // DeepSpeed and Megatron runs are never guessed compiled.
     CHECK(!read("ds-compile", "deepspeed", "torch.compile").compiled);

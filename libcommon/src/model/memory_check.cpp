@@ -81,7 +81,8 @@ std::string deepspeed_release_in(const std::string& source) {
 
 /// Whether a run's id or source says torch.compile ran: the word "compile" or "compiled" on its own
 /// ("tt-8b-compile", "FSDP + torch.compile"), not inside another ("nocompile", "precompiled") nor
-/// negated by the word before it ("no", "not", "without") or after it ("0", "false", "off").
+/// negated by the words before it ("no", "not", "without", "w/o") or after it ("0", "false", "off",
+/// "disabled").
 bool names_compile(const std::string& text) {
     std::vector<std::string> words{""};
     for (char c : lower_case(text)) {
@@ -95,7 +96,8 @@ bool names_compile(const std::string& text) {
         if (!is(i, {"compile", "compiled"})) continue;
         const bool negated = (i >= 1 && is(i - 1, {"no", "not", "without"})) ||
                              (i >= 2 && words[i - 1] == "torch" && is(i - 2, {"no", "not", "without"})) ||
-                             is(i + 1, {"0", "false", "off"});
+                             (i >= 2 && words[i - 2] == "w" && words[i - 1] == "o") ||
+                             is(i + 1, {"0", "false", "off", "disabled"});
         if (!negated) return true;
     }
     return false;
