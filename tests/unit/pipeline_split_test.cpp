@@ -76,6 +76,10 @@ TEST_CASE("Megatron-LM and torchtitan split evenly, Megatron-DeepSpeed's GPT by 
     CHECK(split(m, t, 4) == std::vector<long>{7, 7, 6, 6});
     m.layers = 10;
     CHECK(split(m, t, 4) == std::vector<long>{3, 3, 2, 2});
+    // A model so deep that DeepSpeed's cubic partition would take minutes is split evenly.
+    m = llama24();
+    m.layers = 3000;
+    CHECK(split(m, t, 8) == std::vector<long>(8, 375));
     // A split that would leave a stage with only the embedding or the head falls back to even.
     m = llama24();
     m.layers = 4;

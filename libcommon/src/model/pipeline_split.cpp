@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include <hetsched/model/stage_memory.hpp>
 #include <hetsched/model/transformer.hpp>
@@ -13,6 +16,27 @@ std::vector<long> even_split(long layers, int pp) {
     std::vector<long> out;
     for (int i = 0; i < pp; ++i) out.push_back(layers / pp + (i >= pp - layers % pp ? 1 : 0));
     return out;
+}
+
+/// DeepSpeed's dynamic programme is cubic: past this many steps (layers² x pp) it would take DeepSpeed
+/// minutes, and memest's plan search calls it for every layout.
+constexpr double kMostPartitionSteps = 4e7;
+
+/// partition_balanced, remembered: a plan search asks for the same few (weights, parts) again and
+/// again. Guarded for planalloc's threads; a plain value cache, cleared when it grows.
+std::vector<long> remembered_partition(const std::vector<double>& weights, int parts) {
+    static std::mutex guard;
+    static std::map<std::pair<std::vector<double>, int>, std::vector<long>> memo;
+    std::pair<std::vector<double>, int> key{weights, parts};
+    {
+        const std::lock_guard<std::mutex> lock(guard);
+        if (auto it = memo.find(key); it != memo.end()) return it->second;
+    }
+    std::vector<long> cuts = partition_balanced(weights, parts);
+    const std::lock_guard<std::mutex> lock(guard);
+    if (memo.size() >= 256) memo.clear();
+    memo.emplace(std::move(key), cuts);
+    return cuts;
 }
 
 }  // namespace
@@ -66,7 +90,9 @@ std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, 
     weights.insert(weights.end(), static_cast<size_t>(m.layers), by_layers ? 1 : layer_params(m, l.tp));
     weights.push_back(by_layers ? 0 : static_cast<double>(m.hidden));
     weights.push_back(by_layers ? 0 : vocab_rows);
-    const std::vector<long> cuts = partition_balanced(weights, l.pp);
+    const double n = static_cast<double>(weights.size());
+    if (n * n * l.pp > kMostPartitionSteps) return even_split(m.layers, l.pp);
+    const std::vector<long> cuts = remembered_partition(weights, l.pp);
     std::vector<long> out;
     for (int i = 0; i < l.pp; ++i) {
         // Decoder layers are items 1..layers.

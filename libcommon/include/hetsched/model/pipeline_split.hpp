@@ -19,7 +19,8 @@ std::vector<long> partition_balanced(const std::vector<double>& weights, int par
 /// default), the embedding and the output head counting as layers, and Megatron-DeepSpeed's GPT by
 /// transformer layers, both with partition_balanced as DeepSpeed has run it since 0.12.5 (before, a
 /// binary search that can cut differently); everyone else splits evenly, the last stages taking one
-/// more when pp does not divide the layers.
+/// more when pp does not divide the layers. Even too when DeepSpeed's split would leave a stage
+/// without a layer, or when its cubic partition would take minutes (items² x pp above 4e7).
 std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 
 }  // namespace hetsched::model
