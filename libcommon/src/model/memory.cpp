@@ -48,7 +48,8 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
     const StageMemoryModel model(m, t, l, measure);
     MemoryEstimate est;
     long next = 0;
-    const std::vector<long> split = !l.layers_per_stage.empty() ? l.layers_per_stage : default_split(m, t, l);
+    const std::vector<long> own = l.layers_per_stage.empty() ? default_split(m, t, l) : std::vector<long>{};
+    const std::vector<long>& split = l.layers_per_stage.empty() ? own : l.layers_per_stage;
     for (int i = 0; i < l.pp; ++i) {
         const long count = split[static_cast<size_t>(i)];
         est.stages.push_back(model.stage(i, next, count));

@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <utility>
+#include <tuple>
 
 #include <hetsched/model/stage_memory.hpp>
 #include <hetsched/model/transformer.hpp>
@@ -22,20 +22,36 @@ std::vector<long> even_split(long layers, int pp) {
 /// minutes, and memest's plan search calls it for every layout.
 constexpr double kMostPartitionSteps = 4e7;
 
-/// partition_balanced, remembered: a plan search asks for the same few (weights, parts) again and
-/// again. Guarded for planalloc's threads; a plain value cache, cleared when it grows.
-std::vector<long> remembered_partition(const std::vector<double>& weights, int parts) {
+/// A PipelineModule's layer list as DeepSpeed weighs it: [embedding, `layers` x layer, norm, head].
+struct LayerWeights {
+    long layers;
+    double embedding, layer, norm, head;
+
+    std::vector<double> list() const {
+        std::vector<double> out{embedding};
+        out.insert(out.end(), static_cast<size_t>(layers), layer);
+        out.push_back(norm);
+        out.push_back(head);
+        return out;
+    }
+};
+
+/// partition_balanced of `w` into `parts`, remembered: a plan search asks for the same few layer lists
+/// again and again, so the key is the five numbers that make the list, not the list. Guarded for
+/// planalloc's threads; a plain value cache, cleared when it grows.
+std::vector<long> remembered_partition(const LayerWeights& w, int parts) {
+    using Key = std::tuple<long, double, double, double, double, int>;
     static std::mutex guard;
-    static std::map<std::pair<std::vector<double>, int>, std::vector<long>> memo;
-    std::pair<std::vector<double>, int> key{weights, parts};
+    static std::map<Key, std::vector<long>> memo;
+    const Key key{w.layers, w.embedding, w.layer, w.norm, w.head, parts};
     {
         const std::lock_guard<std::mutex> lock(guard);
         if (auto it = memo.find(key); it != memo.end()) return it->second;
     }
-    std::vector<long> cuts = partition_balanced(weights, parts);
+    std::vector<long> cuts = partition_balanced(w.list(), parts);
     const std::lock_guard<std::mutex> lock(guard);
     if (memo.size() >= 256) memo.clear();
-    memo.emplace(std::move(key), cuts);
+    memo.emplace(key, cuts);
     return cuts;
 }
 
@@ -84,14 +100,13 @@ std::vector<long> default_split(const catalog::ModelSpec& m, const Training& t, 
     // LLaMA-style model partitions by trainable parameters (a tied head is a TiedLayerSpec, counted in
     // full too); Megatron-DeepSpeed's GPT by transformer layers (type:transformer: a weight of 1 for
     // each, 0 for the rest), which gives the first stages the extra layers.
-    const bool by_layers = megatron_deepspeed(m, t);
-    const double vocab_rows = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
-    std::vector<double> weights{by_layers ? 0 : embedding_params(m, l.tp, false)};
-    weights.insert(weights.end(), static_cast<size_t>(m.layers), by_layers ? 1 : layer_params(m, l.tp));
-    weights.push_back(by_layers ? 0 : static_cast<double>(m.hidden));
-    weights.push_back(by_layers ? 0 : vocab_rows);
-    const double n = static_cast<double>(weights.size());
+    const double n = static_cast<double>(m.layers + 3);
     if (n * n * l.pp > kMostPartitionSteps) return even_split(m.layers, l.pp);
+    const double vocab_rows = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
+    const LayerWeights weights = megatron_deepspeed(m, t)
+                                     ? LayerWeights{m.layers, 0, 1, 0, 0}
+                                     : LayerWeights{m.layers, embedding_params(m, l.tp, false), layer_params(m, l.tp),
+                                                    static_cast<double>(m.hidden), vocab_rows};
     const std::vector<long> cuts = remembered_partition(weights, l.pp);
     std::vector<long> out;
     for (int i = 0; i < l.pp; ++i) {

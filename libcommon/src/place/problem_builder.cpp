@@ -133,8 +133,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const int gpus = dp_ * tp_;
     st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : inter_);
     const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
-    st.tied_alone_s = model::ring_allreduce_s(
-        tied_bytes_, 2, stages_ * gpus <= g.gpus_per_node ? intra : inter_ / std::min(gpus, g.gpus_per_node));
+    st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : inter_ / nic_share);
     st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
@@ -159,13 +158,12 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     }
     if (total != stages_)
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
-    p.cross_type_link_s = boundary_ / (inter_ / std::min(dp_ * tp_, widest_node));
+    const double nic_bytes_s = inter_ / std::min(dp_ * tp_, widest_node);  // a GPU's share of its node's NIC
+    p.cross_type_link_s = boundary_ / nic_bytes_s;
     // Each of the dp x tp pairs of first- and last-stage GPUs all-reduces its share (a two-rank ring
     // moves it once each way) over the network, the pairs on a node sharing its NIC; within a node
     // when every stage is of one type and the whole pipeline fits in one node (tied_alone_s).
-    if (tied_bytes_ > 0)
-        p.tied_sync_s = p.types.size() == 1 ? p.types.front().tied_alone_s
-                                            : model::ring_allreduce_s(tied_bytes_, 2, inter_ / std::min(dp_ * tp_, widest_node));
+    p.tied_sync_s = p.types.size() == 1 ? p.types.front().tied_alone_s : tied_sync_s(nic_bytes_s);
     return p;
 }
 
@@ -191,8 +189,10 @@ double ProblemFactory::least_nic_share() const {
 
 double ProblemFactory::fastest_cross_link_s() const { return boundary_ / (inter_ / least_nic_share()); }
 
-double ProblemFactory::fastest_tied_cross_s() const {
-    return tied_bytes_ > 0 ? model::ring_allreduce_s(tied_bytes_, 2, inter_ / least_nic_share()) : 0;
+double ProblemFactory::fastest_tied_cross_s() const { return tied_sync_s(inter_ / least_nic_share()); }
+
+double ProblemFactory::tied_sync_s(double bytes_s) const {
+    return tied_bytes_ > 0 ? model::ring_allreduce_s(tied_bytes_, 2, bytes_s) : 0;
 }
 
 Problem ProblemFactory::problem(const std::vector<std::string>& stages) {
