@@ -25,6 +25,7 @@ complete -c planalloc -l recompute -x -a 'none selective full' -d 'none, selecti
 complete -c planalloc -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitans layer-level AC)'
 complete -c planalloc -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c planalloc -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
+complete -c planalloc -l unfused-fp32-softmax -d 'With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LMs --no-masked-softmax-fusion with --attention-softmax-in-fp32)'
 complete -c planalloc -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
 complete -c planalloc -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c planalloc -l slo-s -x -d 'Time SLO for all iterations, seconds (default: training.slo_s)'

@@ -587,3 +587,45 @@ TEST_CASE("eager attention back-propagates its fp32 softmax with two fp32 gradie
     CHECK(kept.activations > flash.activations + (4 * 6 + 6) * 4 * s * s);
     CHECK(kept.activations < flash.activations + (4 * 6 + 6 + 1) * 4 * s * s);
 }
+
+TEST_CASE("Megatron's unfused fp32 softmax saves 4 bytes a score more and back-propagates with 12", "[model]") {
+    // gpt() with 8 tokens of vocabulary (padded to 128) and a wide MLP (so that no loss outweighs a
+    // layer), fp16, no flash attention, one micro-batch of 1024 tokens on one GPU. Saved a score: the fp32 softmax (4), dropout's mask
+    // (1) and output (2) = 7 bytes; fused, the 16-bit softmax, mask and output = 5.
+    auto m = gpt();
+    m.vocab = 8;
+    m.ffn_hidden = 1024;
+    const double s = 1024, h = 64, f = 1024, scores = 4 * s * s;  // 4 heads
+    auto peak = [&](model::Recompute r, bool fp32) {
+        auto t = training(Framework::megatron, 1024, 1);
+        t.precision = "fp16";
+        t.flash_attention = false;
+        t.recompute = r;
+        t.unfused_fp32_softmax = fp32;
+        const auto st = model::estimate_memory(m, t, Layout{1, 1, 1, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    // A layer's backward works in FC1's output gradient and the incoming one (2 bytes each); the fp32
+    // softmax's holds 12 bytes a score less the 7 it saved, V's gradient and the incoming one.
+    const double working = 2 * s * f + 2 * s * h, softmax = (12 - 7) * scores + 2 * 2 * s * h;
+    // Nothing recomputed: 4 layers store 2 bytes a score more, and the softmax's backward is the peak.
+    CHECK(peak(model::Recompute::none, true) - peak(model::Recompute::none, false) ==
+          Approx(4 * 2 * scores + softmax - working));
+    // Selective recompute stores no scores and replays one layer's: 7 bytes a score against 5.
+    CHECK(peak(model::Recompute::selective, true) - peak(model::Recompute::selective, false) ==
+          Approx(2 * scores + softmax - working));
+    // Full recompute replays the whole layer, which then holds the same as a kept one.
+    CHECK(peak(model::Recompute::full, true) - peak(model::Recompute::full, false) ==
+          Approx(2 * scores + softmax - working));
+}
+
+TEST_CASE("an unfused fp32 softmax needs unfused attention and 16-bit scores", "[model]") {
+    auto t = training(Framework::megatron);
+    t.unfused_fp32_softmax = true;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("unfused_fp32_softmax needs flash_attention off"));
+    t.flash_attention = false;
+    CHECK_NOTHROW(model::validate_training(t));
+    t.precision = "fp32";
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("needs a 16-bit precision"));
+}

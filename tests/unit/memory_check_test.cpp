@@ -178,3 +178,24 @@ TEST_CASE("BigScience's 52B stages on DeepSpeed's pipeline engine stay within 3%
         CHECK(std::fabs(row.error_pct) <= 3);
     }
 }
+
+TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction; with flash it skips the row", "[model]") {
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,"
+                               "unfused_fp32_softmax\n";
+    auto read = [&](const std::string& flash, const std::string& softmax) {
+        return model::read_measured_runs(io::CsvTable::parse(
+            {"m.csv", header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0," + flash +
+                          ",fp16,last,1.943,max_allocated," + softmax + "\n"}));
+    };
+    const auto fused = read("0", ""), fp32 = read("0", "1");
+    REQUIRE(fused.skipped.empty());
+    REQUIRE(fp32.skipped.empty());
+    CHECK(fp32.runs.at(0).training.unfused_fp32_softmax);
+    CHECK(model::check_runs(fp32.runs, model::Method::framework).at(0).predicted_gib >
+          model::check_runs(fused.runs, model::Method::framework).at(0).predicted_gib);
+    const auto flash = read("1", "1");
+    REQUIRE(flash.skipped.size() == 1);
+    CHECK_THAT(flash.skipped[0].reason, Catch::Contains("unfused_fp32_softmax needs flash_attention off"));
+}

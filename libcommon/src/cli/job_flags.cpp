@@ -44,6 +44,9 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
+    app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
+                 "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
+                 "(Megatron-LM's --no-masked-softmax-fusion with --attention-softmax-in-fp32)")->group(t);
     app.add_flag("--compile", o.compile,
                  "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them")
         ->group(t)

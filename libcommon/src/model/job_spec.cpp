@@ -90,6 +90,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
+    t.unfused_fp32_softmax = read_flag(doc, sec, "unfused_fp32_softmax", t.unfused_fp32_softmax);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
@@ -145,6 +146,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["recompute"] = recompute_name(t.recompute);
     n["seq_parallel"] = t.seq_parallel;
     n["flash_attention"] = t.flash_attention;
+    if (t.unfused_fp32_softmax) n["unfused_fp32_softmax"] = true;
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;

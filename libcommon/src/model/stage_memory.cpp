@@ -133,10 +133,13 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
     }
     // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
-    // An eager LLaMA block (Hugging Face's eager attention) takes the softmax in fp32 and keeps that
-    // for its backward, besides the 16-bit probabilities the second matmul keeps.
-    double scores = 0;
-    if (!t.flash_attention) scores = ((eager_ops(m, t) ? 4 : 0) + e + (dropout ? 1 + e : 0)) * a * s * s * b;
+    // A softmax taken unfused in fp32 (an eager LLaMA block's, or Megatron's without its fused kernel
+    // when told to compute it in fp32) saves its fp32 output for its backward; its 16-bit cast is what
+    // the second matmul keeps without dropout, and is dropped once dropout has made its own output.
+    const bool fp32_softmax = !t.flash_attention && (eager_ops(m, t) || t.unfused_fp32_softmax);
+    double score_bytes = 0;  // a score's saved bytes
+    if (!t.flash_attention) score_bytes = fp32_softmax ? 4 + e + (dropout ? 1 : 0) : e + (dropout ? 1 + e : 0);
+    const double scores = score_bytes * a * s * s * b;
 
     LayerActivations out{};
     out.full = replicated + (split + scores) / tp;
@@ -164,16 +167,21 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
-    if (eager_ops(m, t) && !t.flash_attention) {
-        // Hugging Face's eager attention back-propagates its fp32 softmax holding the saved output, the
-        // fp32 gradient the upcast's backward made of the probabilities' 16-bit one, and the fp32
-        // gradient it writes: 12 bytes a score (the 16-bit probabilities the second matmul saved are
-        // freed by then, as are the MLP's saved tensors). Beside them in a replayed layer: the first
-        // norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the repeated K, the
-        // repeated V's gradient, the gradient coming in, the replayed output and the input's gradient.
+    if (fp32_softmax) {
+        // An fp32 softmax back-propagates holding its saved output, the fp32 gradient the cast's
+        // backward made of the probabilities' 16-bit one, and the fp32 gradient it writes: 12 bytes a
+        // score. The 16-bit probabilities (or dropout's mask and output) the second matmul saved are
+        // freed by then, as are the MLP's saved tensors; V's gradient and the gradient coming into the
+        // layer are live beside them.
         const double ab = a * s * s * b / tp;
-        out.attention_replayed = 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * h / tp);
-        out.attention_kept = (12 - 4 - e) * ab + s * b * e * h * (1 / tp + 1 / sp);
+        out.attention_kept = (12 - score_bytes) * ab + s * b * e * h * (1 / tp + 1 / sp);
+        // A replayed layer (full recompute) holds at that point what its replay made. Hugging Face's
+        // eager block: the first norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the
+        // repeated K, the repeated V's gradient, the gradient coming in, the replayed output and the
+        // input's gradient. Megatron's: everything the layer saves, less what the kept case frees.
+        out.attention_replayed = eager_ops(m, t)
+            ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * h / tp)
+            : out.full - out.stored + out.attention_kept;
     }
     return out;
 }

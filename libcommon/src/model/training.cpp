@@ -175,6 +175,11 @@ void validate_training(const Training& t) {
     if (!t.framework_version.empty() && t.framework == Framework::fsdp)
         throw DataError("framework_version applies to deepspeed and megatron; torchtitan's habits are set by "
                         "compile and fp8_all_gather");
+    if (t.unfused_fp32_softmax && t.flash_attention)
+        throw DataError("unfused_fp32_softmax needs flash_attention off (flash attention saves no scores)");
+    if (t.unfused_fp32_softmax && t.precision == "fp32")
+        throw DataError("unfused_fp32_softmax needs a 16-bit precision (in fp32 the softmax saves only its fp32 "
+                        "output), got fp32");
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));

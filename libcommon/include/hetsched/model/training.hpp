@@ -28,6 +28,11 @@ struct Training {
     Recompute recompute = Recompute::none;
     bool seq_parallel = false;
     bool flash_attention = true;
+    /// Attention's softmax runs unfused in fp32 on 16-bit scores (Megatron-LM's
+    /// --no-masked-softmax-fusion with --attention-softmax-in-fp32, which --apply-query-key-layer-scaling
+    /// turns on): it saves its fp32 output beside the 16-bit probabilities. Needs flash_attention off.
+    /// An eager Hugging Face LLaMA block does this always.
+    bool unfused_fp32_softmax = false;
     Framework framework = Framework::megatron;
     /// torch.compile'd blocks (DeepSpeed, FSDP): elementwise ops fused as Megatron-LM's kernels fuse
     /// them, so a layer saves what Megatron's does; eager PyTorch saves every op's inputs.
