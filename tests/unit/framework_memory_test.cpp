@@ -629,3 +629,35 @@ TEST_CASE("an unfused fp32 softmax needs unfused attention and 16-bit scores", "
     t.precision = "fp32";
     CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("needs a 16-bit precision"));
 }
+
+TEST_CASE("Megatron-LM 2.x's local DDP keeps last iteration's fp16 grads and adds each new weight gradient", "[model]") {
+    // gpt() with a wide MLP and 8 tokens of vocabulary, fp16, one GPU, Megatron-LM of the 2.0 line:
+    // with 4 micro-batches rather than 1, a layer's backward holds last iteration's 16-bit grads
+    // (2 bytes a parameter, through main_grad) and FC1's new 16-bit weight gradient (64 x 1024).
+    auto m = gpt();
+    m.vocab = 8;
+    m.ffn_hidden = 1024;
+    auto stage = [&](long global_batch, bool first, const std::string& version, long seq = 128) {
+        auto t = training(Framework::megatron, seq, global_batch);
+        t.precision = "fp16";
+        t.framework_version = version;
+        t.first_iteration = first;
+        return model::estimate_memory(m, t, Layout{1, 1, 1, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    };
+    const double params = stage_params(m, Layout{1, 1, 1, 1, 1, 1, {}}, 0, 4, true), wgrad = 2.0 * 64 * 1024;
+    const auto one = stage(1, false, "2.0"), four = stage(4, false, "2.0");
+    REQUIRE(one.phase == Phase::backward);
+    REQUIRE(four.phase == Phase::backward);
+    CHECK(four.gradients - one.gradients == Approx(2 * params));
+    CHECK(four.activations - one.activations == Approx(wgrad));
+    // The first iteration has no grads from before (its backward, without the optimizer's state, peaks
+    // only on longer sequences); the new weight gradient is still added.
+    const auto first_one = stage(1, true, "2.0", 1024), first_four = stage(4, true, "2.0", 1024);
+    REQUIRE(first_one.phase == Phase::backward);
+    REQUIRE(first_four.phase == Phase::backward);
+    CHECK(first_four.gradients == Approx(first_one.gradients));
+    CHECK(first_four.activations - first_one.activations == Approx(wgrad));
+    // From 2.6 the contiguous buffer holds the grads: neither.
+    const auto buffer_one = stage(1, false, "2.6"), buffer_four = stage(4, false, "2.6");
+    CHECK(buffer_four.total() == Approx(buffer_one.total()));
+}

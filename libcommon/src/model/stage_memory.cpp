@@ -420,6 +420,21 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
     loss_phase_ = lb.phase;
+    // Megatron-LM's local DDP without a contiguous buffer (fp16 from March 2021, b4bc51b, until 2.6
+    // made the buffer the default) points each parameter's main_grad at its .grad when it all-reduces;
+    // zero_grad only sets .grad to None, so last iteration's 16-bit grads stay alive through main_grad
+    // until the next all-reduce. From the second micro-batch's backward on, both copies are live (with
+    // one micro-batch the new grads come layer by layer and the loss comes before any).
+    // The same releases had no gradient-accumulation fusion: from the second micro-batch on, autograd
+    // adds each weight's newly made 16-bit gradient into its .grad, so a layer's backward holds its
+    // largest weight's new gradient beside its own temporaries.
+    if (t.framework == Framework::megatron && t.precision == "fp16" && micro_batches_ > 1 &&
+        megatron_fp16(t) != MegatronFp16::contiguous_buffer) {
+        if (!t.first_iteration) stale_grads_ = 2;
+        const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
+        const double fc1 = static_cast<double>(m.ffn_hidden) * (m.gated_mlp ? 2 : 1);  // Megatron fuses gate and up
+        wgrad_transient_ = element_ * std::max(h * fc1, h * (h + 2 * kv)) / l.tp;
+    }
     // DeepSpeed's bf16 optimizer at ZeRO-0, by release: whether the 16-bit grads are freed as each
     // backward starts, and whether an fp32 buffer is filled one upcast parameter at a time.
     if (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16) {
@@ -442,9 +457,9 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
 }
 
 double StageMemoryModel::layer_backward(bool checkpointed) const {
-    const double replay = checkpointed ? replay_ : 0;
-    if (checkpointed && training_.recompute == Recompute::full) return std::max(replay + working_, attention_replayed_);
-    return replay + std::max(working_, attention_kept_);
+    const double replay = checkpointed ? replay_ : 0, working = working_ + wgrad_transient_;
+    if (checkpointed && training_.recompute == Recompute::full) return std::max(replay + working, attention_replayed_);
+    return replay + std::max(working, attention_kept_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -494,17 +509,18 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double lazy_grads = lazy_gradients_ * params, lazy_optimizer = lazy_optimizer_ * params;
     struct Candidate {
         Phase phase;
-        double activations, logits, comm, grads_absent, optimizer_absent;
+        double activations, logits, comm, grads_absent, optimizer_absent, grads_stale = 0;
     };
+    const double stale = stale_grads_ * params;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 6> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
-         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer},
+         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0, 0},
         {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive, lazy_grads, lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         (lp_grads_cleared_ ? element_ * params : 0) + lazy_grads, lazy_optimizer},
+         (lp_grads_cleared_ ? element_ * params : 0) + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
@@ -513,8 +529,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         if ((k == 4 && !last) || (k == 5 && largest == 0)) continue;
         const Candidate& c = candidates[k];
         const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
-        const double total =
-            states - c.grads_absent - c.optimizer_absent + c.activations + c.logits + c.comm + overhead;
+        const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
+                             c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate
         best = total;
         st.phase = c.phase;
@@ -522,7 +538,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         st.logits = c.logits;
         st.comm_buffers = c.comm;
         st.overhead = overhead;
-        st.gradients = params * gradients_ - c.grads_absent;
+        st.gradients = params * gradients_ - c.grads_absent + c.grads_stale;
         st.optimizer = params * optimizer_ - c.optimizer_absent;
     }
     return st;
