@@ -657,6 +657,10 @@ TEST_CASE("Megatron-LM 2.x's local DDP keeps last iteration's fp16 grads and add
     REQUIRE(first_four.phase == Phase::backward);
     CHECK(first_four.gradients == Approx(first_one.gradients));
     CHECK(first_four.activations - first_one.activations == Approx(wgrad));
+    // Before 2.0 no main_grad points at the old grads; the new weight gradient is still added.
+    const auto old_one = stage(1, false, "1.1"), old_four = stage(4, false, "1.1");
+    CHECK(old_four.gradients == Approx(old_one.gradients));
+    CHECK(old_four.activations - old_one.activations == Approx(wgrad));
     // From 2.6 the contiguous buffer holds the grads: neither.
     const auto buffer_one = stage(1, false, "2.6"), buffer_four = stage(4, false, "2.6");
     CHECK(buffer_four.total() == Approx(buffer_one.total()));

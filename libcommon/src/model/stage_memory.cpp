@@ -420,17 +420,17 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
     loss_phase_ = lb.phase;
-    // Megatron-LM's local DDP without a contiguous buffer (fp16 from March 2021, b4bc51b, until 2.6
-    // made the buffer the default) points each parameter's main_grad at its .grad when it all-reduces;
-    // zero_grad only sets .grad to None, so last iteration's 16-bit grads stay alive through main_grad
-    // until the next all-reduce. From the second micro-batch's backward on, both copies are live (with
-    // one micro-batch the new grads come layer by layer and the loss comes before any).
-    // The same releases had no gradient-accumulation fusion: from the second micro-batch on, autograd
-    // adds each weight's newly made 16-bit gradient into its .grad, so a layer's backward holds its
-    // largest weight's new gradient beside its own temporaries.
+    // Megatron-LM before 2.6 under fp16 had no gradient-accumulation fusion and no contiguous grad
+    // buffer: from the second micro-batch on, autograd adds each weight's newly made 16-bit gradient
+    // into its .grad, so a layer's backward holds its largest weight's new gradient beside its own
+    // temporaries. From 2.0 (code of March 2021, b4bc51b) the local DDP also points each main_grad at
+    // its .grad when it all-reduces, and zero_grad only sets .grad to None: last iteration's 16-bit
+    // grads stay alive through main_grad until the next all-reduce, so from the second micro-batch's
+    // backward on both copies are live (with one micro-batch the new grads come layer by layer and the
+    // loss comes before any).
     if (t.framework == Framework::megatron && t.precision == "fp16" && micro_batches_ > 1 &&
         megatron_fp16(t) != MegatronFp16::contiguous_buffer) {
-        if (!t.first_iteration) stale_grads_ = 2;
+        if (!t.first_iteration && megatron_main_grad_alias(t)) stale_grads_ = 2;
         const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
         const double fc1 = static_cast<double>(m.ffn_hidden) * (m.gated_mlp ? 2 : 1);  // Megatron fuses gate and up
         wgrad_transient_ = element_ * std::max(h * fc1, h * (h + 2 * kv)) / l.tp;

@@ -78,6 +78,12 @@ MegatronFp16 megatron_fp16(const Training& t) {
     return MegatronFp16::contiguous_buffer;
 }
 
+bool megatron_main_grad_alias(const Training& t) {
+    if (t.framework != Framework::megatron || t.precision != "fp16" || t.framework_version.empty()) return false;
+    const long v = release_number(t.framework_version);
+    return v >= 2000000 && v < 2006000;
+}
+
 bool optimizer_sharded(const Training& t) {
     return t.distributed_optimizer || t.zero_stage >= 1 ||
            (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16);

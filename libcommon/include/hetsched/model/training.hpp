@@ -90,6 +90,10 @@ enum class MegatronFp16 {
     contiguous_buffer,
 };
 MegatronFp16 megatron_fp16(const Training& t);
+/// Whether Megatron-LM's local DDP, without a contiguous buffer, points each parameter's main_grad at
+/// its 16-bit .grad when it all-reduces (from March 2021 until 2.6 made the buffer the default; read
+/// as releases 2.0 to 2.5), so that last iteration's grads outlive zero_grad.
+bool megatron_main_grad_alias(const Training& t);
 
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
