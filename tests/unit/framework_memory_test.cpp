@@ -91,9 +91,9 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", "0.1234.0", "0..1"})
         CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
     auto fsdp = training(Framework::fsdp, 1, 2);
-    fsdp.framework_version = "0.17.5";
+    fsdp.framework_version = "0.2.x";
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),
-                      Catch::Contains("framework_version applies to deepspeed and megatron"));
+                      Catch::Contains("framework_version must be a release such as 0.17.5"));
 }
 
 TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
@@ -664,4 +664,44 @@ TEST_CASE("Megatron-LM 2.x's local DDP keeps last iteration's fp16 grads and add
     // From 2.6 the contiguous buffer holds the grads: neither.
     const auto buffer_one = stage(1, false, "2.6"), buffer_four = stage(4, false, "2.6");
     CHECK(buffer_four.total() == Approx(buffer_one.total()));
+}
+
+TEST_CASE("torchtitan from 0.2 gathers the embedding only for its backward; a tied one stays", "[model]") {
+    // One stage over dp 2 under ZeRO-3: before 0.2 the root module keeps the embedding's and the
+    // output layer's 16-bit copies gathered; from 0.2 the untied embedding (1000 x 64) is resharded.
+    auto comm = [](const catalog::ModelSpec& m, const std::string& version) {
+        auto t = training(Framework::fsdp);
+        t.zero_stage = 3;
+        t.framework_version = version;
+        return model::estimate_memory(m, t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0).comm_buffers;
+    };
+    CHECK(comm(llama(), "") - comm(llama(), "0.2") == Approx(2 * 1000 * 64.0));
+    CHECK(comm(llama(), "0.1.0") == Approx(comm(llama(), "")));
+    CHECK(comm(gpt(), "0.2") == Approx(comm(gpt(), "")));  // tied: the output layer needs it gathered
+}
+
+TEST_CASE("torchtitan's per-op checkpointing replays cuDNN attention before 0.2.1, saves flash's", "[model]") {
+    // llama() with 8 tokens of vocabulary (so a layer's backward is the peak), fully sharded over dp 2,
+    // 128 tokens: cuDNN attention's output (2 x 128 x 64) and log-sum-exp (4 x 128 x 4 heads) are not
+    // stored by the 4 layers, and one layer's replay holds them again.
+    auto m = llama();
+    m.vocab = 8;
+    auto peak = [&](bool cudnn, const std::string& version) {
+        auto t = training(Framework::fsdp);
+        t.zero_stage = 3;
+        t.recompute = model::Recompute::selective;
+        t.cudnn_attention = cudnn;
+        t.framework_version = version;
+        const auto st = model::estimate_memory(m, t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    const double attention = 2 * 128 * 64 + 4 * 128 * 4;
+    CHECK(peak(false, "0.2") - peak(true, "0.2") == Approx(3 * attention));
+    CHECK(peak(false, "") - peak(true, "") == Approx(3 * attention));
+    CHECK(peak(true, "0.2.1") == Approx(peak(false, "0.2.1")));
+    auto t = training(Framework::fsdp);
+    t.cudnn_attention = true;
+    t.flash_attention = false;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("attention_backend cudnn needs flash_attention"));
 }

@@ -199,3 +199,22 @@ TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction; 
     REQUIRE(flash.skipped.size() == 1);
     CHECK_THAT(flash.skipped[0].reason, Catch::Contains("unfused_fp32_softmax needs flash_attention off"));
 }
+
+TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row is skipped", "[model]") {
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,"
+                               "framework,framework_version,attention_backend\n";
+    auto read = [&](const std::string& backend) {
+        return model::read_measured_runs(io::CsvTable::parse(
+            {"m.csv", header + "r,32,4096,32,8,14336,1,128256,0,8192,1,8,1,1,1,8,1,3,0,selective,0,1,bf16,all,33.7,"
+                               "max_reserved,fsdp,0.2," + backend + "\n"}));
+    };
+    CHECK(read("cudnn").runs.at(0).training.cudnn_attention);
+    CHECK(!read("flash").runs.at(0).training.cudnn_attention);
+    CHECK(read("cudnn").runs.at(0).training.framework_version == "0.2");
+    const auto bad = read("sdpa");
+    REQUIRE(bad.skipped.size() == 1);
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("m.csv:2:"));
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("unknown attention_backend 'sdpa' (expected flash or cudnn)"));
+}

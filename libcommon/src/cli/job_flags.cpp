@@ -28,7 +28,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--framework", o.framework, "Allocation habits: megatron, deepspeed or fsdp")->group(t)
         ->check(CLI::IsMember({"megatron", "deepspeed", "fsdp"}));
     app.add_option("--framework-version", o.framework_version,
-                   "Release of DeepSpeed (default 0.17.5) or Megatron-LM (default current) to follow")
+                   "Release of DeepSpeed (default 0.17.5), Megatron-LM (default current) or torchtitan "
+                   "(fsdp; default its code before 0.2) to follow")
         ->group(t)
         ->type_name("X.Y.Z")
         ->check(CLI::Validator(
@@ -44,6 +45,11 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
+    app.add_option("--attention-backend", o.attention_backend,
+                   "Fused attention kernel: flash or cudnn (torchtitan's on Blackwell; recomputed under its "
+                   "per-op selective checkpointing before 0.2.1)")
+        ->group(t)
+        ->check(CLI::IsMember({"flash", "cudnn"}));
     app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
                  "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
                  "(Megatron-LM's --no-masked-softmax-fusion with --attention-softmax-in-fp32)")->group(t);

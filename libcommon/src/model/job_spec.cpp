@@ -91,6 +91,13 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
     t.unfused_fp32_softmax = read_flag(doc, sec, "unfused_fp32_softmax", t.unfused_fp32_softmax);
+    if (YAML::Node c = io::optional_child(doc, sec, "attention_backend"); c.IsDefined()) {
+        try {
+            parse_attention_backend(io::yaml_string(doc, c, "attention_backend"), t);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), doc.where(c));
+        }
+    }
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
@@ -147,6 +154,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["seq_parallel"] = t.seq_parallel;
     n["flash_attention"] = t.flash_attention;
     if (t.unfused_fp32_softmax) n["unfused_fp32_softmax"] = true;
+    if (t.cudnn_attention) n["attention_backend"] = "cudnn";
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;

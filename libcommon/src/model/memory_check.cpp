@@ -140,7 +140,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
               fp8_gather = t.find("fp8_all_gather"), version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
-              softmax = t.find("unfused_fp32_softmax"),
+              softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
@@ -171,6 +171,13 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
+        if (backend >= 0 && !t.cell(r, backend).text.empty()) {
+            try {
+                parse_attention_backend(t.cell(r, backend).text, tr);
+            } catch (const DataError& e) {
+                throw DataError(e.what(), t.where(r, backend));
+            }
+        }
         if (version >= 0) {
             tr.framework_version = t.cell(r, version).text;
             if (!tr.framework_version.empty() && !is_release(tr.framework_version))

@@ -155,7 +155,10 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             // tensor parallelism w2 is row-parallel: its matmul output is the full partial sum that the
             // reduce-scatter (one per block) splits.
             const double w2_out = t.compiled ? 0 : (dtensor ? 1 : 1 / tp) * e * sbh;
-            out.stored = e * sbh / sp + (e * sbh + e * s * b * (h + kv + f) + lse) / tp + w2_out;
+            // The attention output is saved only if its kernel is on the policy's list: flash and
+            // memory-efficient attention always, cuDNN's from torchtitan 0.2.1 (before, it is replayed).
+            const double attention = t.cudnn_attention && !torchtitan_saves_cudnn_attention(t) ? 0 : e * sbh + lse;
+            out.stored = e * sbh / sp + (attention + e * s * b * (h + kv + f)) / tp + w2_out;
             // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
             // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
             // spring 2025 (pytorch#149652), which this assumes; before, its side-effecting wait kept it.
@@ -487,9 +490,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double stash = st.in_flight * per_mb;
     double comm = comm_bytes(training_, layout_, layer_, params, micro_batches_) + pipe.receive;
     // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit
-    // copy stays gathered through forward and backward.
-    if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3)
-        comm += element_ * (embedding_ + output_);
+    // copy stays gathered through forward and backward. From torchtitan 0.2 the embedding is a unit of
+    // its own, resharded after forward and gathered again only for its backward, the last of all; the
+    // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
+    // unit, which the output layer then keeps gathered).
+    if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3) {
+        const bool own_unit = torchtitan_embedding_unit(training_) && !model_.tied_embeddings;
+        comm += element_ * ((own_unit ? 0 : embedding_) + output_);
+    }
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);

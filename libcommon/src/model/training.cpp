@@ -84,6 +84,14 @@ bool megatron_main_grad_alias(const Training& t) {
     return v >= 2000000 && v < 2006000;
 }
 
+bool torchtitan_embedding_unit(const Training& t) {
+    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2000;
+}
+
+bool torchtitan_saves_cudnn_attention(const Training& t) {
+    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2001;
+}
+
 bool optimizer_sharded(const Training& t) {
     return t.distributed_optimizer || t.zero_stage >= 1 ||
            (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16);
@@ -119,6 +127,11 @@ std::string recompute_name(Recompute r) {
     case Recompute::full: return "full";
     }
     return "?";
+}
+
+void parse_attention_backend(const std::string& s, Training& t) {
+    if (s != "flash" && s != "cudnn") throw DataError("unknown attention_backend '" + s + "' (expected flash or cudnn)");
+    t.cudnn_attention = s == "cudnn";
 }
 
 void parse_compile(const std::string& s, Training& t) {
@@ -178,9 +191,8 @@ void validate_training(const Training& t) {
                         recompute_name(t.recompute));
     if (!t.framework_version.empty() && !is_release(t.framework_version))
         throw DataError("framework_version must be a release such as 0.17.5, got '" + t.framework_version + "'");
-    if (!t.framework_version.empty() && t.framework == Framework::fsdp)
-        throw DataError("framework_version applies to deepspeed and megatron; torchtitan's habits are set by "
-                        "compile and fp8_all_gather");
+    if (t.cudnn_attention && !t.flash_attention)
+        throw DataError("attention_backend cudnn needs flash_attention (cuDNN's is a fused kernel)");
     if (t.unfused_fp32_softmax && t.flash_attention)
         throw DataError("unfused_fp32_softmax needs flash_attention off (flash attention saves no scores)");
     if (t.unfused_fp32_softmax && t.precision == "fp32")

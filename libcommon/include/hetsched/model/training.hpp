@@ -48,8 +48,12 @@ struct Training {
     int checkpoint_every = 1;
     /// The framework's release (X.Y or X.Y.Z) whose habits to follow, where they changed (see the
     /// functions below): DeepSpeed's (empty: 0.17.5), Megatron-LM's fp16 gradients before 2.6 (empty:
-    /// current). Not for fsdp.
+    /// current), torchtitan's for fsdp (empty: its code before 0.2, which its published December 2024
+    /// benchmarks ran).
     std::string framework_version;
+    /// The fused attention kernel is cuDNN's rather than flash attention's (torchtitan puts cuDNN first
+    /// on compute capability 10.0 and up since May 2025). Needs flash_attention (a fused kernel).
+    bool cudnn_attention = false;
     /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
     /// optimizer makes in its first step is absent before that step.
     bool first_iteration = false;
@@ -94,6 +98,14 @@ MegatronFp16 megatron_fp16(const Training& t);
 /// its 16-bit .grad when it all-reduces (from March 2021 until 2.6 made the buffer the default; read
 /// as releases 2.0 to 2.5), so that last iteration's grads outlive zero_grad.
 bool megatron_main_grad_alias(const Training& t);
+
+/// Whether torchtitan makes the token embedding its own FSDP unit, resharded after forward, and the
+/// final norm with the output layer another, kept gathered (from 0.2, code of July 2025), rather than
+/// leaving them all to the root module, which stays gathered through forward and backward.
+bool torchtitan_embedding_unit(const Training& t);
+/// Whether torchtitan's per-op selective checkpointing saves cuDNN attention's output, as it saves
+/// flash attention's (from 0.2.1; before, cuDNN attention is recomputed in backward).
+bool torchtitan_saves_cudnn_attention(const Training& t);
 
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
@@ -165,6 +177,8 @@ Recompute parse_recompute(const std::string& s);
 /// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
 /// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
 void parse_compile(const std::string& s, Training& t);
+/// Sets the fused attention kernel from `s`: flash or cudnn. DataError otherwise.
+void parse_attention_backend(const std::string& s, Training& t);
 /// The inverse of parse_compile: none, model, loss or model+loss.
 std::string compile_name(const Training& t);
 std::string recompute_name(Recompute r);
