@@ -606,18 +606,46 @@ TEST_CASE("Megatron's unfused fp32 softmax saves 4 bytes a score more and back-p
         REQUIRE(st.phase == Phase::backward);
         return st.activations;
     };
-    // A layer's backward works in FC1's output gradient and the incoming one (2 bytes each); the fp32
-    // softmax's holds 12 bytes a score less the 7 it saved, V's gradient and the incoming one.
-    const double working = 2 * s * f + 2 * s * h, softmax = (12 - 7) * scores + 2 * 2 * s * h;
-    // Nothing recomputed: 4 layers store 2 bytes a score more, and the softmax's backward is the peak.
+    // A layer's backward holds at the softmax a score's 12 bytes (fp32) or, fused with dropout, 7 (the
+    // saved softmax, dropout's mask, the probabilities' gradient and dropout's), less the 7 or 5 it
+    // saved, besides V's gradient and the incoming one (2 bytes each): more than FC1's gradients.
+    const double grads = 2 * 2 * s * h, fp32 = (12 - 7) * scores + grads, fused = (7 - 5) * scores + grads;
+    REQUIRE(fused > 2 * s * f + 2 * s * h);
+    // Nothing recomputed: 4 layers store 2 bytes a score more.
     CHECK(peak(model::Recompute::none, true) - peak(model::Recompute::none, false) ==
-          Approx(4 * 2 * scores + softmax - working));
+          Approx(4 * 2 * scores + fp32 - fused));
     // Selective recompute stores no scores and replays one layer's: 7 bytes a score against 5.
     CHECK(peak(model::Recompute::selective, true) - peak(model::Recompute::selective, false) ==
-          Approx(2 * scores + softmax - working));
+          Approx(2 * scores + fp32 - fused));
     // Full recompute replays the whole layer, which then holds the same as a kept one.
     CHECK(peak(model::Recompute::full, true) - peak(model::Recompute::full, false) ==
-          Approx(2 * scores + softmax - working));
+          Approx(2 * scores + fp32 - fused));
+}
+
+TEST_CASE("a 16-bit softmax back-propagates beside its gradient; Megatron's fused kernel writes it in place", "[model]") {
+    // gpt() without dropout, wide MLP, 8 tokens of vocabulary, fp16, no flash, 1024 tokens, nothing
+    // recomputed: each of 4 layers saves its 16-bit softmax (2 bytes a score); at its backward the
+    // softmax and its gradient are live (in place: 4 bytes), and torch's out-of-place backward adds 2.
+    auto m = gpt();
+    m.vocab = 8;
+    m.ffn_hidden = 1024;
+    m.dropout = 0;
+    const double s = 1024, h = 64, scores = 4 * s * s;
+    auto stage = [&](Framework f) {
+        auto t = training(f, 1024, 1);
+        t.precision = "fp16";
+        t.flash_attention = false;
+        if (f == Framework::deepspeed) t.deepspeed_model = "hf";
+        return model::estimate_memory(m, t, Layout{1, 1, 1, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    };
+    const auto megatron = stage(Framework::megatron), hf = stage(Framework::deepspeed);
+    REQUIRE(megatron.phase == Phase::backward);
+    REQUIRE(hf.phase == Phase::backward);
+    // The layer's kept peak beyond its stored tensors: (4 - 2) or (6 - 2) bytes a score, V's gradient
+    // and the incoming one; the stash below is the same in both (DeepSpeed's fp16 step aside, which is
+    // in the states).
+    CHECK(hf.activations - megatron.activations == Approx(2 * scores));
+    CHECK(megatron.activations > 4 * 2 * scores + 2 * scores + 2 * 2 * s * h);
 }
 
 TEST_CASE("an unfused fp32 softmax needs unfused attention and 16-bit scores", "[model]") {
@@ -704,4 +732,75 @@ TEST_CASE("torchtitan's per-op checkpointing replays cuDNN attention before 0.2.
     t.cudnn_attention = true;
     t.flash_attention = false;
     CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("attention_backend cudnn needs flash_attention"));
+}
+
+TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenated 16-bit one", "[model]") {
+    // A 96-layer, 12288-wide model at one token over dp 2 in bf16 (DeepSpeed 0.17.5): the step is the
+    // peak (the reduce bucket is capped at 5e8 elements). States: 2-byte weights, 16-bit grads
+    // (stage 2: their half; stage 1: all), fp32 master and moments halved. The step adds the
+    // partition's concatenated 16-bit grads and their fp32 upcast: (2 + 4) / 2 bytes a parameter.
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double p = stage_params(m, l, 0, 96, false);
+    auto zero = [&](int stage) {
+        auto t = training(Framework::deepspeed, 1, 2);
+        t.zero_stage = stage;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    };
+    const auto two = zero(2), one = zero(1);
+    REQUIRE(two.phase == Phase::step);
+    CHECK(two.gradients == Approx(1 * p));
+    CHECK(two.comm_buffers == Approx(3 * p));
+    // Stage 1 first frees the grads outside its partition: half of its 2 bytes remain.
+    REQUIRE(one.phase == Phase::step);
+    CHECK(one.gradients == Approx(1 * p));
+    CHECK(one.comm_buffers == Approx(3 * p));
+}
+
+TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[model]") {
+    // A 96-layer, 12288-wide model at one token over dp 8: each rank's partition (about 21.7e9
+    // parameters) is stepped 1e9 at a time, so the step's temporaries are 6e9 bytes.
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    auto t = training(Framework::deepspeed, 1, 8);
+    t.zero_stage = 3;
+    const auto st = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::step);
+    CHECK(st.comm_buffers == Approx(6e9));
+}
+
+TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-propagates", "[model]") {
+    // gpt() over dp 2 at 1024 tokens, ZeRO-2 bf16: the loss (Megatron-DeepSpeed's, its upcast copy
+    // in the forward) is the peak. With one micro-batch per rank no grad partition exists yet; with
+    // two, the first micro-batch's is there.
+    auto loss = [&](long global_batch) {
+        auto t = training(Framework::deepspeed, 1024, global_batch);
+        t.zero_stage = 2;
+        return model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), Layout{1, 1, 2, 1, 1, 1, {}}, 0, 4, false);
+    const auto one = loss(2), two = loss(4);
+    REQUIRE(one.phase == Phase::forward);
+    REQUIRE(two.phase == Phase::forward);
+    CHECK(one.gradients == Approx(0));
+    CHECK(two.gradients == Approx(1 * p));
+}
+
+TEST_CASE("DeepSpeed trains Megatron-DeepSpeed's model or a Hugging Face one", "[model]") {
+    // llama() under DeepSpeed is a Hugging Face block unless deepspeed_model says megatron: then
+    // Megatron's fused layers (no fp32 norms, SwiGLU's three saved tensors) and its vocab-parallel loss.
+    auto t = training(Framework::deepspeed);
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    const auto hf = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    t.deepspeed_model = "hf";
+    CHECK(model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0).total() == Approx(hf.total()));
+    t.deepspeed_model = "megatron";
+    const auto megatron = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(megatron.activations + megatron.logits < hf.activations + hf.logits);
+    t.deepspeed_model = "hugging face";
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("unknown deepspeed_model 'hugging face'"));
+    auto fsdp = training(Framework::fsdp);
+    fsdp.deepspeed_model = "megatron";
+    CHECK_THROWS_WITH(model::validate_training(fsdp), Catch::Contains("deepspeed_model needs framework deepspeed"));
 }

@@ -104,6 +104,11 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
     CHECK(read(",first_iteration", "pytorch/torchtitan", ",1").first_iteration);
     CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
+    // Megatron-DeepSpeed named in the source: its model code, unless a column says otherwise.
+    CHECK(read(",framework", "argonne-lcf/Megatron-DeepSpeed@ffa3456 ALCF/README.md", ",deepspeed").deepspeed_model ==
+          "megatron");
+    CHECK(read(",framework", "a DeepSpeed blog", ",deepspeed").deepspeed_model.empty());
+    CHECK(read(",framework,deepspeed_model", "Megatron_DeepSpeed", ",deepspeed,hf").deepspeed_model == "hf");
     // A DeepSpeed release named in the source, unless a column gives one.
     CHECK(read(",framework", "run with DeepSpeed 0.16.4.", ",deepspeed").framework_version == "0.16.4");
     CHECK(read(",framework", "pip deepspeed==0.14.0; torch 2.3", ",deepspeed").framework_version == "0.14.0");

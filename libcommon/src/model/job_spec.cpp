@@ -101,6 +101,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
+    t.deepspeed_model = read_word(doc, sec, "deepspeed_model", t.deepspeed_model);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
     if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
@@ -155,6 +156,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     n["flash_attention"] = t.flash_attention;
     if (t.unfused_fp32_softmax) n["unfused_fp32_softmax"] = true;
     if (t.cudnn_attention) n["attention_backend"] = "cudnn";
+    if (!t.deepspeed_model.empty()) n["deepspeed_model"] = t.deepspeed_model;
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;

@@ -50,6 +50,15 @@ Framework infer_framework(const Training& t, const std::string& source) {
     return Framework::megatron;
 }
 
+/// Whether a run's source names Megatron-DeepSpeed (with a hyphen, an underscore or a space), the
+/// fork whose model code DeepSpeed then trains.
+bool names_megatron_deepspeed(const std::string& source) {
+    const std::string lower = lower_case(source);
+    for (const char* name : {"megatron-deepspeed", "megatron_deepspeed", "megatron deepspeed"})
+        if (lower.find(name) != std::string::npos) return true;
+    return false;
+}
+
 /// The DeepSpeed release a run's source names right after "DeepSpeed" ("DeepSpeed 0.16.4",
 /// "deepspeed==0.14.0", "DeepSpeed v0.9.5", the log line "DeepSpeed info: version=0.4.0+407ff0f"), or
 /// empty. Every DeepSpeed release is 0.x; a number running on into letters ("DeepSpeed 1.3B") is no
@@ -141,6 +150,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               fp8_gather = t.find("fp8_all_gather"), version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
+              ds_model = t.find("deepspeed_model"),
               source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
@@ -204,6 +214,11 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
                 tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
+            // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source names it.
+            if (ds_model >= 0 && !t.cell(r, ds_model).text.empty())
+                tr.deepspeed_model = t.cell(r, ds_model).text;
+            else if (tr.framework == Framework::deepspeed && source >= 0 && names_megatron_deepspeed(t.cell(r, source).text))
+                tr.deepspeed_model = "megatron";
             // torchtitan's benchmarks before April 2025 compiled the blocks alone; a compiled loss
             // would lower the prediction, so a run that does not say which counts its blocks only.
             if (!compile_given && tr.framework == Framework::fsdp &&
@@ -215,8 +230,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         }
         // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
         // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
-        if (dropout >= 0) m.dropout = t.number(r, dropout, 0, 0.99);
-        else if (tr.framework == Framework::megatron) m.dropout = 0.1;
+        if (dropout >= 0 && !t.cell(r, dropout).text.empty()) m.dropout = t.number(r, dropout, 0, 0.99);
+        else if (tr.framework == Framework::megatron || tr.deepspeed_model == "megatron") m.dropout = 0.1;
         else m.dropout = tr.framework == Framework::fsdp || m.gated_mlp ? 0.0 : 0.1;
         auto& l = run.layout;
         l.tp = degree(t, r, tp);

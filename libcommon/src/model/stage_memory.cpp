@@ -6,13 +6,15 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
 
 bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
-    return t.framework == Framework::deepspeed && !(m.rms_norm && m.gated_mlp);
+    if (t.framework != Framework::deepspeed) return false;
+    return t.deepspeed_model.empty() ? !(m.rms_norm && m.gated_mlp) : t.deepspeed_model == "megatron";
 }
 
 namespace {
@@ -57,9 +59,11 @@ StateBytes state_bytes(const Training& t, int shards) {
             b.gradients = c;
             b.optimizer = (master + moments) / opt_shards;
         } else {
-            // ZeRO: 16-bit params and grads; the fp32 optimizer (and an fp32 grad partition) split.
+            // ZeRO: 16-bit params, and 16-bit grads (their partition from stage 2; stage 3 keeps it in a
+            // flat buffer made at start-up); the fp32 optimizer split. The fp32 grad partition exists
+            // only inside the step (see step_bytes).
             b.weights = c / (z >= 3 ? d : 1);
-            b.gradients = c / (z >= 2 ? d : 1) + (!fp32 ? 4 / d : 0);
+            b.gradients = c / (z >= 2 ? d : 1);
             b.optimizer = (master + moments) / opt_shards;
         }
         break;
@@ -84,7 +88,7 @@ int state_shards(const Training& t, const Layout& l) { return t.framework == Fra
 /// SwiGLU keeps gate, silu(gate), up and their product, and K and V are repeated to every head before
 /// attention. Megatron-LM's (and compiled) blocks fuse these.
 bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
-    return t.framework != Framework::megatron && !t.compiled && m.rms_norm && m.gated_mlp;
+    return t.framework != Framework::megatron && !megatron_deepspeed(m, t) && !t.compiled && m.rms_norm && m.gated_mlp;
 }
 
 /// Whether tensor parallelism is torchtitan's (DTensor): it saves gathered, full-sequence GEMM inputs
@@ -170,19 +174,24 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
-    if (fp32_softmax) {
-        // An fp32 softmax back-propagates holding its saved output, the fp32 gradient the cast's
-        // backward made of the probabilities' 16-bit one, and the fp32 gradient it writes: 12 bytes a
-        // score. The 16-bit probabilities (or dropout's mask and output) the second matmul saved are
-        // freed by then, as are the MLP's saved tensors; V's gradient and the gradient coming into the
-        // layer are live beside them.
+    if (!t.flash_attention) {
+        // Back-propagating unfused attention holds more a score than it saved. An fp32 softmax holds
+        // its saved output, the fp32 gradient the cast's backward made of the probabilities' 16-bit
+        // one, and the fp32 gradient it writes: 12 bytes. A 16-bit one: with dropout, the saved
+        // softmax, dropout's mask, the probabilities' gradient and the one dropout's backward writes
+        // (3e + 1); without, the saved softmax and its gradient, and the gradient torch's softmax
+        // backward writes beside them (Megatron's fused kernel writes it in place: 2e). What the
+        // second matmul saved is freed by then, as are the MLP's saved tensors; V's gradient and the
+        // gradient coming into the layer are live beside them.
+        const bool in_place = t.framework == Framework::megatron || megatron_deepspeed(m, t);
+        const double peak = fp32_softmax ? 12 : dropout ? 3 * e + 1 : (in_place ? 2 : 3) * e;
         const double ab = a * s * s * b / tp;
-        out.attention_kept = (12 - score_bytes) * ab + s * b * e * h * (1 / tp + 1 / sp);
+        out.attention_kept = std::max(0.0, peak - score_bytes) * ab + s * b * e * h * (1 / tp + 1 / sp);
         // A replayed layer (full recompute) holds at that point what its replay made. Hugging Face's
         // eager block: the first norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the
         // repeated K, the repeated V's gradient, the gradient coming in, the replayed output and the
         // input's gradient. Megatron's: everything the layer saves, less what the kept case frees.
-        out.attention_replayed = eager_ops(m, t)
+        out.attention_replayed = fp32_softmax && eager_ops(m, t)
             ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * h / tp)
             : out.full - out.stored + out.attention_kept;
     }
@@ -329,6 +338,8 @@ double overhead_bytes(Measure measure, double dynamic, int gpus) {
 /// (reduce), and during the optimizer step itself (step).
 struct StepBytes {
     double reduce = 0, step = 0;
+    double step_cap = std::numeric_limits<double>::infinity();  ///< most bytes the step's temporaries take
+    double grads_freed = 0;  ///< bytes per parameter of 16-bit grads freed before the step's temporaries
 };
 
 StepBytes step_bytes(const Training& t, int shards) {
@@ -338,6 +349,17 @@ StepBytes step_bytes(const Training& t, int shards) {
         // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
         // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
         if (o == DeepSpeedOptimizer::fp16) b.step = deepspeed_fp16_fused(t) ? 8 : 4;
+        // ZeRO's step concatenates this rank's 16-bit grad partition (a list of views) into one
+        // tensor and upcasts that to the fp32 grad of the master partition, freed after the update:
+        // both at once, c + 4 bytes a parameter (stage_1_and_2.py step(); stage3.py
+        // _prepare_fp32_grad_for_sub_group). Stage 1 first frees the grads of parameters outside
+        // its partition. Stage 3 steps one sub-group (sub_group_size, 1e9 elements) at a time.
+        if (o == DeepSpeedOptimizer::zero && t.precision != "fp32") {
+            const double c = element_bytes(t);
+            b.step = (c + 4) / shards;
+            if (t.zero_stage == 1) b.grads_freed = c * (1 - 1.0 / shards);
+            if (t.zero_stage >= 3) b.step_cap = (c + 4) * 1e9;
+        }
         if (o != DeepSpeedOptimizer::bf16) return b;
         if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
             b.step = 4.0 / shards;  // BF16_Optimizer casts each rank's bf16 gradient partition to fp32
@@ -401,12 +423,20 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const StepBytes step = step_bytes(t, shards_);
     reduce_per_param_ = step.reduce;
     step_per_param_ = step.step;
+    step_cap_ = step.step_cap;
+    step_grads_freed_ = step.grads_freed;
     if (t.first_iteration) {
         const LazyBytes lazy = lazy_bytes(t, shards_);
         lazy_gradients_ = lazy.gradients;
         lazy_optimizer_ = lazy.optimizer;
     }
     micro_batches_ = l.micro_batches(t.global_batch);
+    // ZeRO 1 and 2 make the 16-bit grads during backward (stage 1 as each .grad, stage 2 as its
+    // partition at the first bucket reduced) and free them at the step: with one micro-batch none
+    // exist when the loss back-propagates. Stage 3's partition buffer lives from start-up.
+    if (t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2 && micro_batches_ == 1 &&
+        deepspeed_optimizer(t) == DeepSpeedOptimizer::zero)
+        grads_before_backward_ = false;
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
@@ -525,10 +555,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
-        {Phase::step, 0, pipe.kept_logits, step_per_param_ * params + pipe.receive, 0, 0},
+        {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive,
+         step_grads_freed_ * params, 0},
         {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive, lazy_grads, lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         (lp_grads_cleared_ ? element_ * params : 0) + lazy_grads, lazy_optimizer, stale},
+         (lp_grads_cleared_ ? element_ * params : grads_before_backward_ ? 0 : gradients_ * params) + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;

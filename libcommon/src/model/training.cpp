@@ -191,6 +191,10 @@ void validate_training(const Training& t) {
                         recompute_name(t.recompute));
     if (!t.framework_version.empty() && !is_release(t.framework_version))
         throw DataError("framework_version must be a release such as 0.17.5, got '" + t.framework_version + "'");
+    if (!t.deepspeed_model.empty() && t.deepspeed_model != "megatron" && t.deepspeed_model != "hf")
+        throw DataError("unknown deepspeed_model '" + t.deepspeed_model + "' (expected megatron or hf)");
+    if (!t.deepspeed_model.empty() && t.framework != Framework::deepspeed)
+        throw DataError("deepspeed_model needs framework deepspeed, got " + framework_name(t.framework));
     if (t.cudnn_attention && !t.flash_attention)
         throw DataError("attention_backend cudnn needs flash_attention (cuDNN's is a fused kernel)");
     if (t.unfused_fp32_softmax && t.flash_attention)

@@ -10,8 +10,9 @@
 
 namespace hetsched::model {
 
-/// Whether a DeepSpeed job runs Megatron-DeepSpeed's GPT model (anything but a LLaMA block): its
-/// loss, its pipeline buffers' fp32 logits and its partition by transformer layers.
+/// Whether a DeepSpeed job runs Megatron-DeepSpeed's model (training.deepspeed_model; by default any
+/// but a LLaMA block): its fused layers, its loss, its pipeline buffers' fp32 logits and its partition
+/// by transformer layers.
 bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t);
 
 /// A pipeline stage's own buffers, in bytes: per in-flight micro-batch, allocated once (receive), held
@@ -44,6 +45,9 @@ private:
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
+    double step_cap_ = 0;                                  ///< the most those temporaries take (ZeRO-3 sub-groups)
+    double step_grads_freed_ = 0;                          ///< grads per parameter freed before the step's temporaries
+    bool grads_before_backward_ = true;                    ///< 16-bit grads exist when the loss back-propagates
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank

@@ -54,6 +54,10 @@ struct Training {
     /// The fused attention kernel is cuDNN's rather than flash attention's (torchtitan puts cuDNN first
     /// on compute capability 10.0 and up since May 2025). Needs flash_attention (a fused kernel).
     bool cudnn_attention = false;
+    /// Whose model code DeepSpeed trains: "megatron" (Megatron-DeepSpeed: Megatron's fused layers and
+    /// vocab-parallel loss), "hf" (a Hugging Face model: eager PyTorch layers, torch's loss), or empty:
+    /// megatron for a GPT-style model, hf for a LLaMA-style one. Needs framework deepspeed.
+    std::string deepspeed_model;
     /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
     /// optimizer makes in its first step is absent before that step.
     bool first_iteration = false;
