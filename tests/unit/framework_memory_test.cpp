@@ -94,6 +94,12 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     fsdp.framework_version = "0.2.x";
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),
                       Catch::Contains("framework_version must be a release such as 0.17.5"));
+    // DeepSpeed's and torchtitan's releases are 0.x: a 2.5 is someone else's (PyTorch's, Megatron's).
+    fsdp.framework_version = "2.5";
+    CHECK_THROWS_WITH(model::validate_training(fsdp), "framework_version for fsdp is torchtitan's release (0.x), got 2.5");
+    auto ds = training(Framework::deepspeed, 1, 2);
+    ds.framework_version = "1.0";
+    CHECK_THROWS_WITH(model::validate_training(ds), "framework_version for deepspeed is DeepSpeed's release (0.x), got 1.0");
 }
 
 TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
@@ -659,7 +665,7 @@ TEST_CASE("an unfused fp32 softmax needs unfused attention and 16-bit scores", "
 }
 
 TEST_CASE("Megatron-LM 2.x's local DDP keeps last iteration's fp16 grads and adds each new weight gradient", "[model]") {
-    // gpt() with a wide MLP and 8 tokens of vocabulary, fp16, one GPU, Megatron-LM of the 2.0 line:
+    // gpt() with a wide MLP and 8 tokens of vocabulary, fp16, one GPU, Megatron-LM main of 2021 (2.1):
     // with 4 micro-batches rather than 1, a layer's backward holds last iteration's 16-bit grads
     // (2 bytes a parameter, through main_grad) and FC1's new 16-bit weight gradient (64 x 1024).
     auto m = gpt();
@@ -673,22 +679,26 @@ TEST_CASE("Megatron-LM 2.x's local DDP keeps last iteration's fp16 grads and add
         return model::estimate_memory(m, t, Layout{1, 1, 1, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
     };
     const double params = stage_params(m, Layout{1, 1, 1, 1, 1, 1, {}}, 0, 4, true), wgrad = 2.0 * 64 * 1024;
-    const auto one = stage(1, false, "2.0"), four = stage(4, false, "2.0");
+    const auto one = stage(1, false, "2.1"), four = stage(4, false, "2.1");
     REQUIRE(one.phase == Phase::backward);
     REQUIRE(four.phase == Phase::backward);
     CHECK(four.gradients - one.gradients == Approx(2 * params));
     CHECK(four.activations - one.activations == Approx(wgrad));
     // The first iteration has no grads from before (its backward, without the optimizer's state, peaks
     // only on longer sequences); the new weight gradient is still added.
-    const auto first_one = stage(1, true, "2.0", 1024), first_four = stage(4, true, "2.0", 1024);
+    const auto first_one = stage(1, true, "2.1", 1024), first_four = stage(4, true, "2.1", 1024);
     REQUIRE(first_one.phase == Phase::backward);
     REQUIRE(first_four.phase == Phase::backward);
     CHECK(first_four.gradients == Approx(first_one.gradients));
     CHECK(first_four.activations - first_one.activations == Approx(wgrad));
-    // Before 2.0 no main_grad points at the old grads; the new weight gradient is still added.
-    const auto old_one = stage(1, false, "1.1"), old_four = stage(4, false, "1.1");
-    CHECK(old_four.gradients == Approx(old_one.gradients));
-    CHECK(old_four.activations - old_one.activations == Approx(wgrad));
+    // Up to the 2.0 tag no main_grad points at the old grads; the new weight gradient is still added.
+    for (const char* old : {"1.1", "2.0"}) {
+        const auto old_one = stage(1, false, old), old_four = stage(4, false, old);
+        CHECK(old_four.gradients == Approx(old_one.gradients));
+        CHECK(old_four.activations - old_one.activations == Approx(wgrad));
+    }
+    // 2.5 still has both.
+    CHECK(stage(4, false, "2.5").gradients - stage(1, false, "2.5").gradients == Approx(2 * params));
     // From 2.6 the contiguous buffer holds the grads: neither.
     const auto buffer_one = stage(1, false, "2.6"), buffer_four = stage(4, false, "2.6");
     CHECK(buffer_four.total() == Approx(buffer_one.total()));
@@ -732,6 +742,9 @@ TEST_CASE("torchtitan's per-op checkpointing replays cuDNN attention before 0.2.
     t.cudnn_attention = true;
     t.flash_attention = false;
     CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("attention_backend cudnn needs flash_attention"));
+    auto megatron = training(Framework::megatron);
+    megatron.cudnn_attention = true;
+    CHECK_THROWS_WITH(model::validate_training(megatron), Catch::Contains("attention_backend cudnn applies to fsdp"));
 }
 
 TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenated 16-bit one", "[model]") {
@@ -768,6 +781,21 @@ TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[mode
     const auto st = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
     REQUIRE(st.phase == Phase::step);
     CHECK(st.comm_buffers == Approx(6e9));
+    // Before 0.4.1 the default sub-group (1e12) held the whole partition.
+    t.framework_version = "0.4.0";
+    const auto old = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    CHECK(old.comm_buffers == Approx(6 * stage_params(m, Layout{1, 1, 8, 1, 1, 1, {}}, 0, 96, false) / 8));
+}
+
+TEST_CASE("DeepSpeed's pipeline engine refuses ZeRO-2 and 3", "[model]") {
+    auto t = training(Framework::deepspeed);
+    t.zero_stage = 2;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, Layout{1, 2, 1, 1, 1, 1, {}}, Measure::allocated),
+                      "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only, got zero_stage 2 with pp 2");
+    CHECK_NOTHROW(model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated));
+    CHECK(!model::can_pipeline(t));
+    t.zero_stage = 1;
+    CHECK(model::can_pipeline(t));
 }
 
 TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-propagates", "[model]") {

@@ -81,3 +81,17 @@ TEST_CASE("a job's own micro-batch is the only one its plans use", "[model]") {
     for (const auto& p : all) twos += p.layout.micro_batch == 2;
     CHECK(pinned.size() == twos);
 }
+
+TEST_CASE("a DeepSpeed job at ZeRO-3 gets no pipelined plan; at ZeRO-1 it does", "[model]") {
+    const auto& m = catalog::find_model("llama-2-7b");
+    auto t = training(4096, 32);
+    t.framework = model::Framework::deepspeed;
+    t.zero_stage = 3;
+    const auto zero3 = model::enumerate_plans(m, t, catalog::named_catalog("juchi"), {});
+    REQUIRE_FALSE(zero3.empty());
+    for (const auto& p : zero3) CHECK(p.layout.pp == 1);
+    t.zero_stage = 1;
+    bool pipelined = false;
+    for (const auto& p : model::enumerate_plans(m, t, catalog::named_catalog("juchi"), {})) pipelined |= p.layout.pp > 1;
+    CHECK(pipelined);
+}

@@ -10,7 +10,7 @@ std::vector<SearchLayout> build_search_layouts(const SearchSpace& space, SearchS
     for (int dp : dp_range(space)) {
         int max_k = 0;
         for (const auto& c : space.types) max_k += c.quota / dp;
-        max_k = static_cast<int>(std::min<long>(max_k, layers));
+        max_k = static_cast<int>(std::min<long>(max_k, model::can_pipeline(space.job->training) ? layers : 1));
         for (int k = 1; k <= max_k; ++k) {
             SearchLayout l;
             l.dp = dp;

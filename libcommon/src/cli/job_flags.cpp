@@ -51,13 +51,14 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->group(t)
         ->check(CLI::IsMember({"megatron", "hf"}));
     app.add_option("--attention-backend", o.attention_backend,
-                   "Fused attention kernel: flash or cudnn (torchtitan's on Blackwell; recomputed under its "
-                   "per-op selective checkpointing before 0.2.1)")
+                   "Fused attention kernel under fsdp: flash or cudnn (torchtitan's on Blackwell; recomputed "
+                   "under its per-op selective checkpointing before 0.2.1)")
         ->group(t)
         ->check(CLI::IsMember({"flash", "cudnn"}));
     app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
                  "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
-                 "(Megatron-LM's --no-masked-softmax-fusion with --attention-softmax-in-fp32)")->group(t);
+                 "(Megatron-LM's --attention-softmax-in-fp32 with --no-masked-softmax-fusion, or where its fused "
+                 "kernel cannot run: sequences past 4096, 2048 before mcore)")->group(t);
     app.add_flag("--compile", o.compile,
                  "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them")
         ->group(t)

@@ -64,7 +64,8 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             if (m.heads % tp || m.ffn_hidden % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
             // Any pipeline depth up to kMaxPp: uneven layer splits are allowed (the extra layers go to
             // the last stages, which hold the fewest micro-batches).
-            for (long pp = 1; pp <= std::min<long>({m.layers, cap / tp, kMaxPp}); ++pp) {
+            const long max_pp = can_pipeline(t) ? std::min<long>({m.layers, cap / tp, kMaxPp}) : 1;
+            for (long pp = 1; pp <= max_pp; ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
                     // The job's own micro-batch when it sets one (frenzy's formula has none).
                     const long per_rank = t.global_batch / dp;

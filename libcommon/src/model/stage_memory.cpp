@@ -353,12 +353,12 @@ StepBytes step_bytes(const Training& t, int shards) {
         // tensor and upcasts that to the fp32 grad of the master partition, freed after the update:
         // both at once, c + 4 bytes a parameter (stage_1_and_2.py step(); stage3.py
         // _prepare_fp32_grad_for_sub_group). Stage 1 first frees the grads of parameters outside
-        // its partition. Stage 3 steps one sub-group (sub_group_size, 1e9 elements) at a time.
+        // its partition. Stage 3 steps one sub-group (the default sub_group_size) at a time.
         if (o == DeepSpeedOptimizer::zero && t.precision != "fp32") {
             const double c = element_bytes(t);
             b.step = (c + 4) / shards;
             if (t.zero_stage == 1) b.grads_freed = c * (1 - 1.0 / shards);
-            if (t.zero_stage >= 3) b.step_cap = (c + 4) * 1e9;
+            if (t.zero_stage >= 3) b.step_cap = (c + 4) * deepspeed_sub_group_size(t);
         }
         if (o != DeepSpeedOptimizer::bf16) return b;
         if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)

@@ -66,6 +66,7 @@ bool deepspeed_state_at_start(const Training& t) {
     default: return deepspeed_release(t) < 13002;  // 0.13.2
     }
 }
+double deepspeed_sub_group_size(const Training& t) { return deepspeed_release(t) >= 4001 ? 1e9 : 1e12; }
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 bool deepspeed_shared_receive_buffer(const Training& t) { return deepspeed_release(t) >= 15000; }  // 0.15.0
@@ -81,7 +82,7 @@ MegatronFp16 megatron_fp16(const Training& t) {
 bool megatron_main_grad_alias(const Training& t) {
     if (t.framework != Framework::megatron || t.precision != "fp16" || t.framework_version.empty()) return false;
     const long v = release_number(t.framework_version);
-    return v >= 2000000 && v < 2006000;
+    return v >= 2001000 && v < 2006000;
 }
 
 bool torchtitan_embedding_unit(const Training& t) {
@@ -91,6 +92,8 @@ bool torchtitan_embedding_unit(const Training& t) {
 bool torchtitan_saves_cudnn_attention(const Training& t) {
     return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2001;
 }
+
+bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }
 
 bool optimizer_sharded(const Training& t) {
     return t.distributed_optimizer || t.zero_stage >= 1 ||
@@ -195,6 +198,13 @@ void validate_training(const Training& t) {
         throw DataError("unknown deepspeed_model '" + t.deepspeed_model + "' (expected megatron or hf)");
     if (!t.deepspeed_model.empty() && t.framework != Framework::deepspeed)
         throw DataError("deepspeed_model needs framework deepspeed, got " + framework_name(t.framework));
+    if (!t.framework_version.empty() && t.framework != Framework::megatron && release_number(t.framework_version) >= 1000000)
+        throw DataError("framework_version for " + framework_name(t.framework) + " is " +
+                        (t.framework == Framework::fsdp ? "torchtitan's" : "DeepSpeed's") + " release (0.x), got " +
+                        t.framework_version);
+    if (t.cudnn_attention && t.framework != Framework::fsdp)
+        throw DataError("attention_backend cudnn applies to fsdp (torchtitan's per-op checkpointing), got " +
+                        framework_name(t.framework));
     if (t.cudnn_attention && !t.flash_attention)
         throw DataError("attention_backend cudnn needs flash_attention (cuDNN's is a fused kernel)");
     if (t.unfused_fp32_softmax && t.flash_attention)
@@ -250,6 +260,9 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         if (sum != m.layers)
             throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(m.layers));
     }
+    if (l.pp > 1 && !can_pipeline(t))
+        throw DataError("DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only, got zero_stage " + str(t.zero_stage) +
+                        " with pp " + str(l.pp));
     if (l.pp * l.vpp > m.layers)
         throw DataError("pp x vpp (" + str(l.pp * l.vpp) + ") exceeds the number of layers (" + str(m.layers) + ")");
     if (t.global_batch % (l.micro_batch * l.dp) != 0)

@@ -99,8 +99,9 @@ enum class MegatronFp16 {
 };
 MegatronFp16 megatron_fp16(const Training& t);
 /// Whether Megatron-LM's local DDP, without a contiguous buffer, points each parameter's main_grad at
-/// its 16-bit .grad when it all-reduces (from March 2021 until 2.6 made the buffer the default; read
-/// as releases 2.0 to 2.5), so that last iteration's grads outlive zero_grad.
+/// its 16-bit .grad when it all-reduces (from March 2021, after the 2.0 tag, until 2.6 made the buffer
+/// the default; read as releases 2.1 to 2.5, 2.1 standing for main between the 2.0 and 2.5 tags), so
+/// that last iteration's grads outlive zero_grad.
 bool megatron_main_grad_alias(const Training& t);
 
 /// Whether torchtitan makes the token embedding its own FSDP unit, resharded after forward, and the
@@ -111,6 +112,9 @@ bool torchtitan_embedding_unit(const Training& t);
 /// flash attention's (from 0.2.1; before, cuDNN attention is recomputed in backward).
 bool torchtitan_saves_cudnn_attention(const Training& t);
 
+/// ZeRO-3's default sub_group_size, the elements its step works on at once: 1e9 from DeepSpeed 0.4.1,
+/// 1e12 (the whole partition) before.
+double deepspeed_sub_group_size(const Training& t);
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
 /// parameter at a time: only an Adam counts as fused, and apex's FusedAdam (Megatron-DeepSpeed's) from
@@ -169,6 +173,10 @@ inline constexpr double max_memory_gib = 1e5;   ///< one GPU's memory, or one pl
 inline constexpr double min_time_s = 1e-9;      ///< measured or profiled times, seconds
 inline constexpr double max_time_s = 1e6;
 }  // namespace limits
+
+/// Whether the job can run as a pipeline (pp > 1): not under DeepSpeed at ZeRO-2 or 3, which its
+/// pipeline engine refuses (deepspeed/runtime/pipe/engine.py).
+bool can_pipeline(const Training& t);
 
 /// Whether the optimizer's states (fp32 master weights and moments) are split over the data-parallel
 /// ranks: Megatron's distributed optimizer, ZeRO-1 and above (FSDP's sharding), and DeepSpeed's BF16
