@@ -352,13 +352,14 @@ StepBytes step_bytes(const Training& t, int shards) {
         // ZeRO's step concatenates this rank's 16-bit grad partition (a list of views) into one
         // tensor and upcasts that to the fp32 grad of the master partition, freed after the update:
         // both at once, c + 4 bytes a parameter (stage_1_and_2.py step(); stage3.py
-        // _prepare_fp32_grad_for_sub_group). Stage 1 first frees the grads of parameters outside
-        // its partition. Stage 3 steps one sub-group (the default sub_group_size) at a time.
-        if (o == DeepSpeedOptimizer::zero && t.precision != "fp32") {
-            const double c = element_bytes(t);
-            b.step = (c + 4) / shards;
+        // _prepare_fp32_grad_for_sub_group); in fp32 the upcast is the concatenation itself. Stage 1
+        // first frees the grads of parameters outside its partition. Stage 3 steps one sub-group (the
+        // default sub_group_size) at a time.
+        if (o == DeepSpeedOptimizer::zero) {
+            const double c = element_bytes(t), per = c + (t.precision == "fp32" ? 0 : 4);
+            b.step = per / shards;
             if (t.zero_stage == 1) b.grads_freed = c * (1 - 1.0 / shards);
-            if (t.zero_stage >= 3) b.step_cap = (c + 4) * deepspeed_sub_group_size(t);
+            if (t.zero_stage >= 3) b.step_cap = per * deepspeed_sub_group_size(t);
         }
         if (o != DeepSpeedOptimizer::bf16) return b;
         if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
@@ -456,7 +457,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // Megatron-LM before 2.6 under fp16 had no gradient-accumulation fusion and no contiguous grad
     // buffer: from the second micro-batch on, autograd adds each weight's newly made 16-bit gradient
     // into its .grad, so a layer's backward holds its largest weight's new gradient beside its own
-    // temporaries. From 2.0 (code of March 2021, b4bc51b) the local DDP also points each main_grad at
+    // temporaries. From 2.1 (main after the 2.0 tag: b4bc51b, March 2021) the local DDP also points each main_grad at
     // its .grad when it all-reduces, and zero_grad only sets .grad to None: last iteration's 16-bit
     // grads stay alive through main_grad until the next all-reduce, so from the second micro-batch's
     // backward on both copies are live (with one micro-batch the new grads come layer by layer and the
