@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every example command of the README (```sh blocks) and of the man pages (man/*.h2m, EXAMPLES)
-# as written, from a scratch folder that sees the repository's examples/ as ./examples, with the
+# as written, from a scratch folder that sees the repository's examples/ and tests/data/ where the
+# repository root has them, with the
 # built tools first on PATH; each must exit 0 (the docs show no output to compare).
 #   run.sh BUILD_DIR [--list]
 set -u
@@ -24,6 +25,7 @@ examples=$(extract | awk '
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 ln -s "$root/examples" "$tmp/examples"
+mkdir -p "$tmp/tests" && ln -s "$root/tests/data" "$tmp/tests/data"
 cd "$tmp"
 fail=0 count=0
 while IFS= read -r cmd; do
