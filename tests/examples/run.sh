@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every example command of the README (```sh blocks) and of the man pages (man/*.h2m, EXAMPLES)
 # as written, from a scratch folder that sees the repository's examples/ and tests/data/ where the
-# repository root has them, with the
-# built tools first on PATH; each must exit 0 (the docs show no output to compare).
+# repository root has them, with the built tools first on PATH; each must exit 0 (the docs show no
+# output to compare).
 #   run.sh BUILD_DIR [--list]
 set -u
 build=$(cd "$1" && pwd); root=$(cd "$(dirname "$0")/../.." && pwd)
