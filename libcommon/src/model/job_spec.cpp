@@ -101,7 +101,11 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
-    t.deepspeed_model = read_word(doc, sec, "deepspeed_model", t.deepspeed_model);
+    if (YAML::Node c = io::optional_child(doc, sec, "deepspeed_model"); c.IsDefined()) {
+        t.deepspeed_model = io::yaml_string(doc, c, "deepspeed_model");
+        if (t.deepspeed_model != "megatron" && t.deepspeed_model != "hf")
+            throw DataError("unknown deepspeed_model '" + t.deepspeed_model + "' (expected megatron or hf)", doc.where(c));
+    }
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
     if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
