@@ -25,6 +25,7 @@ complete -c placestages -l recompute -x -a 'none selective full' -d 'none, selec
 complete -c placestages -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitans layer-level AC)'
 complete -c placestages -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
 complete -c placestages -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
+complete -c placestages -l transformer-impl -x -a 'local transformer_engine' -d 'Megatron-LMs layers: transformer_engine (default) or local (its own, unfused attention)'
 complete -c placestages -l deepspeed-model -x -a 'megatron hf' -d 'Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default megatron for GPT-style, hf for LLaMA-style models'
 complete -c placestages -l attention-backend -x -a 'flash cudnn' -d 'Fused attention kernel under fsdp: flash or cudnn (torchtitans on Blackwell; recomputed under its per-op selective checkpointing before 0.2.1)'
 complete -c placestages -l unfused-fp32-softmax -d 'With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LMs --attention-softmax-in-fp32 with --no-masked-softmax-fusion, or where its fused kernel cannot run: sequences past 4096, 2048 before mcore)'

@@ -832,3 +832,33 @@ TEST_CASE("DeepSpeed trains Megatron-DeepSpeed's model or a Hugging Face one", "
     fsdp.deepspeed_model = "megatron";
     CHECK_THROWS_WITH(model::validate_training(fsdp), Catch::Contains("deepspeed_model needs framework deepspeed"));
 }
+
+TEST_CASE("Megatron's global buffer: the local attention's scores input on every stage, the SP gather", "[model]") {
+    // gpt() (4 heads, h 64) at 128 tokens, micro-batch 2, over tp 2 x pp 2, no flash attention. The
+    // local implementation keeps a 16-bit buffer of 2 x 2 heads x 128 x 128 scores on every stage
+    // (larger than the 128 x 2 x 64 sequence-parallel gather); Transformer Engine's layers gather into
+    // their own tensors, so only the output layer's gather (the last stage) stays, and only with
+    // sequence parallelism.
+    auto comm = [](bool local, bool sp, const std::string& version, int stage) {
+        auto t = training(Framework::megatron, 128, 8);
+        t.flash_attention = false;
+        t.local_impl = local;
+        t.seq_parallel = sp;
+        t.framework_version = version;
+        return model::estimate_memory(gpt(), t, Layout{2, 2, 1, 1, 1, 2, {}}, Measure::allocated).stages.at(stage).comm_buffers;
+    };
+    const double scores = 2.0 * 2 * 2 * 128 * 128, gather = 2.0 * 128 * 2 * 64;
+    CHECK(comm(true, false, "", 0) - comm(false, false, "", 0) == Approx(scores));
+    CHECK(comm(true, true, "", 1) - comm(false, false, "", 1) == Approx(scores));
+    CHECK(comm(false, true, "", 0) == Approx(comm(false, false, "", 0)));
+    CHECK(comm(false, true, "", 1) - comm(false, false, "", 1) == Approx(gather));
+    // Before May 2022 (2.x) the buffer did not exist; Megatron-Core releases (0.x) have it.
+    CHECK(comm(true, false, "2.5", 0) == Approx(comm(false, false, "2.5", 0)));
+    CHECK(comm(true, false, "0.9", 0) - comm(false, false, "0.9", 0) == Approx(scores));
+    auto t = training(Framework::megatron);
+    t.local_impl = true;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("transformer_impl local needs flash_attention off"));
+    t.flash_attention = false;
+    t.framework = Framework::fsdp;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("transformer_impl local applies to megatron"));
+}

@@ -109,6 +109,20 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
           "megatron");
     CHECK(read(",framework", "a DeepSpeed blog", ",deepspeed").deepspeed_model.empty());
     CHECK(read(",framework,deepspeed_model", "Megatron_DeepSpeed", ",deepspeed,hf").deepspeed_model == "hf");
+    // Megatron's local implementation: a column, or the id's word "local", or a source naming it.
+    auto local = [&](const std::string& id, const std::string& source, const std::string& column) {
+        const std::string text = header + ",transformer_impl\n" + id + ",12,512,8,8,2048,0,50257,1,1024,4,32,1,1,1,8,1,0,0,"
+                                 "none,0,0,bf16,all,3,max_allocated," + source + "," + column + "\n";
+        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        REQUIRE(runs.skipped.empty());
+        return runs.runs.at(0).training.local_impl;
+    };
+    CHECK(local("mlm-ci-tiny-tp4pp1-local", "Megatron-LM CI", ""));
+    CHECK(local("r", "tests/functional_tests/test_cases/gpt/gpt3_mcore_tp2_pp2_uninstall_te", ""));
+    CHECK(local("r", "run with --transformer-impl local", ""));
+    CHECK(!local("mlm-ci-localized", "Megatron-LM CI; local batch 4", ""));
+    CHECK(!local("mlm-ci-tiny-local", "Megatron-LM CI", "transformer_engine"));
+    CHECK(local("r", "Megatron-LM CI", "local"));
     // A DeepSpeed release named in the source, unless a column gives one.
     CHECK(read(",framework", "run with DeepSpeed 0.16.4.", ",deepspeed").framework_version == "0.16.4");
     CHECK(read(",framework", "pip deepspeed==0.14.0; torch 2.3", ",deepspeed").framework_version == "0.14.0");

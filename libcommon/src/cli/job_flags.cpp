@@ -45,6 +45,10 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
+    app.add_option("--transformer-impl", o.transformer_impl,
+                   "Megatron-LM's layers: transformer_engine (default) or local (its own, unfused attention)")
+        ->group(t)
+        ->check(CLI::IsMember({"local", "transformer_engine"}));
     app.add_option("--deepspeed-model", o.deepspeed_model,
                    "Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default "
                    "megatron for GPT-style, hf for LLaMA-style models")

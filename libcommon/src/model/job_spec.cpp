@@ -101,6 +101,13 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
+    if (YAML::Node c = io::optional_child(doc, sec, "transformer_impl"); c.IsDefined()) {
+        try {
+            parse_transformer_impl(io::yaml_string(doc, c, "transformer_impl"), t);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), doc.where(c));
+        }
+    }
     if (YAML::Node c = io::optional_child(doc, sec, "deepspeed_model"); c.IsDefined()) {
         t.deepspeed_model = io::yaml_string(doc, c, "deepspeed_model");
         if (t.deepspeed_model != "megatron" && t.deepspeed_model != "hf")
@@ -161,6 +168,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.unfused_fp32_softmax) n["unfused_fp32_softmax"] = true;
     if (t.cudnn_attention) n["attention_backend"] = "cudnn";
     if (!t.deepspeed_model.empty()) n["deepspeed_model"] = t.deepspeed_model;
+    if (t.local_impl) n["transformer_impl"] = "local";
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;

@@ -88,6 +88,26 @@ std::string deepspeed_release_in(const std::string& source) {
     return "";
 }
 
+/// Whether a Megatron-LM run used its local implementation: the run's id has the word "local" or
+/// "localimpl" ("mlm-ci-tiny-tp4pp1-local"), or its source names --transformer-impl local or a CI case
+/// that uninstalls Transformer Engine.
+bool names_local_impl(const std::string& id, const std::string& source) {
+    std::string word;
+    for (char c : lower_case(id) + " ") {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            word += c;
+        } else {
+            if (word == "local" || word == "localimpl") return true;
+            word.clear();
+        }
+    }
+    const std::string lower = lower_case(source);
+    for (const char* name : {"transformer-impl local", "transformer_impl local", "transformer-impl: local",
+                             "transformer_impl: local", "uninstall_te", "uninstall-te"})
+        if (lower.find(name) != std::string::npos) return true;
+    return false;
+}
+
 /// Whether a run's id or source says torch.compile ran: the word "compile" or "compiled" on its own
 /// ("tt-8b-compile", "FSDP + torch.compile"), not inside another ("nocompile", "precompiled") nor
 /// negated by the words before it ("no", "not", "without", "w/o") or after it ("0", "false", "off",
@@ -150,7 +170,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               fp8_gather = t.find("fp8_all_gather"), version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
-              ds_model = t.find("deepspeed_model"),
+              ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
               source = t.find("source");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
@@ -181,6 +201,14 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
+        const bool impl_given = impl >= 0 && !t.cell(r, impl).text.empty();
+        if (impl_given) {
+            try {
+                parse_transformer_impl(t.cell(r, impl).text, tr);
+            } catch (const DataError& e) {
+                throw DataError(e.what(), t.where(r, impl));
+            }
+        }
         if (backend >= 0 && !t.cell(r, backend).text.empty()) {
             try {
                 parse_attention_backend(t.cell(r, backend).text, tr);
@@ -214,6 +242,10 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
                 tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
+            // Megatron-LM's local implementation (unfused attention only), when the id or source says so.
+            if (!impl_given && tr.framework == Framework::megatron && !tr.flash_attention &&
+                names_local_impl(run.id, source >= 0 ? t.cell(r, source).text : ""))
+                tr.local_impl = true;
             // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source names it.
             if (ds_model >= 0 && !t.cell(r, ds_model).text.empty())
                 tr.deepspeed_model = t.cell(r, ds_model).text;

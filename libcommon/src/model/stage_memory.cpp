@@ -486,6 +486,17 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
     // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
     head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));
+    // Megatron's global "mpu" buffer, allocated at first use and kept: the local core attention's
+    // baddbmm takes its b x (a/tp) x s x s input from it, and its own linear layers all-gather their
+    // sequence-parallel input into it (every layer's under the local implementation, the output
+    // layer's under Transformer Engine, whose layers gather into their own transient tensors).
+    if (megatron_global_buffer(t)) {
+        const double s = static_cast<double>(t.seq_len) / l.cp;
+        const double scores = t.local_impl ? s * s * static_cast<double>(l.micro_batch) * m.heads / l.tp : 0;
+        const double gather = t.seq_parallel && l.tp > 1 ? full_sbh : 0;
+        global_buffer_ = element_ * (t.local_impl ? std::max(scores, gather) : 0);
+        global_buffer_last_ = element_ * std::max(scores, gather);
+    }
     for (int i = 0; i < l.pp; ++i)
         pipe_.push_back(pipe_buffers(m, t, l, i, element_ * sbh_, element_ * logits_, micro_batches_));
 }
@@ -519,7 +530,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     if (first && model_.dropout > 0) per_mb += sbh_;  // embedding dropout mask
     if (last) per_mb += head_inputs_;                  // final norm input and output-layer input
     const double stash = st.in_flight * per_mb;
-    double comm = comm_bytes(training_, layout_, layer_, params, micro_batches_) + pipe.receive;
+    const double fixed = last ? global_buffer_last_ : global_buffer_;
+    double comm = comm_bytes(training_, layout_, layer_, params, micro_batches_) + pipe.receive + fixed;
     // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit
     // copy stays gathered through forward and backward. From torchtitan 0.2 the embedding is a unit of
     // its own, resharded after forward and gathered again only for its backward, the last of all; the
@@ -556,9 +568,9 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
-        {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive,
+        {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, 0},
-        {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive, lazy_grads, lazy_optimizer},
+        {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive + fixed, lazy_grads, lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
          (lp_grads_cleared_ ? element_ * params : grads_before_backward_ ? 0 : gradients_ * params) + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,

@@ -85,6 +85,13 @@ bool megatron_main_grad_alias(const Training& t) {
     return v >= 2001000 && v < 2006000;
 }
 
+bool megatron_global_buffer(const Training& t) {
+    if (t.framework != Framework::megatron) return false;
+    if (t.framework_version.empty()) return true;
+    const long v = release_number(t.framework_version);
+    return v < 1000000 || v >= 3000000;
+}
+
 bool torchtitan_embedding_unit(const Training& t) {
     return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2000;
 }
@@ -130,6 +137,12 @@ std::string recompute_name(Recompute r) {
     case Recompute::full: return "full";
     }
     return "?";
+}
+
+void parse_transformer_impl(const std::string& s, Training& t) {
+    if (s != "local" && s != "transformer_engine")
+        throw DataError("unknown transformer_impl '" + s + "' (expected local or transformer_engine)");
+    t.local_impl = s == "local";
 }
 
 void parse_attention_backend(const std::string& s, Training& t) {
@@ -202,6 +215,10 @@ void validate_training(const Training& t) {
         throw DataError("framework_version for " + framework_name(t.framework) + " is " +
                         (t.framework == Framework::fsdp ? "torchtitan's" : "DeepSpeed's") + " release (0.x), got " +
                         t.framework_version);
+    if (t.local_impl && t.framework != Framework::megatron)
+        throw DataError("transformer_impl local applies to megatron, got " + framework_name(t.framework));
+    if (t.local_impl && t.flash_attention)
+        throw DataError("transformer_impl local needs flash_attention off (its core attention is unfused)");
     if (t.cudnn_attention && t.framework != Framework::fsdp)
         throw DataError("attention_backend cudnn applies to fsdp (torchtitan's per-op checkpointing), got " +
                         framework_name(t.framework));

@@ -64,6 +64,7 @@ private:
     double sbh_ = 0, element_ = 0;
     double head_inputs_ = 0;                                ///< last stage: final norm and output-layer inputs
     bool lp_grads_cleared_ = false;                         ///< DeepSpeed up to 0.16.4 frees 16-bit grads per backward
+    double global_buffer_ = 0, global_buffer_last_ = 0;  ///< Megatron's persistent "mpu" buffer (see .cpp)
     double wgrad_transient_ = 0;  ///< a weight's new gradient before it is added into the accumulated one
     double stale_grads_ = 0;  ///< bytes per parameter of last iteration's grads still held in backward (see .cpp)
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time

@@ -58,6 +58,9 @@ struct Training {
     /// vocab-parallel loss), "hf" (a Hugging Face model: eager PyTorch layers, torch's loss), or empty:
     /// megatron for a GPT-style model, hf for a LLaMA-style one. Needs framework deepspeed.
     std::string deepspeed_model;
+    /// Megatron-LM's --transformer-impl local (its own PyTorch layers and unfused core attention, no
+    /// flash) rather than transformer_engine. Needs framework megatron and flash_attention off.
+    bool local_impl = false;
     /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
     /// optimizer makes in its first step is absent before that step.
     bool first_iteration = false;
@@ -112,6 +115,11 @@ bool torchtitan_embedding_unit(const Training& t);
 /// flash attention's (from 0.2.1; before, cuDNN attention is recomputed in backward).
 bool torchtitan_saves_cudnn_attention(const Training& t);
 
+/// Whether Megatron-LM keeps its global "mpu" buffer (code of May 2022 on, 739cb43: read as current,
+/// Megatron-Core, or 3.0 and later): a persistent tensor that the local core attention's baddbmm and
+/// the sequence-parallel all-gather of its own linear layers (the output layer's under either
+/// implementation) take their inputs from.
+bool megatron_global_buffer(const Training& t);
 /// ZeRO-3's default sub_group_size, the elements its step works on at once: 1e9 from DeepSpeed 0.4.1,
 /// 1e12 (the whole partition) before.
 double deepspeed_sub_group_size(const Training& t);
@@ -189,6 +197,8 @@ Recompute parse_recompute(const std::string& s);
 /// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
 /// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
 void parse_compile(const std::string& s, Training& t);
+/// Sets Megatron-LM's layer implementation from `s`: local or transformer_engine. DataError otherwise.
+void parse_transformer_impl(const std::string& s, Training& t);
 /// Sets the fused attention kernel from `s`: flash or cudnn. DataError otherwise.
 void parse_attention_backend(const std::string& s, Training& t);
 /// The inverse of parse_compile: none, model, loss or model+loss.
