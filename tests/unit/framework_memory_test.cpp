@@ -855,10 +855,31 @@ TEST_CASE("Megatron's global buffer: the local attention's scores input on every
     // Before May 2022 (2.x) the buffer did not exist; Megatron-Core releases (0.x) have it.
     CHECK(comm(true, false, "2.5", 0) == Approx(comm(false, false, "2.5", 0)));
     CHECK(comm(true, false, "0.9", 0) - comm(false, false, "0.9", 0) == Approx(scores));
-    auto t = training(Framework::megatron);
+    // With the legacy model's flash attention there are no scores: only the gather stays.
+    auto flash = training(Framework::megatron, 128, 8);
+    flash.local_impl = true;
+    flash.seq_parallel = true;
+    const auto with_flash = model::estimate_memory(gpt(), flash, Layout{2, 2, 1, 1, 1, 2, {}}, Measure::allocated);
+    flash.local_impl = false;
+    const auto te_flash = model::estimate_memory(gpt(), flash, Layout{2, 2, 1, 1, 1, 2, {}}, Measure::allocated);
+    CHECK(with_flash.stages.at(0).comm_buffers - te_flash.stages.at(0).comm_buffers == Approx(gather));
+    // The two share the buffer, so the larger sets its size: a wide model (h 4096, 4 heads) at 64
+    // tokens gathers 64 x 2 x 4096 elements, more than its 2 x 2 x 64 x 64 scores.
+    auto wide = gpt();
+    wide.hidden = 4096, wide.ffn_hidden = 4 * 4096;
+    auto wt = training(Framework::megatron, 64, 8);
+    wt.flash_attention = false;
+    wt.seq_parallel = true;
+    wt.local_impl = true;
+    const double local_wide = model::estimate_memory(wide, wt, Layout{2, 2, 1, 1, 1, 2, {}}, Measure::allocated).stages.at(0).comm_buffers;
+    wt.local_impl = false;
+    const double te_wide = model::estimate_memory(wide, wt, Layout{2, 2, 1, 1, 1, 2, {}}, Measure::allocated).stages.at(0).comm_buffers;
+    CHECK(local_wide - te_wide == Approx(2.0 * 64 * 2 * 4096));
+    auto t = training(Framework::fsdp);
     t.local_impl = true;
-    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("transformer_impl local needs flash_attention off"));
-    t.flash_attention = false;
-    t.framework = Framework::fsdp;
     CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("transformer_impl local applies to megatron"));
+    auto cp = training(Framework::megatron, 128, 8);
+    cp.local_impl = true;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), cp, Layout{1, 1, 1, 2, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("local implementation has no context parallelism"));
 }

@@ -46,7 +46,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
     app.add_option("--transformer-impl", o.transformer_impl,
-                   "Megatron-LM's layers: transformer_engine (default) or local (its own, unfused attention)")
+                   "Megatron-LM's layers: transformer_engine (default) or local (its own; the default from 3.0 "
+                   "to Megatron-Core 0.5)")
         ->group(t)
         ->check(CLI::IsMember({"local", "transformer_engine"}));
     app.add_option("--deepspeed-model", o.deepspeed_model,
@@ -61,8 +62,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(CLI::IsMember({"flash", "cudnn"}));
     app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
                  "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
-                 "(Megatron-LM's --attention-softmax-in-fp32 with --no-masked-softmax-fusion, or where its fused "
-                 "kernel cannot run: sequences past 4096, 2048 before mcore)")->group(t);
+                 "(Megatron-LM's --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused "
+                 "kernel cannot run: sequences past 4096, past 2048 up to 2.6)")->group(t);
     app.add_flag("--compile", o.compile,
                  "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them")
         ->group(t)

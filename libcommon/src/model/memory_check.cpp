@@ -239,7 +239,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             if (framework >= 0 && !t.cell(r, framework).text.empty())
                 tr.framework = parse_framework(t.cell(r, framework).text);
             else
-                tr.framework = infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
+                tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
+                                             : infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
             if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
                 tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
             // Megatron-LM's local implementation (unfused attention only), when the id or source says so.

@@ -486,13 +486,14 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
     // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
     head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));
-    // Megatron's global "mpu" buffer, allocated at first use and kept: the local core attention's
-    // baddbmm takes its b x (a/tp) x s x s input from it, and its own linear layers all-gather their
+    // Megatron's global "mpu" buffer, allocated at first use and kept: the local unfused core
+    // attention's baddbmm takes its b x (a/tp) x s x s input from it, and its own linear layers all-gather their
     // sequence-parallel input into it (every layer's under the local implementation, the output
     // layer's under Transformer Engine, whose layers gather into their own transient tensors).
     if (megatron_global_buffer(t)) {
         const double s = static_cast<double>(t.seq_len) / l.cp;
-        const double scores = t.local_impl ? s * s * static_cast<double>(l.micro_batch) * m.heads / l.tp : 0;
+        const double scores =
+            t.local_impl && !t.flash_attention ? s * s * static_cast<double>(l.micro_batch) * m.heads / l.tp : 0;
         const double gather = t.seq_parallel && l.tp > 1 ? full_sbh : 0;
         global_buffer_ = element_ * (t.local_impl ? std::max(scores, gather) : 0);
         global_buffer_last_ = element_ * std::max(scores, gather);

@@ -217,8 +217,6 @@ void validate_training(const Training& t) {
                         t.framework_version);
     if (t.local_impl && t.framework != Framework::megatron)
         throw DataError("transformer_impl local applies to megatron, got " + framework_name(t.framework));
-    if (t.local_impl && t.flash_attention)
-        throw DataError("transformer_impl local needs flash_attention off (its core attention is unfused)");
     if (t.cudnn_attention && t.framework != Framework::fsdp)
         throw DataError("attention_backend cudnn applies to fsdp (torchtitan's per-op checkpointing), got " +
                         framework_name(t.framework));
@@ -277,6 +275,9 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         if (sum != m.layers)
             throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(m.layers));
     }
+    if (t.local_impl && l.cp > 1)
+        throw DataError("Megatron's local implementation has no context parallelism (only Transformer Engine's "
+                        "attention has), got cp " + str(l.cp));
     if (l.pp > 1 && !can_pipeline(t))
         throw DataError("DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only, got zero_stage " + str(t.zero_stage) +
                         " with pp " + str(l.pp));

@@ -58,8 +58,8 @@ struct Training {
     /// vocab-parallel loss), "hf" (a Hugging Face model: eager PyTorch layers, torch's loss), or empty:
     /// megatron for a GPT-style model, hf for a LLaMA-style one. Needs framework deepspeed.
     std::string deepspeed_model;
-    /// Megatron-LM's --transformer-impl local (its own PyTorch layers and unfused core attention, no
-    /// flash) rather than transformer_engine. Needs framework megatron and flash_attention off.
+    /// Megatron-LM's --transformer-impl local (its own PyTorch layers; unfused core attention unless the
+    /// legacy model's --use-flash-attn) rather than transformer_engine. Needs framework megatron.
     bool local_impl = false;
     /// Predict the peak of the first iteration alone (a memory report after iteration 1): the state an
     /// optimizer makes in its first step is absent before that step.
