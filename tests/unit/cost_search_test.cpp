@@ -256,3 +256,17 @@ TEST_CASE("a placement memo shared across SLOs changes no plan and no statistic"
         CHECK_THROWS_AS(alloc::search_plans(other.space, o), std::logic_error);
     }
 }
+
+TEST_CASE("a DeepSpeed job at ZeRO-3 is searched without a pipeline; at ZeRO-1 with one", "[alloc]") {
+    std::mt19937 rng(9);
+    auto c = small_case(rng);
+    c->job.training.framework = model::Framework::deepspeed;
+    c->job.training.zero_stage = 3;
+    const auto zero3 = run(c->space, alloc::SearchMethod::espresso, 5);
+    REQUIRE_FALSE(zero3.plans.empty());
+    for (const auto& p : zero3.plans) CHECK(p.pp == 1);
+    c->job.training.zero_stage = 1;
+    bool pipelined = false;
+    for (const auto& p : run(c->space, alloc::SearchMethod::exhaustive, 50).plans) pipelined |= p.pp > 1;
+    CHECK(pipelined);
+}
