@@ -255,3 +255,20 @@ TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row i
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("m.csv:2:"));
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("unknown attention_backend 'sdpa' (expected flash or cudnn)"));
 }
+
+TEST_CASE("A measured run's bad recompute or deepspeed_model is reported at its own cell", "[model]") {
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,framework,"
+                               "deepspeed_model\n";
+    auto why = [&](const std::string& recompute, const std::string& model) {
+        const auto read = model::read_measured_runs(io::CsvTable::parse(
+            {"m.csv", header + "r,24,2048,32,32,8192,0,50272,1,512,8,128,1,1,1,16,1,2,0," + recompute +
+                          ",0,0,fp16,all,22.95,max_allocated,deepspeed," + model + "\n"}));
+        REQUIRE(read.skipped.size() == 1);
+        return read.skipped[0].reason;
+    };
+    // recompute is the 20th cell, starting at column 57; deepspeed_model the 28th, at column 105.
+    CHECK_THAT(why("some", "hf"), Catch::StartsWith("m.csv:2:57: unknown recompute 'some'"));
+    CHECK_THAT(why("none", "hugging"), Catch::StartsWith("m.csv:2:105: unknown deepspeed_model 'hugging'"));
+}

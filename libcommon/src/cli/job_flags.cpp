@@ -45,21 +45,21 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
-    app.add_option("--transformer-impl", o.transformer_impl,
-                   "Megatron-LM's layers: transformer_engine (default) or local (its own; the default from 3.0 "
-                   "to Megatron-Core 0.5)")
-        ->group(t)
-        ->check(CLI::IsMember({"local", "transformer_engine"}));
-    app.add_option("--deepspeed-model", o.deepspeed_model,
-                   "Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default "
-                   "megatron for GPT-style, hf for LLaMA-style models")
-        ->group(t)
-        ->check(CLI::IsMember({"megatron", "hf"}));
-    app.add_option("--attention-backend", o.attention_backend,
-                   "Fused attention kernel under fsdp: flash or cudnn (torchtitan's on Blackwell; recomputed "
-                   "under its per-op selective checkpointing before 0.2.1)")
-        ->group(t)
-        ->check(CLI::IsMember({"flash", "cudnn"}));
+    auto choice = [&](const char* name, std::string& dest, const char* help, const std::vector<std::string>& words) {
+        app.add_option(name, dest, help)->group(t)->check(CLI::IsMember(words));
+    };
+    choice("--transformer-impl", o.transformer_impl,
+           "Megatron-LM's layers: transformer_engine (default) or local (its own; the default from 3.0 to "
+           "Megatron-Core 0.5)",
+           {"local", "transformer_engine"});
+    choice("--deepspeed-model", o.deepspeed_model,
+           "Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default megatron for "
+           "GPT-style, hf for LLaMA-style models",
+           {"megatron", "hf"});
+    choice("--attention-backend", o.attention_backend,
+           "Fused attention kernel under fsdp: flash or cudnn (torchtitan's on Blackwell; recomputed under its "
+           "per-op selective checkpointing before 0.2.1)",
+           {"flash", "cudnn"});
     app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
                  "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
                  "(Megatron-LM's --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused "

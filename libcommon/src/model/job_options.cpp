@@ -46,7 +46,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.no_flash_attention) t.flash_attention = false;
     if (o.unfused_fp32_softmax) t.unfused_fp32_softmax = true;
     if (!o.attention_backend.empty()) parse_attention_backend(o.attention_backend, t);
-    if (!o.deepspeed_model.empty()) t.deepspeed_model = o.deepspeed_model;
+    if (!o.deepspeed_model.empty()) parse_deepspeed_model(o.deepspeed_model, t);
     if (!o.transformer_impl.empty()) parse_transformer_impl(o.transformer_impl, t);
     if (!o.compile.empty()) parse_compile(o.compile, t);
     if (o.fp8_all_gather) t.fp8_all_gather = true;

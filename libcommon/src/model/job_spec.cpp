@@ -22,6 +22,19 @@ bool read_flag(const YamlDocument& doc, const YAML::Node& sec, const char* key, 
     return n.IsDefined() ? io::yaml_bool(doc, n, key) : fallback;
 }
 
+/// Sets `t` from the word under `key` with `parse` (one of training.hpp's parse_*), if the key is
+/// there; a word `parse` refuses is reported at its position.
+void read_setting(const YamlDocument& doc, const YAML::Node& sec, const char* key,
+                  void (*parse)(const std::string&, Training&), Training& t) {
+    YAML::Node n = io::optional_child(doc, sec, key);
+    if (!n.IsDefined()) return;
+    try {
+        parse(io::yaml_string(doc, n, key), t);
+    } catch (const DataError& e) {
+        throw DataError(e.what(), doc.where(n));
+    }
+}
+
 std::string read_word(const YamlDocument& doc, const YAML::Node& sec, const char* key, const std::string& fallback) {
     YAML::Node n = io::optional_child(doc, sec, key);
     return n.IsDefined() ? io::yaml_string(doc, n, key) : fallback;
@@ -91,37 +104,15 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
     t.flash_attention = read_flag(doc, sec, "flash_attention", t.flash_attention);
     t.unfused_fp32_softmax = read_flag(doc, sec, "unfused_fp32_softmax", t.unfused_fp32_softmax);
-    if (YAML::Node c = io::optional_child(doc, sec, "attention_backend"); c.IsDefined()) {
-        try {
-            parse_attention_backend(io::yaml_string(doc, c, "attention_backend"), t);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), doc.where(c));
-        }
-    }
+    read_setting(doc, sec, "attention_backend", parse_attention_backend, t);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
-    if (YAML::Node c = io::optional_child(doc, sec, "transformer_impl"); c.IsDefined()) {
-        try {
-            parse_transformer_impl(io::yaml_string(doc, c, "transformer_impl"), t);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), doc.where(c));
-        }
-    }
-    if (YAML::Node c = io::optional_child(doc, sec, "deepspeed_model"); c.IsDefined()) {
-        t.deepspeed_model = io::yaml_string(doc, c, "deepspeed_model");
-        if (t.deepspeed_model != "megatron" && t.deepspeed_model != "hf")
-            throw DataError("unknown deepspeed_model '" + t.deepspeed_model + "' (expected megatron or hf)", doc.where(c));
-    }
+    read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
+    read_setting(doc, sec, "deepspeed_model", parse_deepspeed_model, t);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
-    if (YAML::Node c = io::optional_child(doc, sec, "compile"); c.IsDefined()) {
-        try {
-            parse_compile(io::yaml_string(doc, c, "compile"), t);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), doc.where(c));
-        }
-    }
+    read_setting(doc, sec, "compile", parse_compile, t);
     try {
         t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
         t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));

@@ -201,21 +201,22 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
-        const bool impl_given = impl >= 0 && !t.cell(r, impl).text.empty();
-        if (impl_given) {
+        // Runs `read`, reporting a word it refuses at the row's cell in `column`.
+        auto at = [&](int column, const auto& read) {
             try {
-                parse_transformer_impl(t.cell(r, impl).text, tr);
+                read();
             } catch (const DataError& e) {
-                throw DataError(e.what(), t.where(r, impl));
+                throw DataError(e.what(), t.where(r, column));
             }
-        }
-        if (backend >= 0 && !t.cell(r, backend).text.empty()) {
-            try {
-                parse_attention_backend(t.cell(r, backend).text, tr);
-            } catch (const DataError& e) {
-                throw DataError(e.what(), t.where(r, backend));
-            }
-        }
+        };
+        // A setting's cell, if there and not empty, read by one of training.hpp's parse_*; whether it was.
+        auto setting = [&](int column, void (*parse)(const std::string&, Training&)) {
+            if (column < 0 || t.cell(r, column).text.empty()) return false;
+            at(column, [&] { parse(t.cell(r, column).text, tr); });
+            return true;
+        };
+        const bool impl_given = setting(impl, parse_transformer_impl);
+        setting(backend, parse_attention_backend);
         if (version >= 0) {
             tr.framework_version = t.cell(r, version).text;
             if (!tr.framework_version.empty() && !is_release(tr.framework_version))
@@ -225,42 +226,30 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         }
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
-        const bool compile_given = compiled >= 0 && !t.cell(r, compiled).text.empty();
-        if (compile_given) {
-            try {
-                parse_compile(t.cell(r, compiled).text, tr);
-            } catch (const DataError& e) {
-                throw DataError(e.what(), t.where(r, compiled));
-            }
-        }
+        const bool compile_given = setting(compiled, parse_compile);
         tr.precision = t.cell(r, precision).text;
-        try {
-            tr.recompute = parse_recompute(t.cell(r, recompute).text);
-            if (framework >= 0 && !t.cell(r, framework).text.empty())
-                tr.framework = parse_framework(t.cell(r, framework).text);
-            else
-                tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
-                                             : infer_framework(tr, source >= 0 ? t.cell(r, source).text : "");
-            if (tr.framework == Framework::deepspeed && tr.framework_version.empty() && source >= 0)
-                tr.framework_version = deepspeed_release_in(t.cell(r, source).text);
-            // Megatron-LM's local implementation (unfused attention only), when the id or source says so.
-            if (!impl_given && tr.framework == Framework::megatron && !tr.flash_attention &&
-                names_local_impl(run.id, source >= 0 ? t.cell(r, source).text : ""))
-                tr.local_impl = true;
-            // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source names it.
-            if (ds_model >= 0 && !t.cell(r, ds_model).text.empty())
-                tr.deepspeed_model = t.cell(r, ds_model).text;
-            else if (tr.framework == Framework::deepspeed && source >= 0 && names_megatron_deepspeed(t.cell(r, source).text))
-                tr.deepspeed_model = "megatron";
-            // torchtitan's benchmarks before April 2025 compiled the blocks alone; a compiled loss
-            // would lower the prediction, so a run that does not say which counts its blocks only.
-            if (!compile_given && tr.framework == Framework::fsdp &&
-                names_compile(run.id + " " + (source >= 0 ? t.cell(r, source).text : "")))
-                parse_compile("model", tr);
-            run.measure = parse_measure(t.cell(r, kind).text);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), t.where(r, kind));
-        }
+        at(recompute, [&] { tr.recompute = parse_recompute(t.cell(r, recompute).text); });
+        const std::string source_text = source >= 0 ? t.cell(r, source).text : "";
+        if (framework >= 0 && !t.cell(r, framework).text.empty())
+            at(framework, [&] { tr.framework = parse_framework(t.cell(r, framework).text); });
+        else
+            tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
+                                         : infer_framework(tr, source_text);
+        if (tr.framework == Framework::deepspeed && tr.framework_version.empty())
+            tr.framework_version = deepspeed_release_in(source_text);
+        // Megatron-LM's local implementation (unfused attention only), when the id or source says so.
+        if (!impl_given && tr.framework == Framework::megatron && !tr.flash_attention &&
+            names_local_impl(run.id, source_text))
+            tr.local_impl = true;
+        // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source names it.
+        if (!setting(ds_model, parse_deepspeed_model) && tr.framework == Framework::deepspeed &&
+            names_megatron_deepspeed(source_text))
+            tr.deepspeed_model = "megatron";
+        // torchtitan's benchmarks before April 2025 compiled the blocks alone; a compiled loss
+        // would lower the prediction, so a run that does not say which counts its blocks only.
+        if (!compile_given && tr.framework == Framework::fsdp && names_compile(run.id + " " + source_text))
+            parse_compile("model", tr);
+        at(kind, [&] { run.measure = parse_measure(t.cell(r, kind).text); });
         // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
         // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
         if (dropout >= 0 && !t.cell(r, dropout).text.empty()) m.dropout = t.number(r, dropout, 0, 0.99);

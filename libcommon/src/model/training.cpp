@@ -139,6 +139,11 @@ std::string recompute_name(Recompute r) {
     return "?";
 }
 
+void parse_deepspeed_model(const std::string& s, Training& t) {
+    if (s != "megatron" && s != "hf") throw DataError("unknown deepspeed_model '" + s + "' (expected megatron or hf)");
+    t.deepspeed_model = s;
+}
+
 void parse_transformer_impl(const std::string& s, Training& t) {
     if (s != "local" && s != "transformer_engine")
         throw DataError("unknown transformer_impl '" + s + "' (expected local or transformer_engine)");

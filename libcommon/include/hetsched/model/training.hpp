@@ -197,6 +197,8 @@ Recompute parse_recompute(const std::string& s);
 /// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
 /// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
 void parse_compile(const std::string& s, Training& t);
+/// Sets whose model DeepSpeed trains from `s`: megatron or hf. DataError otherwise.
+void parse_deepspeed_model(const std::string& s, Training& t);
 /// Sets Megatron-LM's layer implementation from `s`: local or transformer_engine. DataError otherwise.
 void parse_transformer_impl(const std::string& s, Training& t);
 /// Sets the fused attention kernel from `s`: flash or cudnn. DataError otherwise.
