@@ -8,6 +8,27 @@ using namespace hetsched;
 
 namespace {
 
+/// The columns every measured-runs CSV needs, in the order the tests' rows give them.
+const std::string kRequired = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                              "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                              "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind";
+
+/// The runs of CSV `text`, named m.csv in messages.
+model::MeasuredRuns read_csv(const std::string& text) {
+    return model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+}
+
+/// The public measured runs whose id starts with `prefix` (all of them must read).
+std::vector<model::MeasuredRun> public_runs(const std::string& prefix) {
+    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
+    const auto read = model::read_measured_runs(table);
+    REQUIRE(read.skipped.empty());
+    std::vector<model::MeasuredRun> out;
+    for (const auto& r : read.runs)
+        if (r.id.rfind(prefix, 0) == 0) out.push_back(r);
+    return out;
+}
+
 std::vector<model::CheckRow> check_file(model::Method method) {
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv"));
     return model::check_runs(model::read_measured_runs(table).runs, method);
@@ -33,7 +54,7 @@ TEST_CASE("default method holds its accuracy on the measured runs", "[model]") {
 TEST_CASE("measured-run reader skips a bad row with its reason and checks the rest", "[model]") {
     std::string text = io::read_input(HETSCHED_TEST_DATA "/memory_measured.csv").text;
     text.replace(text.find(",53.219,"), 8, ",-1,");
-    const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+    const auto read = read_csv(text);
     REQUIRE(read.skipped.size() == 1);
     CHECK(read.skipped[0].id == "mlm-ci-7b-tp4pp1-h100");
     CHECK(read.skipped[0].reason.rfind("m.csv:2:", 0) == 0);
@@ -45,14 +66,12 @@ TEST_CASE("measured-run reader skips a bad row with its reason and checks the re
 TEST_CASE("A measured run with an explicit split, measured on one stage", "[model]") {
     // A pp=4 row, first as an even split, then 8,9,9,6: stage 1 (the second) holds 9 layers, more than
     // the even split's 8, so the prediction for stage 1 grows, and the last stage's shrinks.
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,layers_per_stage\n";
+    const std::string header = kRequired + ",layers_per_stage\n";
     auto row = [](const std::string& stage, const std::string& split) {
         return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16," + stage + ",20,allocated," + split + "\n";
     };
     auto predict = [&](const std::string& stage, const std::string& split) {
-        const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", header + row(stage, split)}));
+        const auto read = read_csv(header + row(stage, split));
         REQUIRE(read.skipped.empty());
         return model::check_runs(read.runs, model::Method::framework).at(0).predicted_gib;
     };
@@ -65,31 +84,27 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
                                             {"1", "8 9 x 6", "layers_per_stage"},
                                             {"1e0", "", "stage index from 0 to 3"},
                                             {"1", " ; ", "layers_per_stage"}}) {
-        const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", header + row(stage, split)}));
+        const auto read = read_csv(header + row(stage, split));
         REQUIRE(read.skipped.size() == 1);
         CHECK_THAT(read.skipped[0].reason, Catch::Contains(why));
     }
 }
 
 TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
-    const std::string text = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                             "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                             "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind\n"
+    const std::string text = kRequired + "\n"
                              "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16,3,20,allocated\n";
-    const auto read = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+    const auto read = read_csv(text);
     const auto rows = model::check_runs(read.runs, model::Method::frenzy);
     REQUIRE(rows.size() == 1);
     CHECK(rows[0].predicted_gib > 0);
 }
 
 TEST_CASE("a run's framework comes from its column, else from the software its source names", "[model]") {
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,source";
+    const std::string header = kRequired + ",source";
     auto read = [&](const std::string& extra_header, const std::string& source, const std::string& extra) {
         const std::string text = header + extra_header + "\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
                                  "selective,0,1,bf16,all,80,max_reserved," + source + extra + "\n";
-        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        const auto runs = read_csv(text);
         REQUIRE(runs.skipped.empty());
         return runs.runs.at(0).training;
     };
@@ -113,7 +128,7 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     auto local = [&](const std::string& id, const std::string& source, const std::string& column) {
         const std::string text = header + ",transformer_impl\n" + id + ",12,512,8,8,2048,0,50257,1,1024,4,32,1,1,1,8,1,0,0,"
                                  "none,0,0,bf16,all,3,max_allocated," + source + "," + column + "\n";
-        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        const auto runs = read_csv(text);
         REQUIRE(runs.skipped.empty());
         return runs.runs.at(0).training.local_impl;
     };
@@ -136,21 +151,19 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",framework", "DeepSpeed 0.16.4", ",megatron").framework_version.empty());  // not a DeepSpeed run
     const std::string bad = header + ",compile\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
                             "selective,0,1,bf16,all,80,max_reserved,torchtitan,blocks\n";
-    const auto skipped = model::read_measured_runs(io::CsvTable::parse({"m.csv", bad})).skipped;
+    const auto skipped = read_csv(bad).skipped;
     REQUIRE(skipped.size() == 1);
     CHECK(skipped[0].reason == "m.csv:2:107: unknown compile 'blocks' (expected none, model, loss, model+loss, true or false)");
 }
 
 TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.compile ran compiled its blocks", "[model]") {
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,framework,source";
+    const std::string header = kRequired + ",framework,source";
     auto read = [&](const std::string& id, const std::string& framework, const std::string& source,
                     const std::string& cell = "-") {
         const std::string text = header + (cell == "-" ? "" : ",compile") + "\n" + id +
                                  ",32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,selective,0,1,bf16,all,80,"
                                  "max_reserved," + framework + "," + source + (cell == "-" ? "" : "," + cell) + "\n";
-        const auto runs = model::read_measured_runs(io::CsvTable::parse({"m.csv", text}));
+        const auto runs = read_csv(text);
         REQUIRE(runs.skipped.empty());
         return runs.runs.at(0).training;
     };
@@ -171,11 +184,8 @@ TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.com
 }
 
 TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other frameworks' mechanisms added", "[model]") {
-    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
-    const auto read = model::read_measured_runs(table);
-    REQUIRE(read.skipped.empty());
     std::vector<model::MeasuredRun> ci;
-    for (const auto& r : read.runs)
+    for (const auto& r : public_runs("mlm-ci-"))
         if ((r.id.rfind("mlm-ci-tiny-", 0) == 0 || r.id.rfind("mlm-ci-7b-", 0) == 0) && r.training.precision == "bf16")
             ci.push_back(r);
     REQUIRE(ci.size() >= 10);
@@ -188,10 +198,7 @@ TEST_CASE("Megatron-LM CI runs in bf16 stay within 3.5% with the other framework
 TEST_CASE("every Megatron-LM CI case: mean |error| within 3%, none past 7%", "[model]") {
     // The 190-odd CI cases, most of them models of 1-3 GiB: what memest misses there is a fixed 35-65
     // MiB (workspaces that differ by GPU and release), a few percent of so small a peak.
-    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
-    std::vector<model::MeasuredRun> ci;
-    for (const auto& r : model::read_measured_runs(table).runs)
-        if (r.id.rfind("mlm-ci-", 0) == 0) ci.push_back(r);
+    const auto ci = public_runs("mlm-ci-");
     REQUIRE(ci.size() >= 150);
     double sum = 0;
     for (const auto& row : model::check_runs(ci, model::Method::framework)) {
@@ -205,10 +212,7 @@ TEST_CASE("every Megatron-LM CI case: mean |error| within 3%, none past 7%", "[m
 TEST_CASE("BigScience's 52B stages on DeepSpeed's pipeline engine stay within 3%", "[model]") {
     // fp16 at ZeRO-0, tp 4 x pp 16, DeepSpeed 0.4.0: the unfused optimizer, activations split over the
     // tensor ranks between stages, fp32 logits kept on the last stage.
-    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_public.csv"));
-    std::vector<model::MeasuredRun> stages;
-    for (const auto& r : model::read_measured_runs(table).runs)
-        if (r.id.rfind("bs-megds-", 0) == 0) stages.push_back(r);
+    const auto stages = public_runs("bs-megds-");
     REQUIRE(stages.size() == 5);
     for (const auto& row : model::check_runs(stages, model::Method::framework)) {
         CAPTURE(row.id, row.predicted_gib, row.measured_gib);
@@ -217,14 +221,10 @@ TEST_CASE("BigScience's 52B stages on DeepSpeed's pipeline engine stay within 3%
 }
 
 TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction; with flash it skips the row", "[model]") {
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,"
-                               "unfused_fp32_softmax\n";
+    const std::string header = kRequired + ",unfused_fp32_softmax\n";
     auto read = [&](const std::string& flash, const std::string& softmax) {
-        return model::read_measured_runs(io::CsvTable::parse(
-            {"m.csv", header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0," + flash +
-                          ",fp16,last,1.943,max_allocated," + softmax + "\n"}));
+        return read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0," + flash +
+                          ",fp16,last,1.943,max_allocated," + softmax + "\n");
     };
     const auto fused = read("0", ""), fp32 = read("0", "1");
     REQUIRE(fused.skipped.empty());
@@ -238,14 +238,10 @@ TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction; 
 }
 
 TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row is skipped", "[model]") {
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,"
-                               "framework,framework_version,attention_backend\n";
+    const std::string header = kRequired + ",framework,framework_version,attention_backend\n";
     auto read = [&](const std::string& backend) {
-        return model::read_measured_runs(io::CsvTable::parse(
-            {"m.csv", header + "r,32,4096,32,8,14336,1,128256,0,8192,1,8,1,1,1,8,1,3,0,selective,0,1,bf16,all,33.7,"
-                               "max_reserved,fsdp,0.2," + backend + "\n"}));
+        return read_csv(header + "r,32,4096,32,8,14336,1,128256,0,8192,1,8,1,1,1,8,1,3,0,selective,0,1,bf16,all,33.7,"
+                               "max_reserved,fsdp,0.2," + backend + "\n");
     };
     CHECK(read("cudnn").runs.at(0).training.cudnn_attention);
     CHECK(!read("flash").runs.at(0).training.cudnn_attention);
@@ -257,14 +253,10 @@ TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row i
 }
 
 TEST_CASE("A measured run's bad recompute or deepspeed_model is reported at its own cell", "[model]") {
-    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
-                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,framework,"
-                               "deepspeed_model\n";
+    const std::string header = kRequired + ",framework,deepspeed_model\n";
     auto why = [&](const std::string& recompute, const std::string& model) {
-        const auto read = model::read_measured_runs(io::CsvTable::parse(
-            {"m.csv", header + "r,24,2048,32,32,8192,0,50272,1,512,8,128,1,1,1,16,1,2,0," + recompute +
-                          ",0,0,fp16,all,22.95,max_allocated,deepspeed," + model + "\n"}));
+        const auto read = read_csv(header + "r,24,2048,32,32,8192,0,50272,1,512,8,128,1,1,1,16,1,2,0," + recompute +
+                          ",0,0,fp16,all,22.95,max_allocated,deepspeed," + model + "\n");
         REQUIRE(read.skipped.size() == 1);
         return read.skipped[0].reason;
     };
