@@ -1,0 +1,32 @@
+#pragma once
+/// What one transformer layer keeps for its backward, per micro-batch, under each framework's habits
+/// (Korthikanti et al.'s tensor-by-tensor accounting, extended to eager PyTorch blocks, torchtitan's
+/// DTensor tensor parallelism and selective checkpointing, and unfused attention's softmax).
+#include <hetsched/catalog/model_preset.hpp>
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::model {
+
+/// Whether the layers run as eager PyTorch modules that save every op's inputs (a LLaMA block from
+/// Hugging Face under DeepSpeed, or torchtitan's without torch.compile): RMSNorm upcasts to fp32,
+/// SwiGLU keeps gate, silu(gate), up and their product, and K and V are repeated to every head before
+/// attention. Megatron-LM's (and compiled) blocks fuse these.
+bool eager_ops(const catalog::ModelSpec& m, const Training& t);
+
+/// Whether tensor parallelism is torchtitan's (DTensor): it saves gathered, full-sequence GEMM inputs
+/// and shards the logits over the vocabulary for a parallel loss.
+bool dtensor_tp(const Training& t, const Layout& l);
+
+/// Activation bytes stored by one layer for one micro-batch.
+struct LayerActivations {
+    double stored;   ///< kept from forward to backward
+    double full;     ///< what the layer holds when nothing is recomputed (for full recompute's replay)
+    double working;  ///< largest gradient temporaries while back-propagating through it
+    /// Unfused attention at its softmax's backward: what a replayed layer holds beyond its input, and
+    /// what a kept layer adds to its stored tensors (0 with flash attention).
+    double attention_replayed = 0, attention_kept = 0;
+};
+
+LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l);
+
+}  // namespace hetsched::model
