@@ -1,0 +1,94 @@
+// DeepSpeed ZeRO's gradients and step, its pipeline engine's limits, and whose model it trains.
+#include <catch2/catch.hpp>
+
+#include "memory_fixture.hpp"
+
+using namespace hetsched;
+using namespace hetsched::model::test;
+using model::Phase;
+
+TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenated 16-bit one", "[model]") {
+    // A 96-layer, 12288-wide model at one token over dp 2 in bf16 (DeepSpeed 0.17.5): the step is the
+    // peak (the reduce bucket is capped at 5e8 elements). States: 2-byte weights, 16-bit grads
+    // (stage 2: their half; stage 1: all), fp32 master and moments halved. The step adds the
+    // partition's concatenated 16-bit grads and their fp32 upcast: (2 + 4) / 2 bytes a parameter.
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double p = stage_params(m, l, 0, 96, false);
+    auto zero = [&](int stage) {
+        auto t = training(Framework::deepspeed, 1, 2);
+        t.zero_stage = stage;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    };
+    const auto two = zero(2), one = zero(1);
+    REQUIRE(two.phase == Phase::step);
+    CHECK(two.gradients == Approx(1 * p));
+    CHECK(two.comm_buffers == Approx(3 * p));
+    // Stage 1 first frees the grads outside its partition: half of its 2 bytes remain.
+    REQUIRE(one.phase == Phase::step);
+    CHECK(one.gradients == Approx(1 * p));
+    CHECK(one.comm_buffers == Approx(3 * p));
+}
+
+TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[model]") {
+    // A 96-layer, 12288-wide model at one token over dp 8: each rank's partition (about 21.7e9
+    // parameters) is stepped 1e9 at a time, so the step's temporaries are 6e9 bytes.
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    auto t = training(Framework::deepspeed, 1, 8);
+    t.zero_stage = 3;
+    const auto st = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::step);
+    CHECK(st.comm_buffers == Approx(6e9));
+    // Before 0.4.1 the default sub-group (1e12) held the whole partition.
+    t.framework_version = "0.4.0";
+    const auto old = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    CHECK(old.comm_buffers == Approx(6 * stage_params(m, Layout{1, 1, 8, 1, 1, 1, {}}, 0, 96, false) / 8));
+}
+
+TEST_CASE("DeepSpeed's pipeline engine refuses ZeRO-2 and 3", "[model]") {
+    auto t = training(Framework::deepspeed);
+    t.zero_stage = 2;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, Layout{1, 2, 1, 1, 1, 1, {}}, Measure::allocated),
+                      "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only, got zero_stage 2 with pp 2");
+    CHECK_NOTHROW(model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated));
+    CHECK(!model::can_pipeline(t));
+    t.zero_stage = 1;
+    CHECK(model::can_pipeline(t));
+}
+
+TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-propagates", "[model]") {
+    // gpt() over dp 2 at 1024 tokens, ZeRO-2 bf16: the loss (Megatron-DeepSpeed's, its upcast copy
+    // in the forward) is the peak. With one micro-batch per rank no grad partition exists yet; with
+    // two, the first micro-batch's is there.
+    auto loss = [&](long global_batch) {
+        auto t = training(Framework::deepspeed, 1024, global_batch);
+        t.zero_stage = 2;
+        return model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), Layout{1, 1, 2, 1, 1, 1, {}}, 0, 4, false);
+    const auto one = loss(2), two = loss(4);
+    REQUIRE(one.phase == Phase::forward);
+    REQUIRE(two.phase == Phase::forward);
+    CHECK(one.gradients == Approx(0));
+    CHECK(two.gradients == Approx(1 * p));
+}
+
+TEST_CASE("DeepSpeed trains Megatron-DeepSpeed's model or a Hugging Face one", "[model]") {
+    // llama() under DeepSpeed is a Hugging Face block unless deepspeed_model says megatron: then
+    // Megatron's fused layers (no fp32 norms, SwiGLU's three saved tensors) and its vocab-parallel loss.
+    auto t = training(Framework::deepspeed);
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    const auto hf = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    t.deepspeed_model = "hf";
+    CHECK(model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0).total() == Approx(hf.total()));
+    t.deepspeed_model = "megatron";
+    const auto megatron = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(megatron.activations + megatron.logits < hf.activations + hf.logits);
+    t.deepspeed_model = "hugging face";
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("unknown deepspeed_model 'hugging face'"));
+    auto fsdp = training(Framework::fsdp);
+    fsdp.deepspeed_model = "megatron";
+    CHECK_THROWS_WITH(model::validate_training(fsdp), Catch::Contains("deepspeed_model needs framework deepspeed"));
+}
