@@ -84,6 +84,15 @@ StateBytes state_bytes(const Training& t, int shards) {
 /// ranks hold different tokens of the same replica, so they shard it too); the others over dp.
 int state_shards(const Training& t, const Layout& l) { return t.framework == Framework::fsdp ? l.dp * l.cp : l.dp; }
 
+/// A layer's largest weight per tensor rank, in elements: the QKV projection or the MLP's first
+/// (gate and up as one matrix when `fused_gate`, as Megatron-LM builds it; each its own in Hugging
+/// Face's and torchtitan's blocks).
+double largest_layer_weight(const catalog::ModelSpec& m, int tp, bool fused_gate) {
+    const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
+    const double fc1 = static_cast<double>(m.ffn_hidden) * (fused_gate && m.gated_mlp ? 2 : 1);
+    return std::max(h * fc1, h * (h + 2 * kv)) / tp;
+}
+
 /// Micro-batches in flight on `stage` at its peak: min(pp - i, m) under 1F1B; with interleaving,
 /// the first stage holds (1 + (pp-1)/(pp*vpp)) x pp micro-batches' worth of its layers.
 double in_flight(const Layout& l, int stage, long micro_batches) {
@@ -323,7 +332,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // exist when the loss back-propagates. Stage 3's partition buffer lives from start-up.
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2 && micro_batches_ == 1 &&
         deepspeed_optimizer(t) == DeepSpeedOptimizer::zero)
-        grads_before_backward_ = false;
+        loss_grads_absent_ = gradients_;
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
@@ -351,19 +360,17 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     if (t.framework == Framework::megatron && t.precision == "fp16" && micro_batches_ > 1 &&
         megatron_fp16(t) != MegatronFp16::contiguous_buffer) {
         if (!t.first_iteration && megatron_main_grad_alias(t)) stale_grads_ = 2;
-        const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
-        const double fc1 = static_cast<double>(m.ffn_hidden) * (m.gated_mlp ? 2 : 1);  // Megatron fuses gate and up
-        wgrad_transient_ = element_ * std::max(h * fc1, h * (h + 2 * kv)) / l.tp;
+        wgrad_transient_ = element_ * largest_layer_weight(m, l.tp, true);
     }
     // DeepSpeed's bf16 optimizer at ZeRO-0, by release: whether the 16-bit grads are freed as each
     // backward starts, and whether an fp32 buffer is filled one upcast parameter at a time.
     if (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16) {
         const DeepSpeedBf16 ds = deepspeed_bf16(t);
         lp_grads_cleared_ = ds == DeepSpeedBf16::fp32_buffer_grads_freed;
+        if (lp_grads_cleared_) loss_grads_absent_ = element_;  // none are back when the loss back-propagates
         if (ds == DeepSpeedBf16::fp32_buffer_grads_freed || ds == DeepSpeedBf16::fp32_buffer_grads_kept) {
-            const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
-            upcast_layer_ = std::max(h * static_cast<double>(m.ffn_hidden), h * (h + 2 * kv)) / l.tp;
-            upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * h / l.tp;
+            upcast_layer_ = largest_layer_weight(m, l.tp, false);
+            upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
         }
     }
     const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
@@ -459,7 +466,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          step_grads_freed_ * params, 0},
         {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive + fixed, lazy_grads, lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
-         (lp_grads_cleared_ ? element_ * params : grads_before_backward_ ? 0 : gradients_ * params) + lazy_grads, lazy_optimizer, stale},
+         loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;

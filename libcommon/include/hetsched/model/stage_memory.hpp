@@ -47,7 +47,7 @@ private:
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
     double step_cap_ = 0;                                  ///< the most those temporaries take (ZeRO-3 sub-groups)
     double step_grads_freed_ = 0;                          ///< grads per parameter freed before the step's temporaries
-    bool grads_before_backward_ = true;                    ///< 16-bit grads exist when the loss back-propagates
+    double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
