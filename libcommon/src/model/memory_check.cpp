@@ -88,19 +88,22 @@ std::string deepspeed_release_in(const std::string& source) {
     return "";
 }
 
+/// The lower-case runs of letters and digits in `text`, in order (the last may be empty).
+std::vector<std::string> words_of(const std::string& text) {
+    std::vector<std::string> words{""};
+    for (char c : lower_case(text)) {
+        if (std::isalnum(static_cast<unsigned char>(c))) words.back() += c;
+        else if (!words.back().empty()) words.emplace_back();
+    }
+    return words;
+}
+
 /// Whether a Megatron-LM run used its local implementation: the run's id has the word "local" or
 /// "localimpl" ("mlm-ci-tiny-tp4pp1-local"), or its source names --transformer-impl local or a CI case
 /// that uninstalls Transformer Engine.
 bool names_local_impl(const std::string& id, const std::string& source) {
-    std::string word;
-    for (char c : lower_case(id) + " ") {
-        if (std::isalnum(static_cast<unsigned char>(c))) {
-            word += c;
-        } else {
-            if (word == "local" || word == "localimpl") return true;
-            word.clear();
-        }
-    }
+    for (const std::string& w : words_of(id))
+        if (w == "local" || w == "localimpl") return true;
     const std::string lower = lower_case(source);
     for (const char* name : {"transformer-impl local", "transformer_impl local", "transformer-impl: local",
                              "transformer_impl: local", "uninstall_te", "uninstall-te"})
@@ -113,11 +116,7 @@ bool names_local_impl(const std::string& id, const std::string& source) {
 /// negated by the words before it ("no", "not", "without", "w/o") or after it ("0", "false", "off",
 /// "disabled").
 bool names_compile(const std::string& text) {
-    std::vector<std::string> words{""};
-    for (char c : lower_case(text)) {
-        if (std::isalnum(static_cast<unsigned char>(c))) words.back() += c;
-        else if (!words.back().empty()) words.emplace_back();
-    }
+    const std::vector<std::string> words = words_of(text);
     auto is = [&](size_t i, std::initializer_list<const char*> any) {
         return i < words.size() && std::any_of(any.begin(), any.end(), [&](const char* w) { return words[i] == w; });
     };
