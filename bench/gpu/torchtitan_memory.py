@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Peak GPU memory of torchtitan training steps, measured on one GPU, for `memest --check`.
+
+torchtitan's own dry-run mode (`comm.mode = "fake_backend"`, NGPU ranks) runs rank 0 of an NGPU-rank
+job in one process: every collective is a no-op on a fake process group, while every tensor, the
+all-gathered and reduce-scattered buffers included, is really allocated on the GPU by torch's caching
+allocator. Rank 0's peaks are therefore those of a real run of that layout; what they leave out is
+NCCL's own memory, which `torch.cuda.max_memory_*` never sees. Values are garbage (collectives do not
+fill their outputs), which no allocation here depends on: a dense model, no data-dependent shapes.
+
+Each case runs torchtitan's Trainer (train_step, loss, clipping, AdamW) in its own process for three
+steps on random tokens, under `PYTORCH_ALLOC_CONF=expandable_segments:True` as torchtitan's launcher
+sets it. It prints one JSON line per case: the layout, the model's sizes, and per step the peaks of
+allocated and reserved bytes, overall and in each phase (forward, the loss's forward and backward, the
+rest of backward with clipping, the optimizer step, the rest), with what is allocated as each ends.
+
+    bench/gpu/torchtitan_memory.py --torchtitan DIR [--out FILE] [--budget S] [CASE ...]
+
+DIR holds torchtitan's source (its `torchtitan/` package, e.g. the v0.2.2 tag). Packages torchtitan
+imports but this measurement never uses (tyro for its command line, datasets and torchdata for its
+data) are replaced by empty stand-ins when missing. `--list` prints the cases.
+"""
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from unittest import mock
+
+# name: (flavor, NGPU, tp, cp, local batch, seq, activation checkpointing, compile[, micro-batches])
+CASES = {
+    "l8b-fsdp8-sel-b1-s8192": ("8B", 8, 1, 1, 1, 8192, "selective", False),
+    "l8b-fsdp8-sel-b2-s8192": ("8B", 8, 1, 1, 2, 8192, "selective", False),
+    "l8b-fsdp8-full-b2-s8192": ("8B", 8, 1, 1, 2, 8192, "full", False),
+    "l8b-fsdp8-none-b1-s4096": ("8B", 8, 1, 1, 1, 4096, "none", False),
+    "s06b-fsdp4-sel-b4-s4096": ("0.6B", 4, 1, 1, 4, 4096, "selective", False),
+    "s06b-fsdp2-none-b2-s2048": ("0.6B", 2, 1, 1, 2, 2048, "none", False),
+    "s06b-fsdp8-full-b8-s2048": ("0.6B", 8, 1, 1, 8, 2048, "full", False),
+    "m3b-fsdp8-sel-b2-s8192": ("3B", 8, 1, 1, 2, 8192, "selective", False),
+    "l8b-fsdp4-tp2-sel-b2-s8192": ("8B", 8, 2, 1, 2, 8192, "selective", False),
+    "l70b-fsdp64-full-b1-s8192": ("70B", 64, 1, 1, 1, 8192, "full", False),
+    "l8b-fsdp4-cp2-full-b1-s16384": ("8B", 8, 1, 2, 1, 16384, "full", False),
+    "l8b-fsdp8-sel-compile-b2-s8192": ("8B", 8, 1, 1, 2, 8192, "selective", True),
+    "l8b-fsdp8-sel-b1-s8192-ga2": ("8B", 8, 1, 1, 1, 8192, "selective", False, 2),
+    "s06b-fsdp4-full-b4-s4096-ga2": ("0.6B", 4, 1, 1, 4, 4096, "full", False, 2),
+    "m3b-fsdp8-none-b1-s4096": ("3B", 8, 1, 1, 1, 4096, "none", False),
+}
+
+# Model shapes beside torchtitan's own flavors: a few hundred million parameters, and Llama 3.2 3B's.
+CUSTOM_FLAVORS = {
+    "0.6B": dict(dim=1024, n_layers=24, n_heads=16, n_kv_heads=8, ffn_dim_multiplier=1.3, multiple_of=256,
+                 rope_theta=500000),
+    "3B": dict(dim=3072, n_layers=28, n_heads=24, n_kv_heads=8, ffn_dim_multiplier=1.0, multiple_of=256,
+               rope_theta=500000),
+}
+
+
+class _EmptyModule(types.ModuleType):
+    """A stand-in module: any name it is asked for is a new empty class."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        cls = type(name, (), {"__init__": lambda self, *a, **k: None})
+        setattr(self, name, cls)
+        return cls
+
+
+def stand_in(name, module_factory):
+    try:
+        importlib.import_module(name)
+        return
+    except ImportError:
+        pass
+    parts = name.split(".")
+    for i in range(1, len(parts) + 1):
+        full = ".".join(parts[:i])
+        if full not in sys.modules:
+            sys.modules[full] = module_factory(full)
+            if i > 1:
+                setattr(sys.modules[".".join(parts[: i - 1])], parts[i - 1], sys.modules[full])
+
+
+class RandomTokens:
+    """torchtitan's dataloader contract: yields ({"input": ids}, labels) on the CPU."""
+
+    def __init__(self, vocab, batch, seq):
+        self.vocab, self.batch, self.seq = vocab, batch, seq
+
+    def __iter__(self):
+        import torch
+
+        g = torch.Generator().manual_seed(0)
+        while True:
+            ids = torch.randint(0, self.vocab, (self.batch, self.seq + 1), generator=g)
+            yield {"input": ids[:, :-1].contiguous()}, ids[:, 1:].contiguous()
+
+
+def run_case(name, tt_dir):
+    flavor, ngpu, tp, cp, batch, seq, ac, compile_, *accum = CASES[name]
+    micro_batches = accum[0] if accum else 1
+    os.environ.update(NGPU=str(ngpu), LOCAL_RANK="0", RANK="0", WORLD_SIZE=str(ngpu))
+    sys.path.insert(0, tt_dir)
+    stand_in("tyro", lambda n: mock.MagicMock(name=n))
+    for m in ("datasets", "datasets.distributed", "torchdata", "torchdata.stateful_dataloader"):
+        stand_in(m, _EmptyModule)
+
+    import torch
+    from torchtitan.config import JobConfig
+    from torchtitan.models.llama3.model.args import TransformerModelArgs
+    from torchtitan.protocols.train_spec import get_train_spec, register_train_spec
+    from torchtitan.train import Trainer
+
+    base = get_train_spec("llama3")
+    flavors = dict(base.model_args)
+    flavors.update({k: TransformerModelArgs(**v) for k, v in CUSTOM_FLAVORS.items()})
+    vocab = flavors[flavor].vocab_size
+    spec = dataclasses.replace(
+        base, model_args=flavors, build_tokenizer_fn=None, build_validator_fn=None,
+        build_dataloader_fn=lambda **kw: RandomTokens(vocab, batch, seq))
+    register_train_spec("llama3", spec)
+
+    cfg = JobConfig()
+    cfg.job.dump_folder = tempfile.mkdtemp()
+    cfg.model.name, cfg.model.flavor = "llama3", flavor
+    cfg.training.local_batch_size, cfg.training.seq_len, cfg.training.steps = batch, seq, 3
+    # Gradient accumulation: torchtitan runs global / (local x data-parallel ranks) micro-batches.
+    cfg.training.global_batch_size = batch * (ngpu // (tp * cp)) * micro_batches
+    cfg.lr_scheduler.warmup_steps = 1
+    cfg.parallelism.tensor_parallel_degree, cfg.parallelism.context_parallel_degree = tp, cp
+    cfg.activation_checkpoint.mode = ac
+    cfg.activation_checkpoint.selective_ac_option = "op"
+    cfg.compile.enable = compile_
+    cfg.comm.mode = "fake_backend"
+    cfg.metrics.log_freq = 1000
+
+    steps = []
+
+    class Measured(Trainer):
+        def train_step(self, data_iterator):
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            before = {"allocated_at_start": torch.cuda.memory_allocated()}
+            step = self.optimizers.step
+
+            def measured_step(*a, **k):
+                phase("backward")
+                out = step(*a, **k)
+                phase("step")
+                return out
+
+            loss_fn = self.loss_fn
+
+            def phase(name):
+                # The peak since the last phase ended (the largest over micro-batches), and what is
+                # allocated as this one ends.
+                torch.cuda.synchronize()
+                for key, value in ((f"peak_{name}", torch.cuda.max_memory_allocated()),
+                                   (f"reserved_{name}", torch.cuda.max_memory_reserved())):
+                    before[key] = max(before.get(key, 0), value)
+                before[f"allocated_after_{name}"] = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
+
+            def measured_loss(pred, labels):
+                phase("forward")
+                loss = loss_fn(pred, labels)
+                phase("loss_forward")
+                pred.register_hook(lambda grad: phase("loss_backward"))
+                return loss
+
+            self.optimizers.step = measured_step
+            self.loss_fn = measured_loss
+            t0 = time.perf_counter()
+            super().train_step(data_iterator)
+            torch.cuda.synchronize()
+            self.optimizers.step, self.loss_fn = step, loss_fn
+            phase("rest")
+            # Each phase resets the peaks: the step's peak is the largest of theirs.
+            names = ("forward", "loss_forward", "loss_backward", "backward", "step", "rest")
+            peak = max(names, key=lambda n: before.get(f"peak_{n}", 0))
+            steps.append(dict(before, step=self.step, seconds=time.perf_counter() - t0, peak_phase=peak,
+                              max_allocated=before[f"peak_{peak}"],
+                              max_reserved=max(before.get(f"reserved_{n}", 0) for n in names)))
+
+    trainer = Measured(cfg)
+    # The metrics logger resets the peaks at the end of its first step; each step resets them here.
+    trainer.metrics_processor.device_memory_monitor.reset_peak_stats = lambda: None
+    trainer.train()
+
+    args = trainer.model_args
+    model = trainer.model_parts[0]
+    try:
+        ffn = int(next(iter(model.layers.values())).feed_forward.w1.weight.shape[0])
+    except AttributeError:
+        ffn = -1
+    gpu = torch.cuda.get_device_properties(0)
+    return dict(
+        case=name, flavor=flavor, ngpu=ngpu, tp=tp, cp=cp, dp=ngpu // (tp * cp), local_batch=batch, seq=seq,
+        micro_batches=micro_batches,
+        ac=ac, selective_ac_option="op" if ac == "selective" else "", compile=compile_,
+        layers=args.n_layers, hidden=args.dim, heads=args.n_heads, kv_heads=args.n_kv_heads or args.n_heads,
+        ffn_hidden=ffn, vocab=args.vocab_size,
+        params=sum(p.numel() for p in model.parameters()), steps=steps,
+        gpu=gpu.name, capability=f"{gpu.major}.{gpu.minor}", torch=torch.__version__,
+        cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version(),
+        alloc_conf=os.environ.get("PYTORCH_ALLOC_CONF", ""),
+        cudnn_sdpa=cudnn_attention_runs(torch, args.dim // args.n_heads))
+
+
+def cudnn_attention_runs(torch, head_dim):
+    """Whether torch's cuDNN attention (first in torchtitan's backend list) takes this shape here."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q = torch.randn(1, 8, 256, head_dim, device="cuda", dtype=torch.bfloat16)
+    try:
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+            torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        return True
+    except RuntimeError:
+        return False
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--torchtitan", help="folder holding torchtitan's source")
+    p.add_argument("--out", help="append each case's JSON line to this file too")
+    p.add_argument("--budget", type=float, default=1e9, help="start no case after this many seconds")
+    p.add_argument("--timeout", type=float, default=240, help="seconds a case may run")
+    p.add_argument("--list", action="store_true", help="print the cases and exit")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("cases", nargs="*", help="cases to run (default: all)")
+    a = p.parse_args()
+    if a.list:
+        for name, c in CASES.items():
+            print(name, *c)
+        return 0
+    if a.child:
+        print("RESULT " + json.dumps(run_case(a.child, a.torchtitan)), flush=True)
+        return 0
+    if not a.torchtitan:
+        p.error("--torchtitan is required")
+    start, failed = time.monotonic(), 0
+    env = dict(os.environ, PYTORCH_ALLOC_CONF="expandable_segments:True", PYTHONUNBUFFERED="1")
+    for name in a.cases or CASES:
+        if name not in CASES:
+            p.error(f"unknown case {name!r} (see --list)")
+        if time.monotonic() - start > a.budget:
+            print(f"# {name}: skipped, budget spent", flush=True)
+            continue
+        cmd = [sys.executable, os.path.abspath(__file__), "--torchtitan", a.torchtitan, "--child", name]
+        try:
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=a.timeout)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        except subprocess.TimeoutExpired as e:
+            text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+            out, err, rc = text(e.stdout), text(e.stderr), "timeout"
+        lines = [line[7:] for line in (out or "").splitlines() if line.startswith("RESULT ")]
+        if rc != 0 or not lines:
+            failed += 1
+            print(f"# {name}: failed ({rc})\n" + "\n".join((err or "").splitlines()[-25:]), flush=True)
+            continue
+        print(lines[-1], flush=True)
+        if a.out:
+            with open(a.out, "a") as f:
+                f.write(lines[-1] + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
