@@ -284,20 +284,23 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
     auto t = training(Framework::fsdp);
     t.zero_stage = 2;  // reshard_after_forward=False
     const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
-    const double p = stage_params(llama(), l, 0, 4, false);
+    auto m = llama();
+    m.vocab = 50;  // a layer's backward, not the loss, is the peak
+    const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::backward);
+    const double p = stage_params(m, l, 0, 4, false);
     CHECK(st.weights == Approx(4 * p / 2 + 2 * p));
     CHECK(st.gradients == Approx(4 * p / 2));
     // Backward: one block's 16-bit grads and the fp32 reduce-scatter input; nothing else to gather.
-    const double layer = model::layer_params(llama(), 1);
+    const double layer = model::layer_params(m, 1);
     CHECK(st.comm_buffers == Approx((2 + 4) * layer));
     // Under fp8 the block at work has its fp8 cast too; gathering fp8 keeps one byte a weight instead.
     t.precision = "fp8";
-    const auto cast = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const auto cast = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
     CHECK(cast.weights == Approx(4 * p / 2 + 2 * p));
     CHECK(cast.comm_buffers == Approx((1 + 2 + 4) * layer));
     t.fp8_all_gather = true;
-    const auto fp8 = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
     CHECK(fp8.weights == Approx(4 * p / 2 + 1 * p));
     CHECK(fp8.comm_buffers == Approx((2 + 4) * layer));
     t.zero_stage = 1;  // nothing gathered
@@ -310,17 +313,20 @@ TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and 
     t.zero_stage = 3;
     t.precision = "fp8";
     const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const double layer = model::layer_params(llama(), 1);
+    auto m = llama();
+    m.vocab = 50;  // a layer's backward, not the loss, is the peak
+    const double layer = model::layer_params(m, 1);
     // Backward: this block and the one prefetched gathered, this block's bf16 grads, the fp32 input of
     // the reduce-scatter.
-    const auto cast = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const auto cast = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    REQUIRE(cast.phase == Phase::backward);
     t.fp8_all_gather = true;
-    const auto fp8 = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
-    const double root = 2 * (model::embedding_params(llama(), 1, false) + model::output_params(llama(), 1, 1, false));
+    const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    const double root = 2 * (model::embedding_params(m, 1, false) + model::output_params(m, 1, 1, false));
     CHECK(cast.comm_buffers - root == Approx((2 * 3 + 2 + 4) * layer));
     CHECK(fp8.comm_buffers - root == Approx((2 * 1 + 2 + 4) * layer));
     t.precision = "bf16";  // there is nothing to gather in fp8
-    CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, l, Measure::allocated),
                       "fp8_all_gather needs precision fp8 and framework fsdp, got bf16 and fsdp");
 }
 

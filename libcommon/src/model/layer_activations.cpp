@@ -30,12 +30,15 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     double replicated = 0, split = 0;  // replicated: already divided by sequence parallelism
     if (eager_ops(m, t)) {
         // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row and the normalised 16-bit
-        // tensor (the weight's mul); its output is the next GEMMs' input.
-        replicated = (2 * ((4 + e) * sbh + 4 * s * b) + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
-        // Attention sees K and V repeated to every head (repeat_kv) and keeps its output, which is
-        // copied contiguous for wo unless flash attention laid it out so already; SwiGLU keeps w1's
-        // output, its silu, w3's output and the product.
-        split = 3 * e * sbh + e * sbh + (t.flash_attention ? 0 : e * sbh) + 4 * e * s * b * f + lse;
+        // tensor (the weight's mul); torch's fused kernel keeps only its 16-bit input (the residual
+        // stream, which nothing else keeps) and 1/rms. Its output is the next GEMMs' input.
+        const double norm = (torchtitan_fused_rms_norm(t) ? e : 4 + e) * sbh + 4 * s * b;
+        replicated = (2 * norm + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
+        // Attention keeps Q, and K and V repeated to every head (repeat_kv) or at their own heads, and
+        // its output, which is copied contiguous for wo unless flash attention laid it out so already;
+        // SwiGLU keeps w1's output, its silu, w3's output and the product.
+        const double qkv = torchtitan_gqa_without_repeat(t) ? e * s * b * (h + 2 * kv) : 3 * e * sbh;
+        split = qkv + e * sbh + (t.flash_attention ? 0 : e * sbh) + 4 * e * s * b * f + lse;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.

@@ -182,10 +182,17 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     return p;
 }
 
+/// Communication buffers while a layer runs forward and while one runs backward.
+struct CommBytes {
+    double forward = 0, backward = 0;
+};
+
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-double comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
-    if (t.framework == Framework::deepspeed && t.zero_stage >= 1)
-        return 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
+CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
+    if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
+        const double bucket = 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
+        return {bucket, bucket};
+    }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
         // A gathered weight: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP gathers fp8.
         const double g = element_bytes(t), cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
@@ -199,13 +206,14 @@ double comm_bytes(const Training& t, const Layout& l, double layer, double stage
         // all the backwards of one virtual stage before the next one's: one chunk's grads at a time.
         if (l.pp > 1) {
             const double chunks = l.vpp > 1 && micro_batches <= l.pp ? 1.0 / l.vpp : 1.0;
-            return gathered * stage_params + 4 * stage_params * chunks + at_work * layer;
+            const double held = gathered * stage_params + 4 * stage_params * chunks + at_work * layer;
+            return {held, held};
         }
-        // Backward: this block's 16-bit grads and the fp32 reduce-scatter input they are cast into;
-        // under ZeRO-3 also this block and the one prefetched, gathered.
-        return (2 * gathered + at_work + g + 4) * layer;
+        // Under ZeRO-3 this block and the one prefetched are gathered; backward adds this block's 16-bit
+        // grads and the fp32 reduce-scatter input they are cast into.
+        return {(2 * gathered + at_work) * layer, (2 * gathered + at_work + g + 4) * layer};
     }
-    return 0;
+    return {};
 }
 
 /// Logits per micro-batch on the last stage, per tensor-parallel rank.
@@ -214,16 +222,16 @@ double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, co
     return tokens * static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
 }
 
-/// What the measure adds on top of live tensors: the caching allocator's reserve, and the CUDA
-/// context plus NCCL buffers that only nvidia-smi sees.
-double overhead_bytes(Measure measure, double dynamic, int gpus) {
+/// What the measure adds on top of live tensors: the caching allocator's reserve (beside `pools`,
+/// blocks cached for other streams), and the CUDA context plus NCCL buffers that only nvidia-smi sees.
+double overhead_bytes(Measure measure, double dynamic, double pools, int gpus) {
     // cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute and
     // communication streams on Hopper-class GPUs.
     const double workspace = 64.0 * 1024 * 1024;
     if (measure == Measure::allocated) return workspace;
     // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
     // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
-    const double reserved = workspace + 0.12 * dynamic;
+    const double reserved = workspace + 0.12 * dynamic + pools;
     if (measure == Measure::reserved) return reserved;
     const double context = 0.6 * kGiB, nccl = gpus > 1 ? 0.3 * kGiB : 0.0;
     return reserved + context + nccl;
@@ -333,10 +341,29 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2 && micro_batches_ == 1 &&
         deepspeed_optimizer(t) == DeepSpeedOptimizer::zero)
         loss_grads_absent_ = gradients_;
+    // FSDP2 gives each parameter its sharded gradient at its unit's reduce-scatter in backward, and
+    // torchtitan sets every gradient to None as a step begins (optimizer.zero_grad). With one
+    // micro-batch and no pipeline none exists when the loss back-propagates, and as the backward goes
+    // down the blocks their gradients appear while their activations go.
+    grads_made_in_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.pp == 1 && micro_batches_ == 1;
+    if (grads_made_in_backward_) loss_grads_absent_ = gradients_;
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
     output_ = output_params(m, l.tp, l.pp, pad);
+    // FSDP2 all-gathers on a stream of its own and reduce-scatters on another; the caching allocator
+    // keeps the blocks each stream frees for that stream alone, so while the compute stream peaks
+    // they stay reserved: the all-gather stream's two largest units gathered at once (a unit and the
+    // block prefetched after it), the reduce-scatter stream's two largest fp32 inputs. Units: each
+    // block; from torchtitan 0.2 the embedding, and the final norm with the output layer; before, the
+    // root's embedding, norm and output, gathered once and kept, reduce-scattered last together.
+    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp == 1 && shards_ > 1) {
+        const bool own_unit = torchtitan_embedding_unit(t) && !m.tied_embeddings;
+        const double gathered = t.fp8_all_gather ? 1 : element_;
+        const double root = own_unit ? std::max(embedding_, output_) : embedding_ + output_;
+        stream_pools_ = gathered * ((own_unit ? std::max(embedding_, layer_) : layer_) + layer_) +
+                        4 * (std::max(root, layer_) + layer_);
+    }
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
@@ -425,7 +452,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     if (last) per_mb += head_inputs_;                  // final norm input and output-layer input
     const double stash = st.in_flight * per_mb;
     const double fixed = last ? global_buffer_last_ : global_buffer_;
-    double comm = comm_bytes(training_, layout_, layer_, params, micro_batches_) + pipe.receive + fixed;
+    // What no single layer's work holds: pipe buffers, persistent buffers and FSDP's root units.
+    double held = pipe.receive + fixed;
     // FSDP's root module (embedding, final norm, output) is not resharded after forward: its 16-bit
     // copy stays gathered through forward and backward. From torchtitan 0.2 the embedding is a unit of
     // its own, resharded after forward and gathered again only for its backward, the last of all; the
@@ -433,8 +461,13 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // unit, which the output layer then keeps gathered).
     if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3) {
         const bool own_unit = torchtitan_embedding_unit(training_) && !model_.tied_embeddings;
-        comm += element_ * ((own_unit ? 0 : embedding_) + output_);
+        held += element_ * ((own_unit ? 0 : embedding_) + output_);
     }
+    const CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
+    const double comm = layer_comm.backward + held;
+    // FSDP without a pipeline gathers a block only for its own forward or backward: when the loss
+    // back-propagates, every block is resharded and none has made a gradient yet.
+    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held : comm;
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
@@ -457,24 +490,34 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         double activations, logits, comm, grads_absent, optimizer_absent, grads_stale = 0;
     };
     const double stale = stale_grads_ * params;
+    // Gradients made in backward (FSDP2): the last block's backward has only the output layer's (the
+    // tied embedding's, when it is that weight), with every activation still stashed; the first
+    // block's has all but the embedding's, with only its own. Between the two, a block's activations
+    // give way to its gradients, so one of the ends holds the most.
+    const double head_params = output_ + (model_.tied_embeddings ? embedding_ : 0);
+    const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_params) : 0;
+    const double first_block = (checkpointed > 0 ? stored_ : full_) + pipe.per_micro_batch;
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 6> candidates{{
+    const std::array<Candidate, 7> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
-         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads, lazy_optimizer, stale},
-        {Phase::forward, stash + working_, pipe.kept_logits, comm, lazy_grads, lazy_optimizer},
+         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads + before_blocks, lazy_optimizer, stale},
+        {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
+         (grads_made_in_backward_ ? gradients_ * params : 0) + lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, 0},
         {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive + fixed, lazy_grads, lazy_optimizer},
-        {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), comm,
+        {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), loss_comm,
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
-         pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer}}};
+         pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},
+        {Phase::backward, first_block + layer_backward(checkpointed > 0), 0, comm,
+         gradients_ * embedding_ * (model_.tied_embeddings ? 0 : 1) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
-        if ((k == 4 && !last) || (k == 5 && largest == 0)) continue;
+        if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_)) continue;
         const Candidate& c = candidates[k];
-        const double overhead = overhead_bytes(measure_, c.activations + c.logits, layout_.gpus());
+        const double overhead = overhead_bytes(measure_, c.activations + c.logits, stream_pools_, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate

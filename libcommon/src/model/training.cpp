@@ -100,6 +100,12 @@ bool torchtitan_saves_cudnn_attention(const Training& t) {
     return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2001;
 }
 
+bool torchtitan_fused_rms_norm(const Training& t) { return torchtitan_embedding_unit(t); }
+
+bool torchtitan_gqa_without_repeat(const Training& t) {
+    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2002;
+}
+
 bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }
 
 bool optimizer_sharded(const Training& t) {

@@ -8,9 +8,10 @@
 namespace hetsched::model {
 
 /// Whether the layers run as eager PyTorch modules that save every op's inputs (a LLaMA block from
-/// Hugging Face under DeepSpeed, or torchtitan's without torch.compile): RMSNorm upcasts to fp32,
-/// SwiGLU keeps gate, silu(gate), up and their product, and K and V are repeated to every head before
-/// attention. Megatron-LM's (and compiled) blocks fuse these.
+/// Hugging Face under DeepSpeed, or torchtitan's without torch.compile): RMSNorm upcasts to fp32
+/// (torchtitan's from 0.2 is torch's fused kernel), SwiGLU keeps gate, silu(gate), up and their
+/// product, and K and V are repeated to every head before attention (torchtitan's from 0.2.2 are
+/// not). Megatron-LM's (and compiled) blocks fuse these.
 bool eager_ops(const catalog::ModelSpec& m, const Training& t);
 
 /// Whether tensor parallelism is torchtitan's (DTensor): it saves gathered, full-sequence GEMM inputs

@@ -67,6 +67,8 @@ private:
     double global_buffer_ = 0, global_buffer_last_ = 0;  ///< Megatron's persistent "mpu" buffer (see .cpp)
     double wgrad_transient_ = 0;  ///< a weight's new gradient before it is added into the accumulated one
     double stale_grads_ = 0;  ///< bytes per parameter of last iteration's grads still held in backward (see .cpp)
+    bool grads_made_in_backward_ = false;  ///< FSDP2, one micro-batch: each unit's grads appear at its backward
+    double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's communication streams
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
     int shards_ = 1;                                       ///< ranks the model states are split over
 };

@@ -115,6 +115,15 @@ bool torchtitan_embedding_unit(const Training& t);
 /// flash attention's (from 0.2.1; before, cuDNN attention is recomputed in backward).
 bool torchtitan_saves_cudnn_attention(const Training& t);
 
+/// Whether torchtitan's RMSNorm is torch's fused CUDA kernel, which saves only its 16-bit input and
+/// an fp32 1/rms per row (from 0.2, which runs on torch 2.9 or later), rather than an upcast
+/// composite that saves an fp32 copy of its input and the normalised 16-bit tensor too.
+bool torchtitan_fused_rms_norm(const Training& t);
+
+/// Whether torchtitan's attention takes K and V at their own heads (scaled_dot_product_attention's
+/// enable_gqa, from 0.2.2: ff0829c, January 2026) rather than repeated to every query head.
+bool torchtitan_gqa_without_repeat(const Training& t);
+
 /// Whether Megatron-LM keeps its global "mpu" buffer (code of May 2022 on, 739cb43: read as current,
 /// Megatron-Core, or 3.0 and later): a persistent tensor that the local core attention's baddbmm and
 /// the sequence-parallel all-gather of its own linear layers (the output layer's under either
