@@ -479,7 +479,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
     //    16-bit grad: a 4-byte copy of the largest parameter (the vocabulary matrix on the first stage,
     //    and on the last when it holds the output layer). The embedding's grad comes last in the first
-    //    stage's backward, when that micro-batch's activations are gone.
+    //    stage's backward, when that micro-batch's activations are gone;
+    //  - with FSDP2's gradients made in backward, the first block's backward (see below).
     // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
     // layer's replay the other layers' are back, at the loss none are. In the first iteration, what the
     // optimizer makes at its first step is absent from all but the step.
@@ -496,7 +497,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // give way to its gradients, so one of the ends holds the most.
     const double head_params = output_ + (model_.tied_embeddings ? embedding_ : 0);
     const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_params) : 0;
-    const double first_block = (checkpointed > 0 ? stored_ : full_) + pipe.per_micro_batch;
+    const double first_block = checkpointed > 0 ? stored_ : full_;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 7> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
