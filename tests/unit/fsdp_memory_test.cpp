@@ -70,7 +70,7 @@ TEST_CASE("FSDP2's backward peaks at its last block, with only the output layer'
 }
 
 TEST_CASE("FSDP2's backward peaks at its first block when a block's gradients outweigh its activations", "[model]") {
-    // Eight tokens, every block replayed: a block keeps 8 x 64 x 2 bytes, far below its 46,080
+    // Eight tokens, every block replayed: a block keeps 8 x 64 x 2 bytes, far below its 46,208
     // parameters' fp32 gradients. At the first block every gradient but the embedding's is made.
     auto m = llama();
     m.vocab = 50;
