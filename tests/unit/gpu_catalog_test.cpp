@@ -56,3 +56,26 @@ TEST_CASE("a CSV catalog keeps its currency column, one currency for all rows", 
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,4,CNY\nB,48,150,6,USD\n"}),
                       Catch::Contains("expected the catalog's one currency 'CNY' in column 'currency', got 'USD'"));
 }
+
+TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family", "[catalog]") {
+    const auto c = catalog::named_catalog("default");
+    CHECK(c.find("H200-SXM").compute_capability == Approx(9.0));
+    CHECK(c.find("L40S").compute_capability == Approx(8.9));
+    CHECK(c.find("MI300X").compute_capability == 0);  // not a CUDA part
+    // A measured run's GPU cell: its first word picks the family, whatever follows.
+    CHECK(catalog::family_compute_capability(c, "a100-sxm-80gb") == Approx(8.0));
+    CHECK(catalog::family_compute_capability(c, "H100_HBM2e 96GB") == Approx(9.0));
+    CHECK(catalog::family_compute_capability(c, "v100-sxm3-32gb") == Approx(7.0));
+    CHECK(catalog::family_compute_capability(c, "rtx-3090") == 0);  // RTX cards of 7.5 and 8.6: no answer
+    CHECK(catalog::family_compute_capability(c, "gb200") == 0);     // not listed
+    CHECK(catalog::family_compute_capability(c, "") == 0);
+    // A catalog file may give it (YAML or CSV); without it, unknown.
+    const auto yaml = catalog::parse_catalog(
+        {"c.yaml", "kind: gpu-catalog\nversion: 1\ngpus:\n  - {name: X, memory_gib: 80, tflops: 900, compute_capability: 9.0}\n"});
+    CHECK(yaml.gpus.at(0).compute_capability == Approx(9.0));
+    const auto csv = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,8.6\nB,48,150,\n"});
+    CHECK(csv.gpus.at(0).compute_capability == Approx(8.6));
+    CHECK(csv.gpus.at(1).compute_capability == 0);
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
+                      Catch::Contains("compute_capability"));
+}

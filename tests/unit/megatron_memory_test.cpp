@@ -200,3 +200,26 @@ TEST_CASE("Megatron's global buffer: the local attention's scores input on every
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), cp, Layout{1, 1, 1, 2, 1, 1, {}}, Measure::allocated),
                       Catch::Contains("local implementation has no context parallelism"));
 }
+
+TEST_CASE("Transformer Engine's cuBLAS workspace: 32 MiB from compute capability 9.0, 4 MiB below", "[model]") {
+    // Megatron-LM's layers under Transformer Engine (the default implementation, current release)
+    // allocate one workspace beside torch's two 32 MiB ones; an unknown GPU counts as Hopper or later.
+    auto t = training(Framework::megatron, 1, 2);
+    auto overhead = [&](double capability) {
+        t.compute_capability = capability;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0).overhead;
+    };
+    const double mib = 1024.0 * 1024;
+    CHECK(overhead(9.0) == Approx((64 + 32) * mib));
+    CHECK(overhead(10.0) == Approx((64 + 32) * mib));
+    CHECK(overhead(0) == Approx((64 + 32) * mib));
+    CHECK(overhead(8.0) == Approx((64 + 4) * mib));
+    t.local_impl = true;  // Megatron-LM's own layers: no Transformer Engine
+    CHECK(overhead(9.0) == Approx(64 * mib));
+    t.local_impl = false;
+    t.framework_version = "2.5";  // before Transformer Engine
+    CHECK(overhead(9.0) == Approx(64 * mib));
+    auto ds = training(Framework::deepspeed, 1, 2);
+    ds.compute_capability = 9.0;
+    CHECK(model::estimate_memory(gpt(), ds, kStepLayout, Measure::allocated).stages.at(0).overhead == Approx(64 * mib));
+}

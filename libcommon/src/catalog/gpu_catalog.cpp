@@ -1,5 +1,6 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 
+#include <cctype>
 #include <map>
 
 #include <hetsched/cli/error.hpp>
@@ -27,7 +28,8 @@ double optional_number(const io::CsvTable& t, size_t row, int col) {
 std::vector<GpuType> parse_spec_rows() {
     auto t = embedded_table("gpus.csv", embedded::gpus_csv);
     int name = t.require("name"), mem = t.require("memory_gib"), bf16 = t.require("bf16_tflops"),
-        fp32 = t.require("fp32_tflops"), bw = t.require("mem_bw_gbs"), link = t.require("link_gbs");
+        fp32 = t.require("fp32_tflops"), bw = t.require("mem_bw_gbs"), link = t.require("link_gbs"),
+        cc = t.require("compute_capability");
     std::vector<GpuType> out;
     for (size_t r = 0; r < t.rows(); ++r) {
         GpuType g;
@@ -40,6 +42,7 @@ std::vector<GpuType> parse_spec_rows() {
         }
         g.mem_bw_gb_s = optional_number(t, r, bw);
         g.link_gb_s = optional_number(t, r, link);
+        g.compute_capability = optional_number(t, r, cc);
         out.push_back(g);
     }
     return out;
@@ -136,6 +139,28 @@ const GpuType& GpuCatalog::find(const std::string& wanted) const {
     if (const GpuType* g = lookup(wanted)) return *g;
     throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + did_you_mean(wanted, names_of(*this)) +
                      " (see --list-gpus)");
+}
+
+namespace {
+std::string family(const std::string& name) {
+    std::string out;
+    for (char ch : name) {
+        if (ch == '-' || ch == '_' || ch == ' ') break;
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    return out;
+}
+}  // namespace
+
+double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
+    const std::string wanted = family(gpu);
+    double found = -1;
+    for (const auto& g : c.gpus) {
+        if (wanted.empty() || family(g.name) != wanted) continue;
+        if (found >= 0 && g.compute_capability != found) return 0;
+        found = g.compute_capability;
+    }
+    return found > 0 ? found : 0;
 }
 
 std::vector<std::string> catalog_names() { return {"default", "juchi", "sia"}; }

@@ -23,8 +23,10 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
         const Layout l = layout_from_options(o.job, job);
         const Measure measure = o.measure.value_or(Measure::allocated);
-        const MemoryEstimate est = estimate_memory(job.model, job.training, l, measure, method);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
+        Training on_gpu = job.training;
+        if (gpu) on_gpu.compute_capability = gpu->compute_capability;
+        const MemoryEstimate est = estimate_memory(job.model, on_gpu, l, measure, method);
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
             out.fits = est.peak_bytes() / kGiB <= usable;
@@ -86,14 +88,14 @@ std::string list_models_csv() {
 }
 
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
-    io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "gpus_per_node",
-                     "price_per_hour", "currency", "quota"});
+    io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "compute_capability",
+                     "gpus_per_node", "price_per_hour", "currency", "quota"});
     // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
     auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
         w.add_row({g.name, io::format_number(g.memory_gib), io::format_number(g.tflops),
                    g.tflops_from_fp32 ? "fp32" : "tensor", known(g.mem_bw_gb_s), known(g.link_gb_s),
-                   std::to_string(g.gpus_per_node),
+                   known(g.compute_capability), std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
                    g.quota < 0 ? "" : std::to_string(g.quota)});
     return w.text();

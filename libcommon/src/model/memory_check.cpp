@@ -9,6 +9,7 @@
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
@@ -170,7 +171,10 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
-              source = t.find("source");
+              source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability");
+    // A run's GPU, for what depends on its compute capability: the column, else the default catalog's
+    // types of the gpu cell's family.
+    static const catalog::GpuCatalog known = catalog::named_catalog("default");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -223,6 +227,10 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                                     tr.framework_version + "'",
                                 t.where(r, version));
         }
+        if (capability >= 0 && !t.cell(r, capability).text.empty())
+            tr.compute_capability = t.number(r, capability, 1, 100);
+        else if (gpu >= 0)
+            tr.compute_capability = catalog::family_compute_capability(known, t.cell(r, gpu).text);
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);

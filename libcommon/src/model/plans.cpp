@@ -57,6 +57,8 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         std::to_string(t.global_batch) + ")");
     std::vector<Plan> plans;
     for (const auto& g : c.gpus) {
+        Training on_gpu = t;
+        on_gpu.compute_capability = g.compute_capability;
         const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
         const double usable = g.memory_gib * o.usable_fraction;
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
@@ -78,7 +80,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         const bool frenzy = o.method == Method::frenzy;
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
-                        const double bytes = estimate_memory(m, t, l, o.measure, o.method).peak_bytes();
+                        const double bytes = estimate_memory(m, on_gpu, l, o.measure, o.method).peak_bytes();
                         if (bytes / kGiB > usable) break;  // larger micro-batches only need more
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g, o.network)});
                     }

@@ -222,12 +222,13 @@ double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, co
     return tokens * static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
 }
 
-/// What the measure adds on top of live tensors: the caching allocator's reserve (beside `pools`,
-/// blocks cached for other streams), and the CUDA context plus NCCL buffers that only nvidia-smi sees.
-double overhead_bytes(Measure measure, double dynamic, double pools, int gpus) {
-    // cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute and
-    // communication streams on Hopper-class GPUs.
-    const double workspace = 64.0 * 1024 * 1024;
+/// What the measure adds on top of live tensors: cuBLAS workspaces, the caching allocator's reserve
+/// (beside `pools`, blocks cached for other streams), and the CUDA context plus NCCL buffers that only
+/// nvidia-smi sees.
+double overhead_bytes(const Training& t, Measure measure, double dynamic, double pools, int gpus) {
+    // torch's cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute
+    // and communication streams on Hopper-class GPUs; Transformer Engine allocates its own.
+    const double workspace = 64.0 * 1024 * 1024 + transformer_engine_workspace(t);
     if (measure == Measure::allocated) return workspace;
     // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
     // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
@@ -518,7 +519,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_)) continue;
         const Candidate& c = candidates[k];
-        const double overhead = overhead_bytes(measure_, c.activations + c.logits, stream_pools_, layout_.gpus());
+        const double overhead =
+            overhead_bytes(training_, measure_, c.activations + c.logits, stream_pools_, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate

@@ -85,11 +85,22 @@ bool megatron_main_grad_alias(const Training& t) {
     return v >= 2001000 && v < 2006000;
 }
 
-bool megatron_global_buffer(const Training& t) {
+namespace {
+/// Megatron-LM as current, Megatron-Core (0.x) or 3.0 and later.
+bool megatron_core_era(const Training& t) {
     if (t.framework != Framework::megatron) return false;
     if (t.framework_version.empty()) return true;
     const long v = release_number(t.framework_version);
     return v < 1000000 || v >= 3000000;
+}
+}  // namespace
+
+bool megatron_global_buffer(const Training& t) { return megatron_core_era(t); }
+
+double transformer_engine_workspace(const Training& t) {
+    if (!megatron_core_era(t) || t.local_impl) return 0;
+    const bool hopper_on = t.compute_capability == 0 || t.compute_capability >= 9;
+    return (hopper_on ? 32.0 : 4.0) * 1024 * 1024;
 }
 
 bool torchtitan_embedding_unit(const Training& t) {

@@ -17,6 +17,7 @@ struct GpuType {
     bool tflops_from_fp32 = false;  ///< no tensor figure known: `tflops` is the FP32 peak
     double mem_bw_gb_s = 0;         ///< peak memory bandwidth (0 = unknown)
     double link_gb_s = 0;           ///< intra-node GPU link, bidirectional per GPU (0 = unknown)
+    double compute_capability = 0;  ///< CUDA compute capability, e.g. 9.0 (0 = unknown or not CUDA)
     int gpus_per_node = 8;
     double price_per_hour = -1;     ///< per GPU-hour in the catalog's currency; < 0 = unknown
     int quota = -1;                 ///< GPUs of this type a user may take; < 0 = unlimited
@@ -35,6 +36,11 @@ struct GpuCatalog {
     /// Like find(), but nullptr instead of an error.
     const GpuType* lookup(const std::string& name) const;
 };
+
+/// The compute capability that `c`'s GPU types of `gpu`'s family share: the family is a name's first
+/// word (up to '-', '_' or a space, letter case ignored), so "a100-sxm-80gb" finds the A100s. 0 when no
+/// type of that family is listed, or when they differ (the RTX cards), or are not CUDA parts.
+double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
 /// Names accepted by named_catalog().
 std::vector<std::string> catalog_names();

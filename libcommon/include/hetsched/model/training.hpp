@@ -51,6 +51,9 @@ struct Training {
     /// current), torchtitan's for fsdp (empty: its code before 0.2, which its published December 2024
     /// benchmarks ran).
     std::string framework_version;
+    /// The GPU's CUDA compute capability, as its catalog entry gives it (0: unknown, read as 9.0 or
+    /// later); set from the GPU a layout is checked against, not from the job document.
+    double compute_capability = 0;
     /// The fused attention kernel is cuDNN's rather than flash attention's (torchtitan puts cuDNN first
     /// on compute capability 10.0 and up since May 2025). Needs flash_attention (a fused kernel).
     bool cudnn_attention = false;
@@ -129,6 +132,11 @@ bool torchtitan_gqa_without_repeat(const Training& t);
 /// the sequence-parallel all-gather of its own linear layers (the output layer's under either
 /// implementation) take their inputs from.
 bool megatron_global_buffer(const Training& t);
+
+/// Bytes of Transformer Engine's cuBLAS workspace, which its GEMMs share: Megatron-LM's layers under
+/// transformer_impl transformer_engine (read as current, Megatron-Core, or 3.0 and later) allocate it
+/// once, 32 MiB from compute capability 9.0 (or unknown), 4 MiB below; 0 for other frameworks.
+double transformer_engine_workspace(const Training& t);
 /// ZeRO-3's default sub_group_size, the elements its step works on at once: 1e9 from DeepSpeed 0.4.1,
 /// 1e12 (the whole partition) before.
 double deepspeed_sub_group_size(const Training& t);
