@@ -231,6 +231,8 @@ def main():
     p.add_argument("--out", help="append each case's JSON line to this file too")
     p.add_argument("--budget", type=float, default=1e9, help="start no case after this many seconds")
     p.add_argument("--timeout", type=float, default=240, help="seconds a case may run")
+    p.add_argument("--alloc-conf", default="expandable_segments:True",
+                   help="PYTORCH_ALLOC_CONF for the runs (default: torchtitan's launcher's)")
     p.add_argument("--list", action="store_true", help="print the cases and exit")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("cases", nargs="*", help="cases to run (default: all)")
@@ -245,7 +247,7 @@ def main():
     if not a.torchtitan:
         p.error("--torchtitan is required")
     start, failed = time.monotonic(), 0
-    env = dict(os.environ, PYTORCH_ALLOC_CONF="expandable_segments:True", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTORCH_ALLOC_CONF=a.alloc_conf, PYTHONUNBUFFERED="1")
     for name in a.cases or CASES:
         if name not in CASES:
             p.error(f"unknown case {name!r} (see --list)")
