@@ -36,11 +36,11 @@ TEST_CASE("FSDP2 makes each unit's gradients in its backward: with one micro-bat
     CHECK(st.gradients == 0);
     CHECK(st.weights == Approx(4 * p / 2));
     CHECK(st.comm_buffers == Approx(2 * output));
-    // Before torchtitan 0.2 the root unit held the embedding too.
+    // Before torchtitan 0.2 the root unit held the embedding too, and the last block stayed gathered.
     t.framework_version = "";
-    const double embedding = model::embedding_params(m, 1, false);
+    const double embedding = model::embedding_params(m, 1, false), layer = model::layer_params(m, 1);
     CHECK(model::estimate_memory(m, t, kDp2, Measure::allocated).stages.at(0).comm_buffers ==
-          Approx(2 * (embedding + output)));
+          Approx(2 * (embedding + output + layer)));
     // Two micro-batches: the second's loss back-propagates beside the first's gradients.
     t = torchtitan(128, 4);
     const auto accumulated = model::estimate_memory(m, t, kDp2, Measure::allocated).stages.at(0);
@@ -63,10 +63,22 @@ TEST_CASE("FSDP2's backward peaks at its last block, with only the output layer'
     const double layer = model::layer_params(m, 1);
     CHECK(st.comm_buffers == Approx((2 * 2 + 2 + 4) * layer + 2 * model::output_params(m, 1, 1, false)));
     // With the output weight tied to the embedding, its gradient is made first too (beside the final
-    // norm's, which the output layer's count holds).
+    // norm's, which the output layer's count holds), but it stays whole and in 16 bits in the
+    // embedding's unit until that unit's reduce-scatter, the last of all. Before 0.2 the untied
+    // output layer's does the same in the root unit.
     m.tied_embeddings = true;
+    const double root = 2 * (model::embedding_params(m, 1, false) + model::output_params(m, 1, 1, false));
     const auto tied = model::estimate_memory(m, torchtitan(), kDp2, Measure::allocated).stages.at(0);
-    CHECK(tied.gradients == Approx(4 * (model::embedding_params(m, 1, false) + model::output_params(m, 1, 1, false)) / 2));
+    REQUIRE(tied.phase == Phase::backward);
+    CHECK(tied.gradients == 0);
+    CHECK(tied.comm_buffers == Approx((2 * 2 + 2 + 4) * layer + root + root));  // gathered, and its grad
+    m.tied_embeddings = false;
+    auto before = torchtitan();
+    before.framework_version = "";
+    const auto root_unit = model::estimate_memory(m, before, kDp2, Measure::allocated).stages.at(0);
+    CHECK(root_unit.gradients == 0);
+    CHECK(root_unit.comm_buffers ==
+          Approx((2 * 2 + 2 + 4) * layer + 2 * model::embedding_params(m, 1, false) + 4 * model::output_params(m, 1, 1, false)));
 }
 
 TEST_CASE("FSDP2's backward peaks at its first block when a block's gradients outweigh its activations", "[model]") {
@@ -83,6 +95,12 @@ TEST_CASE("FSDP2's backward peaks at its first block when a block's gradients ou
     // One block's input is all that is stashed, beside that block's replay and working set.
     const auto a = model::layer_activations(m, t, kDp2);
     CHECK(st.activations == Approx(a.stored + a.full - a.stored + a.working));
+    // Checkpointing every second block (blocks 1 and 3 of 0-3): the first keeps everything and replays
+    // nothing.
+    t.checkpoint_every = 2;
+    const auto every2 = model::estimate_memory(m, t, kDp2, Measure::allocated).stages.at(0);
+    REQUIRE(every2.gradients == Approx(st.gradients));
+    CHECK(every2.activations == Approx(a.full + a.working));
 }
 
 TEST_CASE("torchtitan's eager block by release: fused RMSNorm from 0.2, K and V unrepeated from 0.2.2", "[model]") {
@@ -121,7 +139,7 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
     const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
     const double output = model::output_params(m, 1, 1, false);
     REQUIRE(embedding > layer);
-    CHECK(pools(kDp2) == Approx(2 * (embedding + layer) + 4 * (std::max(embedding, output) + layer)));
+    CHECK(pools(kDp2) == Approx(2 * (std::max(embedding, output) + layer) + 4 * (std::max(embedding, output) + layer)));
     // Before 0.2 the root gathers the embedding and output once and keeps them; it reduce-scatters them
     // together, last.
     t.framework_version = "";

@@ -76,6 +76,11 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     const auto csv = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,8.6\nB,48,150,\n"});
     CHECK(csv.gpus.at(0).compute_capability == Approx(8.6));
     CHECK(csv.gpus.at(1).compute_capability == 0);
+    // Where a catalog file does not say, a name of a known family still tells it.
+    const auto named = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops\nV100-PCIe-32GB,32,125\nX,24,100\n"});
+    CHECK(catalog::compute_capability_of(named.gpus.at(0)) == Approx(7.0));
+    CHECK(catalog::compute_capability_of(named.gpus.at(1)) == 0);
+    CHECK(catalog::compute_capability_of(csv.gpus.at(0)) == Approx(8.6));
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
                       Catch::Contains("compute_capability"));
 }

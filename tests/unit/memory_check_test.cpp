@@ -302,6 +302,7 @@ TEST_CASE("A measured run's GPU: a compute_capability cell, else the gpu cell's 
     CHECK(capability("h100-sxm-80gb", "") == Approx(9.0));
     CHECK(capability("gb200", "") == 0);  // unknown: read as Hopper or later
     CHECK(capability("gb200", "10.0") == Approx(10.0));
+    CHECK(capability("a100-sxm-80gb", "0") == 0);  // said unknown
     // The A100 run is predicted 28 MiB below the same run on an H100 (Transformer Engine's workspace).
     const auto a100 = read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,"
                                         "max_allocated,a100-sxm-80gb,\n");

@@ -163,6 +163,12 @@ double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
     return found > 0 ? found : 0;
 }
 
+double compute_capability_of(const GpuType& g) {
+    if (g.compute_capability > 0) return g.compute_capability;
+    static const GpuCatalog known = named_catalog("default");
+    return family_compute_capability(known, g.name);
+}
+
 std::vector<std::string> catalog_names() { return {"default", "juchi", "sia"}; }
 
 GpuCatalog named_catalog(const std::string& name) {

@@ -25,7 +25,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         const Measure measure = o.measure.value_or(Measure::allocated);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
         Training on_gpu = job.training;
-        if (gpu) on_gpu.compute_capability = gpu->compute_capability;
+        if (gpu) on_gpu.compute_capability = catalog::compute_capability_of(*gpu);
         const MemoryEstimate est = estimate_memory(job.model, on_gpu, l, measure, method);
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;

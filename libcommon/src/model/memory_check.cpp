@@ -228,7 +228,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                                 t.where(r, version));
         }
         if (capability >= 0 && !t.cell(r, capability).text.empty())
-            tr.compute_capability = t.number(r, capability, 1, 100);
+            tr.compute_capability = t.number(r, capability, 0, 100);  // 0: unknown
         else if (gpu >= 0)
             tr.compute_capability = catalog::family_compute_capability(known, t.cell(r, gpu).text);
         if (every >= 0 && !t.cell(r, every).text.empty())

@@ -182,6 +182,13 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     return p;
 }
 
+/// Bytes of a weight FSDP gathers: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP
+/// gathers fp8.
+double gathered_weight_bytes(const Training& t) {
+    const double cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
+    return t.fp8_all_gather ? 1 : element_bytes(t) + cast;
+}
+
 /// Communication buffers while a layer runs forward and while one runs backward.
 struct CommBytes {
     double forward = 0, backward = 0;
@@ -194,9 +201,8 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         return {bucket, bucket};
     }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
-        // A gathered weight: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP gathers fp8.
         const double g = element_bytes(t), cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
-        const double w = t.fp8_all_gather ? 1 : g + cast;
+        const double w = gathered_weight_bytes(t);
         // ZeRO-2 keeps every block gathered (the weights count them); only the fp8 cast of the block
         // at work is here.
         const double gathered = t.zero_stage >= 3 ? w : 0, at_work = t.zero_stage >= 3 ? 0 : cast;
@@ -362,7 +368,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         const bool own_unit = torchtitan_embedding_unit(t) && !m.tied_embeddings;
         const double gathered = t.fp8_all_gather ? 1 : element_;
         const double root = own_unit ? std::max(embedding_, output_) : embedding_ + output_;
-        stream_pools_ = gathered * ((own_unit ? std::max(embedding_, layer_) : layer_) + layer_) +
+        stream_pools_ = gathered * ((own_unit ? std::max({embedding_, output_, layer_}) : layer_) + layer_) +
                         4 * (std::max(root, layer_) + layer_);
     }
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
@@ -460,15 +466,17 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // its own, resharded after forward and gathered again only for its backward, the last of all; the
     // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
     // unit, which the output layer then keeps gathered).
-    if (training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 && training_.zero_stage >= 3) {
-        const bool own_unit = torchtitan_embedding_unit(training_) && !model_.tied_embeddings;
-        held += element_ * ((own_unit ? 0 : embedding_) + output_);
-    }
+    const bool fsdp_units = training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 &&
+                            training_.zero_stage >= 3;
+    const bool own_unit = torchtitan_embedding_unit(training_) && !model_.tied_embeddings;
+    if (fsdp_units) held += element_ * ((own_unit ? 0 : embedding_) + output_);
     const CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
     const double comm = layer_comm.backward + held;
     // FSDP without a pipeline gathers a block only for its own forward or backward: when the loss
-    // back-propagates, every block is resharded and none has made a gradient yet.
-    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held : comm;
+    // back-propagates none has made a gradient yet, and every block is resharded but, before
+    // torchtitan 0.2, the last, which it left gathered for the backward that follows.
+    const double last_block = fsdp_units && !torchtitan_embedding_unit(training_) ? gathered_weight_bytes(training_) * layer_ : 0;
+    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block : comm;
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
@@ -494,14 +502,20 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double stale = stale_grads_ * params;
     // Gradients made in backward (FSDP2): the last block's backward has only the output layer's (the
     // tied embedding's, when it is that weight), with every activation still stashed; the first
-    // block's has all but the embedding's, with only its own. Between the two, a block's activations
-    // give way to its gradients, so one of the ends holds the most.
+    // block's has every block's, with only its own activations. Between the two, a block's
+    // activations give way to its gradients, so one of the ends holds the most. The output layer's
+    // gradient is sharded by then when the final norm and output are a unit of their own (torchtitan
+    // 0.2, untied); otherwise it waits, whole and in 16 bits, for its unit's reduce-scatter, the last.
     const double head_params = output_ + (model_.tied_embeddings ? embedding_ : 0);
-    const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_params) : 0;
-    const double first_block = checkpointed > 0 ? stored_ : full_;
+    const double head_sharded = own_unit ? head_params : 0;
+    const double head_whole = grads_made_in_backward_ && !own_unit ? element_ * head_params : 0;
+    const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_sharded) : 0;
+    // Layers N-1, 2N-1, ... are checkpointed: the first only when every layer is.
+    const bool first_checkpointed = checkpointed > 0 && training_.checkpoint_every == 1;
+    const double first_block = first_checkpointed ? stored_ : full_;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 7> candidates{{
-        {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm,
+        {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          (grads_made_in_backward_ ? gradients_ * params : 0) + lazy_grads, lazy_optimizer},
@@ -512,8 +526,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},
-        {Phase::backward, first_block + layer_backward(checkpointed > 0), 0, comm,
-         gradients_ * embedding_ * (model_.tied_embeddings ? 0 : 1) + lazy_grads, lazy_optimizer}}};
+        {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole,
+         gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
