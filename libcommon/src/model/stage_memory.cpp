@@ -182,12 +182,12 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     return p;
 }
 
+/// Bytes of the fp8 copy a gathered 16-bit weight is cast into under fp8 (none when FSDP gathers fp8).
+double fp8_cast_bytes(const Training& t) { return t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0; }
+
 /// Bytes of a weight FSDP gathers: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP
 /// gathers fp8.
-double gathered_weight_bytes(const Training& t) {
-    const double cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
-    return t.fp8_all_gather ? 1 : element_bytes(t) + cast;
-}
+double gathered_weight_bytes(const Training& t) { return t.fp8_all_gather ? 1 : element_bytes(t) + fp8_cast_bytes(t); }
 
 /// Communication buffers while a layer runs forward and while one runs backward.
 struct CommBytes {
@@ -201,8 +201,7 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         return {bucket, bucket};
     }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
-        const double g = element_bytes(t), cast = t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0;
-        const double w = gathered_weight_bytes(t);
+        const double g = element_bytes(t), cast = fp8_cast_bytes(t), w = gathered_weight_bytes(t);
         // ZeRO-2 keeps every block gathered (the weights count them); only the fp8 cast of the block
         // at work is here.
         const double gathered = t.zero_stage >= 3 ? w : 0, at_work = t.zero_stage >= 3 ? 0 : cast;
@@ -364,12 +363,16 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // block prefetched after it), the reduce-scatter stream's two largest fp32 inputs. Units: each
     // block; from torchtitan 0.2 the embedding, and the final norm with the output layer; before, the
     // root's embedding, norm and output, gathered once and kept, reduce-scattered last together.
-    if (t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp == 1 && shards_ > 1) {
-        const bool own_unit = torchtitan_embedding_unit(t) && !m.tied_embeddings;
+    fsdp_units_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp == 1 && shards_ > 1;
+    own_unit_ = torchtitan_embedding_unit(t) && !m.tied_embeddings;
+    if (fsdp_units_) {
         const double gathered = t.fp8_all_gather ? 1 : element_;
-        const double root = own_unit ? std::max(embedding_, output_) : embedding_ + output_;
-        stream_pools_ = gathered * ((own_unit ? std::max({embedding_, output_, layer_}) : layer_) + layer_) +
+        const double root = own_unit_ ? std::max(embedding_, output_) : embedding_ + output_;
+        stream_pools_ = gathered * ((own_unit_ ? std::max({embedding_, output_, layer_}) : layer_) + layer_) +
                         4 * (std::max(root, layer_) + layer_);
+        // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
+        // that follows at once.
+        if (!torchtitan_embedding_unit(t)) last_block_gathered_ = gathered_weight_bytes(t) * layer_;
     }
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
@@ -466,17 +469,13 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // its own, resharded after forward and gathered again only for its backward, the last of all; the
     // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
     // unit, which the output layer then keeps gathered).
-    const bool fsdp_units = training_.framework == Framework::fsdp && layout_.pp == 1 && shards_ > 1 &&
-                            training_.zero_stage >= 3;
-    const bool own_unit = torchtitan_embedding_unit(training_) && !model_.tied_embeddings;
-    if (fsdp_units) held += element_ * ((own_unit ? 0 : embedding_) + output_);
+    if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
     const CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
     const double comm = layer_comm.backward + held;
     // FSDP without a pipeline gathers a block only for its own forward or backward: when the loss
     // back-propagates none has made a gradient yet, and every block is resharded but, before
-    // torchtitan 0.2, the last, which it left gathered for the backward that follows.
-    const double last_block = fsdp_units && !torchtitan_embedding_unit(training_) ? gathered_weight_bytes(training_) * layer_ : 0;
-    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block : comm;
+    // torchtitan 0.2, the last.
+    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block_gathered_ : comm;
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
@@ -507,8 +506,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // gradient is sharded by then when the final norm and output are a unit of their own (torchtitan
     // 0.2, untied); otherwise it waits, whole and in 16 bits, for its unit's reduce-scatter, the last.
     const double head_params = output_ + (model_.tied_embeddings ? embedding_ : 0);
-    const double head_sharded = own_unit ? head_params : 0;
-    const double head_whole = grads_made_in_backward_ && !own_unit ? element_ * head_params : 0;
+    const double head_sharded = own_unit_ ? head_params : 0;
+    const double head_whole = grads_made_in_backward_ && !own_unit_ ? element_ * head_params : 0;
     const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_sharded) : 0;
     // Layers N-1, 2N-1, ... are checkpointed: the first only when every layer is.
     const bool first_checkpointed = checkpointed > 0 && training_.checkpoint_every == 1;

@@ -103,19 +103,17 @@ double transformer_engine_workspace(const Training& t) {
     return (hopper_on ? 32.0 : 4.0) * 1024 * 1024;
 }
 
-bool torchtitan_embedding_unit(const Training& t) {
-    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2000;
+namespace {
+/// FSDP under torchtitan `release` (0.2.1 is 2001) or later; no version is its code before 0.2.
+bool torchtitan_from(const Training& t, long release) {
+    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= release;
 }
+}  // namespace
 
-bool torchtitan_saves_cudnn_attention(const Training& t) {
-    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2001;
-}
-
-bool torchtitan_fused_rms_norm(const Training& t) { return torchtitan_embedding_unit(t); }
-
-bool torchtitan_gqa_without_repeat(const Training& t) {
-    return t.framework == Framework::fsdp && !t.framework_version.empty() && release_number(t.framework_version) >= 2002;
-}
+bool torchtitan_embedding_unit(const Training& t) { return torchtitan_from(t, 2000); }
+bool torchtitan_saves_cudnn_attention(const Training& t) { return torchtitan_from(t, 2001); }
+bool torchtitan_fused_rms_norm(const Training& t) { return torchtitan_from(t, 2000); }
+bool torchtitan_gqa_without_repeat(const Training& t) { return torchtitan_from(t, 2002); }
 
 bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }
 

@@ -69,6 +69,9 @@ private:
     double stale_grads_ = 0;  ///< bytes per parameter of last iteration's grads still held in backward (see .cpp)
     bool grads_made_in_backward_ = false;  ///< FSDP2, one micro-batch: each unit's grads appear at its backward
     double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's communication streams
+    bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
+    bool own_unit_ = false;    ///< torchtitan 0.2, untied: the embedding, and the norm with the output, own units
+    double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
