@@ -163,10 +163,13 @@ double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
     return found > 0 ? found : 0;
 }
 
+double default_family_compute_capability(const std::string& gpu) {
+    static const GpuCatalog known = named_catalog("default");  // parsed once
+    return family_compute_capability(known, gpu);
+}
+
 double compute_capability_of(const GpuType& g) {
-    if (g.compute_capability > 0) return g.compute_capability;
-    static const GpuCatalog known = named_catalog("default");
-    return family_compute_capability(known, g.name);
+    return g.compute_capability > 0 ? g.compute_capability : default_family_compute_capability(g.name);
 }
 
 std::vector<std::string> catalog_names() { return {"default", "juchi", "sia"}; }

@@ -172,9 +172,6 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
               source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability");
-    // A run's GPU, for what depends on its compute capability: the column, else the default catalog's
-    // types of the gpu cell's family.
-    static const catalog::GpuCatalog known = catalog::named_catalog("default");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -227,10 +224,11 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                                     tr.framework_version + "'",
                                 t.where(r, version));
         }
+        // The GPU's compute capability: the column, else the default catalog's for the gpu cell's family.
         if (capability >= 0 && !t.cell(r, capability).text.empty())
             tr.compute_capability = t.number(r, capability, 0, 100);  // 0: unknown
         else if (gpu >= 0)
-            tr.compute_capability = catalog::family_compute_capability(known, t.cell(r, gpu).text);
+            tr.compute_capability = catalog::default_family_compute_capability(t.cell(r, gpu).text);
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);

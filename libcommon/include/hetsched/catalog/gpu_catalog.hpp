@@ -42,6 +42,9 @@ struct GpuCatalog {
 /// type of that family is listed, or when they differ (the RTX cards), or are not CUDA parts.
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
+/// The compute capability the default catalog gives `gpu`'s family (family_compute_capability).
+double default_family_compute_capability(const std::string& gpu);
+
 /// `g`'s compute capability, else (a catalog file that does not give it) that of the default
 /// catalog's types of its family; 0 when neither knows.
 double compute_capability_of(const GpuType& g);
