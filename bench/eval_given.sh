@@ -1,7 +1,8 @@
 #!/bin/sh
 # Compares `placestages --method given` with measured iteration times of real pipeline runs: AMP's
-# GPT-2 medium (24 layers, hidden 1024, 16 heads, sequence 1024, tied embeddings, fp16) under DeepSpeed's
-# pipeline engine on 12 V100s + 4 T4s (the T4 node hosting the last stages) and on 16 T4s
+# GPT-2 medium (24 layers, hidden 1024, 16 heads, sequence 1024, tied embeddings, fp16, fp32 all-reduce)
+# under DeepSpeed's pipeline engine on 12 V100s + 4 T4s (the T4 node hosting the last stages) and on
+# 16 T4s, 4 GPUs a node
 # (tests/data/pipeline_timings/, with their sources). Two estimates a run:
 #   profile   AMP's measured per-layer forward times at micro-batch 1 (backward taken as twice, as
 #             AMP's cost model does): only the runs at micro-batch 1 and tp 1 the profile covers;
@@ -19,10 +20,16 @@ trap 'rm -rf "$tmp"' EXIT
 estimate() {  # job.yaml [extra flags] -> iteration seconds; a failed run stops the evaluation
   job=$1
   shift
-  "$build/tools/placestages/placestages" "$job" --method given --schedule "$schedule" --format csv -q "$@" \
+  "$build/tools/placestages/placestages" "$job" --catalog "$tmp/catalog.csv" --method given --schedule "$schedule" \
+    --format csv -q "$@" \
     > "$tmp/out.csv" || { echo "eval_given: placestages failed on $id" >&2; exit 1; }
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i } NR == 2 { print $c }' "$tmp/out.csv"
 }
+
+# The two types as the catalog has them, on AWS's 4-GPU nodes (p3.8xlarge, g4dn.12xlarge).
+"$build/tools/placestages/placestages" --list-gpus | awk -F, -v OFS=, '
+  NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gpus_per_node") c = i; print; next }
+  $1 == "V100-SXM2-16GB" || $1 == "T4" { $c = 4; print }' > "$tmp/catalog.csv"
 
 echo "id,measured_s,profile_s,profile_error_pct,compute_s,compute_error_pct,amp_predicted_s"
 tail -n +2 "$data/amp_gpt2_medium.csv" | while IFS=, read -r id cluster mb tp dp pp m split gpus measured amp source; do
@@ -33,7 +40,7 @@ tail -n +2 "$data/amp_gpt2_medium.csv" | while IFS=, read -r id cluster mb tp dp
 kind: job
 version: 1
 model: {name: gpt2-medium, layers: 24, hidden: 1024, heads: 16, kv_heads: 16, ffn_hidden: 4096, gated_mlp: false, vocab: 50257, tied_embeddings: true}
-training: {seq_len: 1024, global_batch: 32, micro_batch: $mb, precision: fp16, optimizer: adam, framework: deepspeed, framework_version: 0.3.0, zero_stage: 0, recompute: none, flash_attention: false}
+training: {seq_len: 1024, global_batch: 32, micro_batch: $mb, precision: fp16, optimizer: adam, framework: deepspeed, framework_version: 0.3.0, zero_stage: 0, fp32_allreduce: true, recompute: none, flash_attention: false}
 network: {inter_node_gb_s: $net}
 allocation:
   dp: $dp

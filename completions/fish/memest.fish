@@ -31,6 +31,7 @@ complete -c memest -l attention-backend -x -a 'flash cudnn' -d 'Fused attention 
 complete -c memest -l unfused-fp32-softmax -d 'With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LMs --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused kernel cannot run: sequences past 4096, past 2048 up to 2.6)'
 complete -c memest -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
 complete -c memest -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
+complete -c memest -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c memest -l tp -x -d 'Tensor-parallel degree'
 complete -c memest -l pp -x -d 'Pipeline-parallel degree'
 complete -c memest -l dp -x -d 'Data-parallel degree'

@@ -31,6 +31,7 @@ complete -c placestages -l attention-backend -x -a 'flash cudnn' -d 'Fused atten
 complete -c placestages -l unfused-fp32-softmax -d 'With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LMs --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused kernel cannot run: sequences past 4096, past 2048 up to 2.6)'
 complete -c placestages -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
 complete -c placestages -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
+complete -c placestages -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c placestages -l dp -x -d 'Data-parallel degree: GPUs per stage'
 complete -c placestages -l stages -x -a '(placestages --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'GPU type of each stage, comma-separated (e.g. A100,A100,V100)'
 complete -c placestages -l layers-per-stage -x -d 'Layers of each stage, for --method given (e.g. 8,9,9,6)'

@@ -31,6 +31,7 @@ complete -c planalloc -l attention-backend -x -a 'flash cudnn' -d 'Fused attenti
 complete -c planalloc -l unfused-fp32-softmax -d 'With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LMs --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused kernel cannot run: sequences past 4096, past 2048 up to 2.6)'
 complete -c planalloc -l compile -d 'torch.compiled blocks and loss (deepspeed, fsdp); =model or =loss for one of them'
 complete -c planalloc -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
+complete -c planalloc -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c planalloc -l slo-s -x -d 'Time SLO for all iterations, seconds (default: training.slo_s)'
 complete -c planalloc -l method -x -a 'espresso exhaustive homogeneous' -d 'espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)'
 complete -c planalloc -l placer -x -a 'cmr whale hph optimal' -d 'Stage placer for each plan: cmr, whale, hph or optimal'

@@ -92,6 +92,44 @@ TEST_CASE("before 0.5.0 DeepSpeed steps Megatron-DeepSpeed's fp16 optimizer unfu
     CHECK(st.comm_buffers == Approx(4 * p));
 }
 
+TEST_CASE("DeepSpeed's ZeRO-0 all-reduce flattens each bucket of grads, and upcasts it with fp32_allreduce", "[model]") {
+    // gpt() has far fewer than a bucket's 5e8 elements: one bucket holds every grad. The unfused FP16
+    // optimizer's step (4 bytes a parameter) outweighs the 2-byte flat copy; with fp32_allreduce the
+    // reduction holds the copy and its fp32 upcast, 6 bytes a parameter, and peaks.
+    auto t = training(Framework::deepspeed, 1, 2);
+    t.precision = "fp16";
+    t.framework_version = "0.4.0";
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    CHECK(st.comm_buffers == Approx(4 * p));
+    t.fp32_allreduce = true;
+    st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.comm_buffers == Approx(6 * p));
+    // Without data parallelism the engine reduces nothing.
+    const Layout alone{1, 1, 1, 1, 1, 1, {}};
+    CHECK(model::estimate_memory(gpt(), t, alone, Measure::allocated).stages.at(0).comm_buffers == Approx(4 * p));
+}
+
+TEST_CASE("with fp32_allreduce ZeRO upcasts a copy of the bucket it reduces", "[model]") {
+    auto t = training(Framework::deepspeed);  // 128 tokens a micro-batch: a backward peaks
+    t.precision = "bf16";
+    t.zero_stage = 2;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const auto plain = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    t.fp32_allreduce = true;
+    const auto upcast = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    const double p = stage_params(gpt(), l, 0, 4, false);
+    REQUIRE(plain.phase != Phase::step);  // the bucket is held in forward and backward
+    CHECK(upcast.phase == plain.phase);
+    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * p));  // 4 bytes an element, one bucket of all
+    // Megatron-LM and FSDP reduce fp32 gradients already: the setting is DeepSpeed's alone.
+    t.framework = Framework::megatron;
+    t.zero_stage = 0;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      Catch::Contains("fp32_allreduce applies to deepspeed"));
+}
+
 namespace {
 
 /// A DeepSpeed job under full recompute, and the same job under Megatron-LM, which keeps no pipe

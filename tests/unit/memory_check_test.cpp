@@ -119,6 +119,8 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);
     CHECK(read(",first_iteration", "pytorch/torchtitan", ",1").first_iteration);
     CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
+    CHECK(read(",framework,fp32_allreduce", "a DeepSpeed blog", ",deepspeed,1").fp32_allreduce);
+    CHECK(!read(",framework,fp32_allreduce", "a DeepSpeed blog", ",deepspeed,").fp32_allreduce);
     // Megatron-DeepSpeed named in the source: its model code, unless a column says otherwise.
     CHECK(read(",framework", "argonne-lcf/Megatron-DeepSpeed@ffa3456 ALCF/README.md", ",deepspeed").deepspeed_model ==
           "megatron");

@@ -196,6 +196,13 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     const auto ds = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
     CHECK(ds.tied_sync_s == Approx(static_cast<double>(model::padded_vocab(job.model, 1, false)) * h * 2 / (2e9 / 2)));
     CHECK(ds.tied_before_allreduce);
+    // With fp32_allreduce DeepSpeed reduces the data-parallel grads in fp32, the tied one still in 16 bits.
+    job.training.fp32_allreduce = true;
+    const auto ds32 = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(ds32.tied_sync_s == Approx(ds.tied_sync_s));
+    for (size_t i = 0; i < ds.types.size(); ++i)
+        CHECK(ds32.types[i].allreduce_s_per_param == Approx(2 * ds.types[i].allreduce_s_per_param));
+    job.training.fp32_allreduce = false;
     // Nothing to sync: one stage, untied embeddings, or torchtitan (no tying across stages).
     CHECK(place::make_problem(job, alloc(2, {"A30"}), cat, o).tied_sync_s == 0);
     job.training.framework = model::Framework::fsdp;

@@ -80,6 +80,9 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
             ""))
         ->type_name("[=model|loss]");
     app.add_flag("--fp8-all-gather", o.fp8_all_gather, "FSDP all-gathers fp8 weights (fsdp, fp8)")->group(t);
+    app.add_flag("--fp32-allreduce", o.fp32_allreduce,
+                 "DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)")
+        ->group(t);
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

@@ -50,6 +50,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.transformer_impl.empty()) parse_transformer_impl(o.transformer_impl, t);
     if (!o.compile.empty()) parse_compile(o.compile, t);
     if (o.fp8_all_gather) t.fp8_all_gather = true;
+    if (o.fp32_allreduce) t.fp32_allreduce = true;
     if (o.first_iteration) t.first_iteration = true;
     if (!o.framework_version.empty()) t.framework_version = o.framework_version;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;

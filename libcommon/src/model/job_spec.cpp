@@ -106,6 +106,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.unfused_fp32_softmax = read_flag(doc, sec, "unfused_fp32_softmax", t.unfused_fp32_softmax);
     read_setting(doc, sec, "attention_backend", parse_attention_backend, t);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
+    t.fp32_allreduce = read_flag(doc, sec, "fp32_allreduce", t.fp32_allreduce);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
@@ -162,6 +163,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.local_impl) n["transformer_impl"] = "local";
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
+    if (t.fp32_allreduce) n["fp32_allreduce"] = true;
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
     if (t.first_iteration) n["first_iteration"] = true;

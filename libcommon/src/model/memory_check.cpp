@@ -167,7 +167,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
-              fp8_gather = t.find("fp8_all_gather"), version = t.find("framework_version"),
+              fp8_gather = t.find("fp8_all_gather"), fp32_reduce = t.find("fp32_allreduce"), version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
@@ -199,6 +199,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
+        if (fp32_reduce >= 0 && !t.cell(r, fp32_reduce).text.empty()) tr.fp32_allreduce = t.boolean(r, fp32_reduce);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
         // Runs `read`, reporting a word it refuses at the row's cell in `column`.

@@ -20,6 +20,10 @@ bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
 
 namespace {
 
+/// Elements of DeepSpeed's gradient buckets: the engine's all-reduce buffer (MEMORY_OPT_ALLREDUCE_SIZE)
+/// and ZeRO's default reduce_bucket_size.
+constexpr double kDeepSpeedBucket = 5e8;
+
 /// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
 struct StateBytes {
     double weights, gradients, optimizer;
@@ -197,7 +201,10 @@ struct CommBytes {
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
 CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
-        const double bucket = 2 * std::min(5e8, stage_params) * (t.zero_stage >= 3 ? 2 : 1);
+        const double elements = std::min(kDeepSpeedBucket, stage_params);
+        // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
+        const double upcast = t.fp32_allreduce && t.precision != "fp32" ? 4 * elements : 0;
+        const double bucket = 2 * elements * (t.zero_stage >= 3 ? 2 : 1) + upcast;
         return {bucket, bucket};
     }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
@@ -247,7 +254,8 @@ double overhead_bytes(const Training& t, Measure measure, double dynamic, double
 /// (reduce), and during the optimizer step itself (step).
 struct StepBytes {
     double reduce = 0, step = 0;
-    double step_cap = std::numeric_limits<double>::infinity();  ///< most bytes the step's temporaries take
+    double reduce_cap = std::numeric_limits<double>::infinity();  ///< most bytes the reduction's temporaries take
+    double step_cap = std::numeric_limits<double>::infinity();    ///< most bytes the step's temporaries take
     double grads_freed = 0;  ///< bytes per parameter of 16-bit grads freed before the step's temporaries
 };
 
@@ -258,6 +266,14 @@ StepBytes step_bytes(const Training& t, int shards) {
         // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
         // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
         if (o == DeepSpeedOptimizer::fp16) b.step = deepspeed_fp16_fused(t) ? 8 : 4;
+        // At ZeRO-0 with data parallelism the engine all-reduces the grads a bucket at a time
+        // (buffered_allreduce_fallback): it flattens the bucket's grads into a new tensor and, with
+        // fp32_allreduce, upcasts that to fp32 too; both live through the all-reduce.
+        if ((o == DeepSpeedOptimizer::fp16 || o == DeepSpeedOptimizer::client) && shards > 1) {
+            const double c = element_bytes(t);
+            b.reduce = c + (t.fp32_allreduce && c < 4 ? 4 : 0);
+            b.reduce_cap = b.reduce * kDeepSpeedBucket;
+        }
         // ZeRO's step concatenates this rank's 16-bit grad partition (a list of views) into one
         // tensor and upcasts that to the fp32 grad of the master partition, freed after the update:
         // both at once, c + 4 bytes a parameter (stage_1_and_2.py step(); stage3.py
@@ -332,6 +348,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     full_ = act.full;
     const StepBytes step = step_bytes(t, shards_);
     reduce_per_param_ = step.reduce;
+    reduce_cap_ = step.reduce_cap;
     step_per_param_ = step.step;
     step_cap_ = step.step_cap;
     step_grads_freed_ = step.grads_freed;
@@ -520,7 +537,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          (grads_made_in_backward_ ? gradients_ * params : 0) + lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, 0},
-        {Phase::step, 0, pipe.kept_logits, reduce_per_param_ * params + pipe.receive + fixed, lazy_grads, lazy_optimizer},
+        {Phase::step, 0, pipe.kept_logits, std::min(reduce_per_param_ * params, reduce_cap_) + pipe.receive + fixed,
+         lazy_grads, lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), loss_comm,
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,

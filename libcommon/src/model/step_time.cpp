@@ -75,8 +75,12 @@ double boundary_bytes(const catalog::ModelSpec& m, const Training& t, long micro
 
 GradientSync gradient_sync(const Training& t) {
     GradientSync g;
-    // Megatron-LM and FSDP reduce fp32 gradients; DeepSpeed reduces them in the training precision.
-    g.bytes_per_param = t.framework == Framework::deepspeed ? element_bytes(t) : 4;
+    // Megatron-LM and FSDP reduce fp32 gradients; DeepSpeed reduces them in the training precision
+    // unless told to upcast (fp32_allreduce), which its ReduceTiedGrads, an all-reduce of the weight's
+    // own grad, ignores.
+    const bool deepspeed = t.framework == Framework::deepspeed;
+    g.tied_bytes_per_param = deepspeed ? element_bytes(t) : 4;
+    g.bytes_per_param = deepspeed && !t.fp32_allreduce ? element_bytes(t) : 4;
     if (t.zero_stage >= 3) g.allreduce_equivalents = 1.5;
     return g;
 }

@@ -250,6 +250,10 @@ void validate_training(const Training& t) {
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));
+    if (t.fp32_allreduce && t.framework != Framework::deepspeed)
+        throw DataError("fp32_allreduce applies to deepspeed (Megatron-LM and FSDP reduce fp32 gradients already), "
+                        "got " +
+                        framework_name(t.framework));
     if (t.fp8_all_gather && t.zero_stage < 2)
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));

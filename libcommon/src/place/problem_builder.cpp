@@ -88,7 +88,7 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     const bool ties = m.tied_embeddings && stages > 1 && job.training.framework != model::Framework::fsdp;
     // Only the word embedding is tied (not a learned position table): each tp rank's rows of it.
     const double word_rows = static_cast<double>(model::padded_vocab(m, tp, pad)) * static_cast<double>(m.hidden) / tp;
-    tied_bytes_ = ties ? word_rows * sync.bytes_per_param : 0;
+    tied_bytes_ = ties ? word_rows * sync.tied_bytes_per_param : 0;
     base_.tied_before_allreduce = job.training.framework == model::Framework::deepspeed;
     // With tensor parallelism each rank sends its 1/tp share (Megatron's scatter-gather), and every
     // layer all-reduces its output twice forward and twice backward within the node.

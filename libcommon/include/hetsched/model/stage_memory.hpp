@@ -49,6 +49,7 @@ private:
     double step_grads_freed_ = 0;                          ///< grads per parameter freed before the step's temporaries
     double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
+    double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash

@@ -62,10 +62,11 @@ double boundary_bytes(const catalog::ModelSpec& m, const Training& t, long micro
 
 /// Bytes of gradient per parameter that data parallelism synchronises, and the traffic of that sync
 /// in units of one ring all-reduce of them (ZeRO-3/FSDP full sharding also all-gathers the weights
-/// for forward and backward: 1.5).
+/// for forward and backward: 1.5); and the bytes per parameter of a pipeline's tied-weight all-reduce.
 struct GradientSync {
     double bytes_per_param = 2;
     double allreduce_equivalents = 1;
+    double tied_bytes_per_param = 2;
 };
 GradientSync gradient_sync(const Training& t);
 

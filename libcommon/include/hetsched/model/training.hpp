@@ -43,6 +43,11 @@ struct Training {
     /// FSDP2 all-gathers float8 weights (torchao's enable_fsdp_float8_all_gather): each gathered
     /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
     bool fp8_all_gather = false;
+    /// DeepSpeed reduces gradients over data parallelism in fp32 (its config's fp32_allreduce, or
+    /// communication_data_type fp32 since 0.6): each bucket of 16-bit grads is flattened and upcast
+    /// before the all-reduce, so twice the bytes cross the network. The pipeline's tied-weight
+    /// all-reduce still runs in the training precision. Needs framework deepspeed.
+    bool fp32_allreduce = false;
     /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
