@@ -92,6 +92,11 @@ TEST_CASE("FSDP2's backward peaks at its first block when a block's gradients ou
     REQUIRE(st.phase == Phase::backward);
     const double p = stage_params(m, kDp2, 0, 4, false), embedding = model::embedding_params(m, 1, false);
     CHECK(st.gradients == Approx(4 * (p - embedding) / 2));
+    // Gathered in 16 bits: this block and the unit FSDP2 prefetches for the next backward, the
+    // embedding (its own unit), and the final norm with the output layer; beside them the block's
+    // 16-bit gradients and the fp32 reduce-scatter input they are cast into.
+    const double layer = model::layer_params(m, 1), output = model::output_params(m, 1, 1, false);
+    CHECK(st.comm_buffers == Approx(2 * layer + 2 * embedding + 2 * output + (2 + 4) * layer));
     // One block's input is all that is stashed, beside that block's replay and working set.
     const auto a = model::layer_activations(m, t, kDp2);
     CHECK(st.activations == Approx(a.stored + a.full - a.stored + a.working));
@@ -101,6 +106,29 @@ TEST_CASE("FSDP2's backward peaks at its first block when a block's gradients ou
     const auto every2 = model::estimate_memory(m, t, kDp2, Measure::allocated).stages.at(0);
     REQUIRE(every2.gradients == Approx(st.gradients));
     CHECK(every2.activations == Approx(a.full + a.working));
+}
+
+TEST_CASE("FSDP2's backward ends at the embedding's reduce-scatter: its 16-bit grads and fp32 input", "[model]") {
+    // A 100,000-word vocabulary on 64-wide blocks over dp 8, eight tokens a rank, every block replayed:
+    // the embedding (6.4M parameters) dwarfs a block (46,208), the activations and the optimizer
+    // step's sharded temporaries. Its unit reduce-scatters last, resharded by then, beside every other
+    // unit's gradients; before torchtitan 0.2 that unit is the root, with the output layer too.
+    auto m = llama();
+    m.vocab = 100000;
+    auto t = torchtitan(8, 8);
+    t.recompute = model::Recompute::full;
+    const Layout dp8{1, 1, 8, 1, 1, 1, {}};
+    const double p = stage_params(m, dp8, 0, 4, false), embedding = model::embedding_params(m, 1, false);
+    const double output = model::output_params(m, 1, 1, false);
+    auto st = model::estimate_memory(m, t, dp8, Measure::allocated).stages.at(0);
+    CHECK(st.phase == Phase::backward);
+    CHECK(st.activations == 0);
+    CHECK(st.comm_buffers == Approx((2 + 4) * embedding));
+    CHECK(st.gradients == Approx(4 * (p - embedding) / 8));
+    t.framework_version = "";
+    st = model::estimate_memory(m, t, dp8, Measure::allocated).stages.at(0);
+    CHECK(st.comm_buffers == Approx((2 + 4) * (embedding + output)));
+    CHECK(st.gradients == Approx(4 * (p - embedding - output) / 8));
 }
 
 TEST_CASE("torchtitan's eager block by release: fused RMSNorm from 0.2, K and V unrepeated from 0.2.2", "[model]") {

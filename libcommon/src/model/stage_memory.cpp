@@ -390,6 +390,9 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
         // that follows at once.
         if (!torchtitan_embedding_unit(t)) last_block_gathered_ = gathered_weight_bytes(t) * layer_;
+        // The unit FSDP2 prefetches during the first block's backward is the one before it: the
+        // embedding, where that is a unit of its own (16-bit: not a linear, never fp8), not a block.
+        if (own_unit_) first_block_prefetch_ = element_ * embedding_ - gathered_weight_bytes(t) * layer_;
     }
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
@@ -529,8 +532,12 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // Layers N-1, 2N-1, ... are checkpointed: the first only when every layer is.
     const bool first_checkpointed = checkpointed > 0 && training_.checkpoint_every == 1;
     const double first_block = first_checkpointed ? stored_ : full_;
+    // The unit holding the embedding reduce-scatters last, once its backward is done: resharded by
+    // then, its 16-bit grads and their fp32 reduce-scatter input beside every other unit's grads (the
+    // root, with the output layer, before torchtitan 0.2 or when tied).
+    const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 7> candidates{{
+    const std::array<Candidate, 8> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
@@ -543,12 +550,16 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},
-        {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole,
-         gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer}}};
+        {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,
+         gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer},
+        {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + pipe.receive + fixed,
+         (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
-        if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_)) continue;
+        if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_) ||
+            (k == 7 && !fsdp_units_))
+            continue;
         const Candidate& c = candidates[k];
         const double overhead =
             overhead_bytes(training_, measure_, c.activations + c.logits, stream_pools_, layout_.gpus());

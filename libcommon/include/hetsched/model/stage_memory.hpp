@@ -73,6 +73,7 @@ private:
     bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
     bool own_unit_ = false;    ///< torchtitan 0.2, untied: the embedding, and the norm with the output, own units
     double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
+    double first_block_prefetch_ = 0;  ///< torchtitan 0.2: the embedding prefetched in the first block's backward, less a block
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
