@@ -48,6 +48,20 @@ TEST_CASE("the problem's memory limits are the memory model's, stage by stage", 
     }
 }
 
+TEST_CASE("each type's memory follows its GPU: Transformer Engine's workspace by compute capability", "[place]") {
+    // Megatron-LM with Transformer Engine: a 32 MiB cuBLAS workspace from compute capability 9.0, 4 MiB
+    // below, so a stage on an A100 (8.0) holds 28 MiB less than the same stage on an H100 (9.0).
+    const auto cat = catalog::named_catalog("default");
+    REQUIRE(cat.find("A100-80GB-SXM").compute_capability == Approx(8.0));
+    REQUIRE(cat.find("H100-SXM").compute_capability == Approx(9.0));
+    const auto p = place::make_problem(llama13b(), alloc(2, {"A100-80GB-SXM", "H100-SXM"}), cat, {});
+    REQUIRE(p.types.size() == 2);
+    REQUIRE(p.types[0].memory);
+    REQUIRE(p.types[1].memory);
+    const double a100 = p.types[0].memory->stage(0, 0, 12).total(), h100 = p.types[1].memory->stage(0, 0, 12).total();
+    CHECK(h100 - a100 == Approx(28.0 * 1024 * 1024));
+}
+
 TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the network", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto job = llama13b();

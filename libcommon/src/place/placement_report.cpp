@@ -24,8 +24,9 @@ std::vector<StageReport> stage_reports(const Problem& p, const Placement& pl, co
         r.first_layer = first;
         r.layers = pl.layers[s];
         r.times = e.stages[s];
-        r.usable_gib = p.types[pl.order[s]].usable_gib;
-        if (p.memory) r.memory_gib = p.memory->stage(r.stage, first, r.layers).total() / model::kGiB;
+        const StageType& t = p.types[pl.order[s]];
+        r.usable_gib = t.usable_gib;
+        if (t.memory) r.memory_gib = t.memory->stage(r.stage, first, r.layers).total() / model::kGiB;
         first += r.layers;
         out.push_back(r);
     }

@@ -61,9 +61,10 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
         throw DataError("the allocation has " + std::to_string(stages) + " stages but " + m.name + " has only " +
                             std::to_string(L) + " layers",
                         where);
-    const model::Layout layout{tp, stages, dp, 1, 1, mb, {}};
+    layout_ = model::Layout{tp, stages, dp, 1, 1, mb, {}};
+    model_ = m;
     try {
-        base_.memory = std::make_shared<model::StageMemoryModel>(m, job.training, layout, o.measure);
+        model::StageMemoryModel(m, job.training, layout_, o.measure);  // the layout suits the job
     } catch (const DataError& e) {
         throw DataError(e.what(), where);
     }
@@ -71,7 +72,7 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     base_.layers = L;
     base_.dp = dp;
     base_.tp = tp;
-    base_.micro_batches = layout.micro_batches(job.training.global_batch);
+    base_.micro_batches = layout_.micro_batches(job.training.global_batch);
     base_.schedule = o.schedule;
     const bool pad = job.training.framework == model::Framework::megatron;
     base_.layer_params = model::layer_params(m, tp);
@@ -102,8 +103,11 @@ const StageType& ProblemFactory::type(const std::string& name) {
     for (const auto& [t, per_node] : types_)
         if (t.name == g.name) return t;
     const long L = base_.layers;
-    const auto& memory = *base_.memory;
+    model::Training on_type = training_;
+    on_type.compute_capability = g.compute_capability;
     StageType st;
+    st.memory = std::make_shared<model::StageMemoryModel>(model_, on_type, layout_, options_.measure);
+    const auto& memory = *st.memory;
     st.name = g.name;
     st.memory_gib = g.memory_gib;
     st.usable_gib = g.memory_gib * options_.usable_fraction;

@@ -29,6 +29,9 @@ struct StageType {
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
     double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
     double per_layer_gib = 0;          ///< what each further layer adds there
+    /// The memory model on this type (its compute capability sets Transformer Engine's workspace), for
+    /// reports; absent in hand-made problems.
+    std::shared_ptr<const model::StageMemoryModel> memory;
 };
 
 struct Problem {
@@ -42,7 +45,6 @@ struct Problem {
     double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
     double tied_sync_s = 0;        ///< the tied embedding's gradient all-reduce, first with last stage
     bool tied_before_allreduce = false;  ///< DeepSpeed syncs it before the data-parallel all-reduce
-    std::shared_ptr<const model::StageMemoryModel> memory;  ///< for reports; absent in hand-made problems
     ScheduleKind schedule = ScheduleKind::overlapped;
 
     int stages() const;

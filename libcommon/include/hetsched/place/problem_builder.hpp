@@ -78,6 +78,8 @@ private:
     Problem base_;  ///< everything but the types
     model::MicroBatchWork work_;
     model::Training training_;
+    catalog::ModelSpec model_;
+    model::Layout layout_;
     double per_param_ = 0, boundary_ = 0, inter_ = 0, layer_sync_bytes_ = 0;
     double tied_bytes_ = 0;  ///< per GPU: the tied embedding's gradient, synced first stage with last
     std::deque<std::pair<StageType, int>> types_;  ///< built types and their GPUs per node (stable references)
