@@ -112,20 +112,22 @@ TEST_CASE("DeepSpeed's ZeRO-0 all-reduce flattens each bucket of grads, and upca
 }
 
 TEST_CASE("with fp32_allreduce ZeRO upcasts a copy of the bucket it reduces", "[model]") {
-    auto t = training(Framework::deepspeed);  // 128 tokens a micro-batch: a backward peaks
+    auto t = training(Framework::deepspeed);  // 128 tokens a micro-batch
     t.precision = "bf16";
     t.zero_stage = 2;
+    t.reduce_bucket_size = 1e6;
     const Layout l{1, 1, 2, 1, 1, 1, {}};
     const auto plain = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     t.fp32_allreduce = true;
     const auto upcast = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
-    const double p = stage_params(gpt(), l, 0, 4, false);
-    REQUIRE(plain.phase != Phase::step);  // the bucket is held in forward and backward
-    CHECK(upcast.phase == plain.phase);
-    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * p));  // 4 bytes an element, one bucket of all
+    REQUIRE(plain.phase == Phase::backward);
+    REQUIRE(upcast.phase == Phase::backward);
+    CHECK(plain.comm_buffers == Approx(2 * 1e6));  // the 16-bit bucket, whole
+    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * 1e6));  // and its fp32 copy
     // Megatron-LM and FSDP reduce fp32 gradients already: the setting is DeepSpeed's alone.
     t.framework = Framework::megatron;
     t.zero_stage = 0;
+    t.reduce_bucket_size = 0;
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
                       Catch::Contains("fp32_allreduce applies to deepspeed"));
 }
@@ -507,6 +509,7 @@ TEST_CASE("the first iteration lacks what the optimizer makes in its first step"
     auto zero1 = [&](const std::string& version, bool first) {
         auto t = training(Framework::deepspeed, 4096, 2);
         t.zero_stage = 1;
+        t.reduce_bucket_size = 1e4;  // a bucket the size of gpt()'s, not the default 5e8 elements
         t.framework_version = version;
         t.first_iteration = first;
         return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);

@@ -121,6 +121,11 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(!read(",first_iteration", "pytorch/torchtitan", ",").first_iteration);
     CHECK(read(",framework,fp32_allreduce", "a DeepSpeed blog", ",deepspeed,1").fp32_allreduce);
     CHECK(!read(",framework,fp32_allreduce", "a DeepSpeed blog", ",deepspeed,").fp32_allreduce);
+    const auto buckets = read(",framework,reduce_bucket_size,overlap_comm,sub_group_size", "a DeepSpeed blog",
+                              ",deepspeed,2e8,0,5e8");
+    CHECK(buckets.reduce_bucket_size == Approx(2e8));
+    CHECK(!buckets.overlap_comm);
+    CHECK(buckets.sub_group_size == Approx(5e8));
     // Megatron-DeepSpeed named in the source: its model code, unless a column says otherwise.
     CHECK(read(",framework", "argonne-lcf/Megatron-DeepSpeed@ffa3456 ALCF/README.md", ",deepspeed").deepspeed_model ==
           "megatron");

@@ -9,7 +9,7 @@ using model::Phase;
 
 TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenated 16-bit one", "[model]") {
     // A 96-layer, 12288-wide model at one token over dp 2 in bf16 (DeepSpeed 0.17.5): the step is the
-    // peak (the reduce bucket is capped at 5e8 elements). States: 2-byte weights, 16-bit grads
+    // peak (beyond the backward's 5e8-element reduce bucket). States: 2-byte weights, 16-bit grads
     // (stage 2: their half; stage 1: all), fp32 master and moments halved. The step adds the
     // partition's concatenated 16-bit grads and their fp32 upcast: (2 + 4) / 2 bytes a parameter.
     catalog::ModelSpec m = gpt();
@@ -45,6 +45,56 @@ TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[mode
     t.framework_version = "0.4.0";
     const auto old = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
     CHECK(old.comm_buffers == Approx(6 * stage_params(m, Layout{1, 1, 8, 1, 1, 1, {}}, 0, 96, false) / 8));
+    // A job's own sub_group_size.
+    t.framework_version = "";
+    t.sub_group_size = 2e9;
+    CHECK(model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0).comm_buffers ==
+          Approx(12e9));
+}
+
+TEST_CASE("ZeRO-1 and 2 make their reduce bucket, whole, as each backward starts", "[model]") {
+    // gpt() (0.26M parameters) over dp 2 at 128 tokens, ZeRO-2 in bf16 with a 1e6-element bucket: the
+    // bucket is allocated whole, in 16 bits, beyond what the model fills, and only for the backward.
+    auto t = training(Framework::deepspeed, 128, 2);
+    t.zero_stage = 2;
+    t.reduce_bucket_size = 1e6;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    REQUIRE(stage_params(gpt(), l, 0, 4, false) < 1e6);
+    const auto one = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    REQUIRE(one.phase == Phase::backward);
+    CHECK(one.comm_buffers == Approx(2e6));
+    // overlap_comm: a second bucket.
+    t.overlap_comm = true;
+    const auto two = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    CHECK(two.comm_buffers == Approx(4e6));
+    CHECK(two.total() - one.total() == Approx(2e6));
+    // The default bucket, 5e8 elements, is a GB in 16 bits whatever the model.
+    t.overlap_comm = false;
+    t.reduce_bucket_size = 0;
+    CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers == Approx(1e9));
+    // A peak in the forward (Megatron-DeepSpeed's loss copies its logits there) comes before any bucket.
+    t.reduce_bucket_size = 1e4;
+    const auto forward = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    REQUIRE(forward.phase == Phase::forward);
+    CHECK(forward.comm_buffers == 0);
+}
+
+TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them", "[model]") {
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto t = training(Framework::deepspeed);
+    t.reduce_bucket_size = 1e6;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      "reduce_bucket_size applies to deepspeed at zero_stage 1-3, got deepspeed at zero_stage 0");
+    t.reduce_bucket_size = 0;
+    t.zero_stage = 3;
+    t.overlap_comm = true;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      Catch::Contains("overlap_comm applies to deepspeed at zero_stage 1-2"));
+    t.overlap_comm = false;
+    t.zero_stage = 2;
+    t.sub_group_size = 1e9;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      "sub_group_size applies to deepspeed at zero_stage 3, got deepspeed at zero_stage 2");
 }
 
 TEST_CASE("DeepSpeed's pipeline engine refuses ZeRO-2 and 3", "[model]") {
@@ -65,6 +115,7 @@ TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-p
     auto loss = [&](long global_batch) {
         auto t = training(Framework::deepspeed, 1024, global_batch);
         t.zero_stage = 2;
+        t.reduce_bucket_size = 1e4;  // a bucket the size of gpt()'s, not the default 5e8 elements
         return model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
     };
     const double p = stage_params(gpt(), Layout{1, 1, 2, 1, 1, 1, {}}, 0, 4, false);

@@ -83,6 +83,15 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_flag("--fp32-allreduce", o.fp32_allreduce,
                  "DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)")
         ->group(t);
+    app.add_option("--reduce-bucket-size", o.reduce_bucket_size,
+                   "DeepSpeed ZeRO's reduce_bucket_size, elements (default 5e8)")
+        ->group(t)
+        ->check(number_in(1, lim::bucket_elements));
+    app.add_flag("--overlap-comm", o.overlap_comm, "DeepSpeed ZeRO-1/2's overlap_comm: a second reduce bucket")->group(t);
+    app.add_option("--sub-group-size", o.sub_group_size,
+                   "DeepSpeed ZeRO-3's sub_group_size, elements (default 1e9)")
+        ->group(t)
+        ->check(number_in(1, lim::bucket_elements));
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

@@ -51,6 +51,9 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.compile.empty()) parse_compile(o.compile, t);
     if (o.fp8_all_gather) t.fp8_all_gather = true;
     if (o.fp32_allreduce) t.fp32_allreduce = true;
+    if (o.overlap_comm) t.overlap_comm = true;
+    if (o.reduce_bucket_size > 0) t.reduce_bucket_size = o.reduce_bucket_size;
+    if (o.sub_group_size > 0) t.sub_group_size = o.sub_group_size;
     if (o.first_iteration) t.first_iteration = true;
     if (!o.framework_version.empty()) t.framework_version = o.framework_version;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;

@@ -107,6 +107,11 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     read_setting(doc, sec, "attention_backend", parse_attention_backend, t);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.fp32_allreduce = read_flag(doc, sec, "fp32_allreduce", t.fp32_allreduce);
+    t.overlap_comm = read_flag(doc, sec, "overlap_comm", t.overlap_comm);
+    if (YAML::Node b = io::optional_child(doc, sec, "reduce_bucket_size"); b.IsDefined())
+        t.reduce_bucket_size = io::yaml_number(doc, b, "reduce_bucket_size", 1, limits::bucket_elements);
+    if (YAML::Node g = io::optional_child(doc, sec, "sub_group_size"); g.IsDefined())
+        t.sub_group_size = io::yaml_number(doc, g, "sub_group_size", 1, limits::bucket_elements);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
@@ -164,6 +169,9 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (t.fp32_allreduce) n["fp32_allreduce"] = true;
+    if (t.reduce_bucket_size > 0) n["reduce_bucket_size"] = io::yaml_number_node(t.reduce_bucket_size);
+    if (t.overlap_comm) n["overlap_comm"] = true;
+    if (t.sub_group_size > 0) n["sub_group_size"] = io::yaml_number_node(t.sub_group_size);
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
     if (t.first_iteration) n["first_iteration"] = true;

@@ -167,7 +167,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               measured = t.require("measured_gib"), kind = t.require("measure_kind");
     const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
-              fp8_gather = t.find("fp8_all_gather"), fp32_reduce = t.find("fp32_allreduce"), version = t.find("framework_version"),
+              fp8_gather = t.find("fp8_all_gather"), fp32_reduce = t.find("fp32_allreduce"),
+              bucket = t.find("reduce_bucket_size"), overlap = t.find("overlap_comm"), sub_group = t.find("sub_group_size"),
+              version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
@@ -200,6 +202,11 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.flash_attention = t.boolean(r, flash);
         if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (fp32_reduce >= 0 && !t.cell(r, fp32_reduce).text.empty()) tr.fp32_allreduce = t.boolean(r, fp32_reduce);
+        if (overlap >= 0 && !t.cell(r, overlap).text.empty()) tr.overlap_comm = t.boolean(r, overlap);
+        if (bucket >= 0 && !t.cell(r, bucket).text.empty())
+            tr.reduce_bucket_size = t.number(r, bucket, 1, limits::bucket_elements);
+        if (sub_group >= 0 && !t.cell(r, sub_group).text.empty())
+            tr.sub_group_size = t.number(r, sub_group, 1, limits::bucket_elements);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
         // Runs `read`, reporting a word it refuses at the row's cell in `column`.

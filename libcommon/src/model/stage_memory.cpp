@@ -20,8 +20,7 @@ bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
 
 namespace {
 
-/// Elements of DeepSpeed's gradient buckets: the engine's all-reduce buffer (MEMORY_OPT_ALLREDUCE_SIZE)
-/// and ZeRO's default reduce_bucket_size.
+/// Elements of the ZeRO-0 engine's all-reduce buckets (MEMORY_OPT_ALLREDUCE_SIZE, not configurable).
 constexpr double kDeepSpeedBucket = 5e8;
 
 /// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
@@ -201,11 +200,17 @@ struct CommBytes {
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
 CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
-        const double elements = std::min(kDeepSpeedBucket, stage_params);
+        const double elements = deepspeed_reduce_bucket(t);
         // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
         const double upcast = t.fp32_allreduce && t.precision != "fp32" ? 4 * elements : 0;
-        const double bucket = 2 * elements * (t.zero_stage >= 3 ? 2 : 1) + upcast;
-        return {bucket, bucket};
+        if (t.zero_stage >= 3) {
+            const double held = 2 * std::min(elements, stage_params) * 2 + upcast;
+            return {held, held};
+        }
+        // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default), in the weights' type and
+        // whole, as each backward starts (backward_prologue), and free it once the grads are reduced
+        // (independent_gradient_partition_epilogue): none in forward. overlap_comm doubles it.
+        return {0, element_bytes(t) * elements * (t.overlap_comm ? 2 : 1) + upcast};
     }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
         const double g = element_bytes(t), cast = fp8_cast_bytes(t), w = gathered_weight_bytes(t);
@@ -490,12 +495,22 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
     // unit, which the output layer then keeps gathered).
     if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
-    const CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
+    CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
+    // ZeRO-1/2's reduce bucket also stands while the last grads are reduced. DeepSpeed's pipeline
+    // engine runs ZeRO's backward (which makes the bucket) on the last stage only, whose later forwards
+    // then keep it; the other stages make theirs only to reduce (reduce_gradients, pipeline_parallel).
+    const bool zero_bucket = training_.framework == Framework::deepspeed && training_.zero_stage >= 1 &&
+                             training_.zero_stage <= 2;
+    const double reduce_bucket = zero_bucket ? layer_comm.backward : 0;
+    if (zero_bucket && layout_.pp > 1) layer_comm = last ? CommBytes{reduce_bucket, reduce_bucket} : CommBytes{};
     const double comm = layer_comm.backward + held;
     // FSDP without a pipeline gathers a block only for its own forward or backward: when the loss
     // back-propagates none has made a gradient yet, and every block is resharded but, before
-    // torchtitan 0.2, the last.
-    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block_gathered_ : comm;
+    // torchtitan 0.2, the last. A loss that peaks in its forward does so before any backward has
+    // begun (ZeRO-1/2's reduce bucket not yet made).
+    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block_gathered_
+                             : loss_phase_ == Phase::forward                           ? layer_comm.forward + held
+                                                                                        : comm;
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
@@ -544,8 +559,9 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          (grads_made_in_backward_ ? gradients_ * params : 0) + lazy_grads, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, 0},
-        {Phase::step, 0, pipe.kept_logits, std::min(reduce_per_param_ * params, reduce_cap_) + pipe.receive + fixed,
-         lazy_grads, lazy_optimizer},
+        {Phase::step, 0, pipe.kept_logits,
+         std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
+         lazy_optimizer},
         {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), loss_comm,
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,

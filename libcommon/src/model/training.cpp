@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 
 namespace hetsched::model {
 namespace {
@@ -66,7 +67,11 @@ bool deepspeed_state_at_start(const Training& t) {
     default: return deepspeed_release(t) < 13002;  // 0.13.2
     }
 }
-double deepspeed_sub_group_size(const Training& t) { return deepspeed_release(t) >= 4001 ? 1e9 : 1e12; }
+double deepspeed_sub_group_size(const Training& t) {
+    if (t.sub_group_size > 0) return t.sub_group_size;
+    return deepspeed_release(t) >= 4001 ? 1e9 : 1e12;
+}
+double deepspeed_reduce_bucket(const Training& t) { return t.reduce_bucket_size > 0 ? t.reduce_bucket_size : 5e8; }
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 bool deepspeed_shared_receive_buffer(const Training& t) { return deepspeed_release(t) >= 15000; }  // 0.15.0
@@ -254,6 +259,20 @@ void validate_training(const Training& t) {
         throw DataError("fp32_allreduce applies to deepspeed (Megatron-LM and FSDP reduce fp32 gradients already), "
                         "got " +
                         framework_name(t.framework));
+    const bool deepspeed = t.framework == Framework::deepspeed;
+    if (t.reduce_bucket_size < 0 || t.reduce_bucket_size > limits::bucket_elements)
+        throw DataError("reduce_bucket_size must be from 1 to 1e13 elements, got " + io::format_number(t.reduce_bucket_size));
+    if (t.sub_group_size < 0 || t.sub_group_size > limits::bucket_elements)
+        throw DataError("sub_group_size must be from 1 to 1e13 elements, got " + io::format_number(t.sub_group_size));
+    if (t.reduce_bucket_size > 0 && (!deepspeed || t.zero_stage < 1))
+        throw DataError("reduce_bucket_size applies to deepspeed at zero_stage 1-3, got " + framework_name(t.framework) +
+                        " at zero_stage " + str(t.zero_stage));
+    if (t.overlap_comm && (!deepspeed || t.zero_stage < 1 || t.zero_stage > 2))
+        throw DataError("overlap_comm applies to deepspeed at zero_stage 1-2 (ZeRO-3 always overlaps), got " +
+                        framework_name(t.framework) + " at zero_stage " + str(t.zero_stage));
+    if (t.sub_group_size > 0 && (!deepspeed || t.zero_stage != 3))
+        throw DataError("sub_group_size applies to deepspeed at zero_stage 3, got " + framework_name(t.framework) +
+                        " at zero_stage " + str(t.zero_stage));
     if (t.fp8_all_gather && t.zero_stage < 2)
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));

@@ -48,6 +48,16 @@ struct Training {
     /// before the all-reduce, so twice the bytes cross the network. The pipeline's tied-weight
     /// all-reduce still runs in the training precision. Needs framework deepspeed.
     bool fp32_allreduce = false;
+    /// DeepSpeed ZeRO's reduce_bucket_size, in elements (0: its default, 5e8): stages 1-2 allocate a
+    /// 16-bit bucket this size as each backward starts and free it once the grads are reduced, stage 3
+    /// keeps one from start-up. Needs framework deepspeed and zero_stage 1-3.
+    double reduce_bucket_size = 0;
+    /// DeepSpeed ZeRO-1/2's overlap_comm: a second reduce bucket, so one fills while the other is
+    /// reduced. Needs framework deepspeed and zero_stage 1-2.
+    bool overlap_comm = false;
+    /// DeepSpeed ZeRO-3's sub_group_size, in elements (0: the release's default, see
+    /// deepspeed_sub_group_size). Needs framework deepspeed and zero_stage 3.
+    double sub_group_size = 0;
     /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
@@ -142,9 +152,11 @@ bool megatron_global_buffer(const Training& t);
 /// transformer_impl transformer_engine (read as current, Megatron-Core, or 3.0 and later) allocate it
 /// once, 32 MiB from compute capability 9.0 (or unknown), 4 MiB below; 0 for other frameworks.
 double transformer_engine_workspace(const Training& t);
-/// ZeRO-3's default sub_group_size, the elements its step works on at once: 1e9 from DeepSpeed 0.4.1,
-/// 1e12 (the whole partition) before.
+/// ZeRO-3's sub_group_size, the elements its step works on at once: the job's, else the default, 1e9
+/// from DeepSpeed 0.4.1, 1e12 (the whole partition) before.
 double deepspeed_sub_group_size(const Training& t);
+/// ZeRO's reduce_bucket_size in elements: the job's, else 5e8.
+double deepspeed_reduce_bucket(const Training& t);
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
 /// parameter at a time: only an Adam counts as fused, and apex's FusedAdam (Megatron-DeepSpeed's) from
@@ -197,6 +209,7 @@ inline constexpr long iterations = 1000000000L;
 inline constexpr long degree = 1L << 16;      ///< tp, pp, dp, cp or vpp
 inline constexpr long layout_gpus = 1L << 20;  ///< tp x pp x dp x cp
 inline constexpr long stages = 1024;            ///< pipeline stages of an allocation to place
+inline constexpr double bucket_elements = 1e13;  ///< a DeepSpeed bucket or sub-group, elements
 inline constexpr double min_link_gb_s = 0.001;  ///< network speeds, GB/s
 inline constexpr double max_link_gb_s = 1e6;
 inline constexpr double max_memory_gib = 1e5;   ///< one GPU's memory, or one plan's peak
