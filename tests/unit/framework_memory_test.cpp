@@ -370,6 +370,44 @@ TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and 
                       "fp8_all_gather needs precision fp8 and framework fsdp, got bf16 and fsdp");
 }
 
+TEST_CASE("in a pipeline FSDP2 keeps its blocks gathered in fp8 or 16 bits, the embedding always 16", "[model]") {
+    // pp 2, dp 2, fp8, one micro-batch a round: the first stage keeps its two blocks and the embedding
+    // gathered (no reshard after forward) and their fp32 grads accumulated. A weight's fp8 cast lives
+    // only while its block works; with fp8_all_gather the blocks are gathered as fp8 bytes, but the
+    // embedding (no float8 linear) still in 16 bits.
+    auto t = training(Framework::fsdp, 128, 4);
+    t.zero_stage = 3;
+    t.precision = "fp8";
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    const auto m = llama();
+    const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
+    const double p = stage_params(m, l, 0, 2, false), receive = 2 * (128 * 64 * 2);  // a gradient buffer a micro-batch
+    auto comm = [&](bool fp8_gather) {
+        t.fp8_all_gather = fp8_gather;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).comm_buffers - receive - 4 * p;
+    };
+    CHECK(comm(false) == Approx(2 * p + 1 * layer));
+    CHECK(comm(true) == Approx(1 * 2 * layer + 2 * embedding));
+}
+
+TEST_CASE("before torchtitan 0.2.1 the pipeline's last stage keeps every micro-batch's logits", "[model]") {
+    // pp 2, dp 2, four micro-batches of 128 tokens over a 50,000-word vocabulary: at the last
+    // micro-batch's loss the three before it still hold their 16-bit logits, for the schedule's step
+    // to return; from 0.2.1 torchtitan asks for none.
+    auto t = training(Framework::fsdp, 128, 8);
+    t.zero_stage = 3;
+    auto m = llama();
+    m.vocab = 50000;
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    auto last = [&](const std::string& version) {
+        t.framework_version = version;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(1);
+    };
+    const auto kept = last("0.2.0"), released = last("0.2.1");
+    REQUIRE(kept.phase == released.phase);
+    CHECK(kept.logits - released.logits == Approx(3 * 128 * 50000 * 2));
+}
+
 TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before each backward", "[model]") {
     // DeepSpeed 0.16.4, nothing recomputed: the backward of a layer holds no more than its forward
     // did, but the 16-bit grads of the layer being back-propagated are gone by then.

@@ -158,6 +158,10 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
             p.per_micro_batch += (global < last ? boundary : 0) - (global > 0 ? boundary : 0);
         }
         p.receive = buffers * static_cast<double>(micro_batches) * boundary;
+        // Before torchtitan 0.2.1 the schedule keeps every output of the last stage, the 16-bit logits,
+        // to return them from its step: the earlier micro-batches' stand beside the last one's loss.
+        if (stage == l.pp - 1 && torchtitan_keeps_pipeline_outputs(t))
+            p.kept_logits = static_cast<double>(micro_batches - 1) * logits;
         return p;
     }
     // DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the
@@ -198,7 +202,9 @@ struct CommBytes {
 };
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, long micro_batches) {
+/// `ends`: the stage's embedding and output-layer parameters, of its `stage_params`.
+CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, double ends,
+                     long micro_batches) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
         const double elements = deepspeed_reduce_bucket(t);
         // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
@@ -221,9 +227,12 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         // gradients accumulate unsharded in fp32 until the virtual stage's last backward, which
         // reduce-scatters and frees them. Interleaved over one round (micro-batches <= pp), a rank runs
         // all the backwards of one virtual stage before the next one's: one chunk's grads at a time.
+        // Gathered weights stay 16-bit, or fp8 when FSDP gathers fp8, but for the embedding and output
+        // layer (no float8 linears); a weight's fp8 cast lives only while its block works.
         if (l.pp > 1) {
             const double chunks = l.vpp > 1 && micro_batches <= l.pp ? 1.0 / l.vpp : 1.0;
-            const double held = gathered * stage_params + 4 * stage_params * chunks + at_work * layer;
+            const double kept = t.zero_stage >= 3 ? (t.fp8_all_gather ? 1 : g) * (stage_params - ends) + g * ends : 0;
+            const double held = kept + 4 * stage_params * chunks + cast * layer;
             return {held, held};
         }
         // Under ZeRO-3 this block and the one prefetched are gathered; backward adds this block's 16-bit
@@ -495,7 +504,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
     // unit, which the output layer then keeps gathered).
     if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
-    CommBytes layer_comm = comm_bytes(training_, layout_, layer_, params, micro_batches_);
+    CommBytes layer_comm =
+        comm_bytes(training_, layout_, layer_, params, params - static_cast<double>(count) * layer_, micro_batches_);
     // ZeRO-1/2's reduce bucket also stands while the last grads are reduced. DeepSpeed's pipeline
     // engine runs ZeRO's backward (which makes the bucket) on the last stage only, whose later forwards
     // then keep it; the other stages make theirs only to reduce (reduce_gradients, pipeline_parallel).
@@ -551,6 +561,10 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // then, its 16-bit grads and their fp32 reduce-scatter input beside every other unit's grads (the
     // root, with the output layer, before torchtitan 0.2 or when tied).
     const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
+    // DeepSpeed's two pipe buffers hold this micro-batch's logits too, which a loss holding them counts
+    // already; torchtitan's kept outputs are the earlier micro-batches'.
+    const double loss_kept = training_.framework == Framework::deepspeed && loss_holds_logits_ ? pipe.kept_logits / 2
+                                                                                                : pipe.kept_logits;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 8> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,
@@ -562,7 +576,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
-        {loss_phase_, stash, loss_ + (loss_holds_logits_ ? pipe.kept_logits / 2 : pipe.kept_logits), loss_comm,
+        {loss_phase_, stash, loss_ + loss_kept, loss_comm,
          loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},

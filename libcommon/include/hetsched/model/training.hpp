@@ -141,6 +141,10 @@ bool torchtitan_fused_rms_norm(const Training& t);
 /// Whether torchtitan's attention takes K and V at their own heads (scaled_dot_product_attention's
 /// enable_gqa, from 0.2.2: ff0829c, January 2026) rather than repeated to every query head.
 bool torchtitan_gqa_without_repeat(const Training& t);
+/// Whether torchtitan's pipeline schedule keeps the last stage's outputs, the logits of every
+/// micro-batch, until its step returns them (before 0.2.1, e5ef99a of October 2025, which passes
+/// return_outputs=False).
+bool torchtitan_keeps_pipeline_outputs(const Training& t);
 
 /// Whether Megatron-LM keeps its global "mpu" buffer (code of May 2022 on, 739cb43: read as current,
 /// Megatron-Core, or 3.0 and later): a persistent tensor that the local core attention's baddbmm and
