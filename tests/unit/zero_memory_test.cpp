@@ -79,6 +79,19 @@ TEST_CASE("ZeRO-1 and 2 make their reduce bucket, whole, as each backward starts
     CHECK(forward.comm_buffers == 0);
 }
 
+TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered", "[model]") {
+    // gpt() over dp 2 at 128 tokens with a 1e6-element bucket: the bucket from start-up, and every
+    // parameter gathered (far fewer than stage3_max_live_parameters' 1e9), in forward and backward.
+    auto t = training(Framework::deepspeed, 128, 2);
+    t.zero_stage = 3;
+    t.reduce_bucket_size = 1e6;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double p = stage_params(gpt(), l, 0, 4, false);
+    const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase != Phase::step);
+    CHECK(st.comm_buffers == Approx(2 * (1e6 + p)));
+}
+
 TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them", "[model]") {
     const Layout l{1, 1, 2, 1, 1, 1, {}};
     auto t = training(Framework::deepspeed);

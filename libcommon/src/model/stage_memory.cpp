@@ -22,6 +22,8 @@ namespace {
 
 /// Elements of the ZeRO-0 engine's all-reduce buckets (MEMORY_OPT_ALLREDUCE_SIZE, not configurable).
 constexpr double kDeepSpeedBucket = 5e8;
+/// ZeRO-3's default stage3_max_live_parameters, elements.
+constexpr double kZero3MaxLive = 1e9;
 
 /// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
 struct StateBytes {
@@ -209,8 +211,12 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         const double elements = deepspeed_reduce_bucket(t);
         // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
         const double upcast = t.fp32_allreduce && t.precision != "fp32" ? 4 * elements : 0;
+        // ZeRO-3 keeps its bucket from start-up, beside the gathered parameters: the module at work, the
+        // prefetched ones, and those whose next use (the backward, for the last layers' forward) comes
+        // within stage3_max_reuse_distance, all capped by stage3_max_live_parameters (1e9 elements
+        // each by default).
         if (t.zero_stage >= 3) {
-            const double held = 2 * std::min(elements, stage_params) * 2 + upcast;
+            const double held = element_bytes(t) * (elements + std::min(kZero3MaxLive, stage_params)) + upcast;
             return {held, held};
         }
         // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default), in the weights' type and
