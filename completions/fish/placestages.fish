@@ -35,6 +35,7 @@ complete -c placestages -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in
 complete -c placestages -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket_size, elements (default 5e8)'
 complete -c placestages -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
 complete -c placestages -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9)'
+complete -c placestages -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
 complete -c placestages -l dp -x -d 'Data-parallel degree: GPUs per stage'
 complete -c placestages -l stages -x -a '(placestages --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'GPU type of each stage, comma-separated (e.g. A100,A100,V100)'
 complete -c placestages -l layers-per-stage -x -d 'Layers of each stage, for --method given (e.g. 8,9,9,6)'

@@ -90,6 +90,12 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     REQUIRE(st.phase != Phase::step);
     CHECK(st.comm_buffers == Approx(2 * (1e6 + p)));
+    // stage3_max_live_parameters caps them, but never below the largest module, gathered whole: here
+    // the output layer, or else FC1's 64 x 256 weight.
+    t.max_live_parameters = 1e4;
+    const double module = std::max(64.0 * 256, model::output_params(gpt(), 1, 1, false));
+    CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers ==
+          Approx(2 * (1e6 + module)));
 }
 
 TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them", "[model]") {
@@ -108,6 +114,10 @@ TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them"
     t.sub_group_size = 1e9;
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
                       "sub_group_size applies to deepspeed at zero_stage 3, got deepspeed at zero_stage 2");
+    t.sub_group_size = 0;
+    t.max_live_parameters = 3e7;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      "stage3_max_live_parameters applies to deepspeed at zero_stage 3, got deepspeed at zero_stage 2");
 }
 
 TEST_CASE("DeepSpeed's pipeline engine refuses ZeRO-2 and 3", "[model]") {

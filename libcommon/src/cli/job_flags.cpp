@@ -92,6 +92,10 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                    "DeepSpeed ZeRO-3's sub_group_size, elements (default 1e9)")
         ->group(t)
         ->check(number_in(1, lim::bucket_elements));
+    app.add_option("--max-live-parameters", o.max_live_parameters,
+                   "DeepSpeed ZeRO-3's stage3_max_live_parameters, elements (default 1e9)")
+        ->group(t)
+        ->check(number_in(1, lim::bucket_elements));
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

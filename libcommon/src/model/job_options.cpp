@@ -54,6 +54,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.overlap_comm) t.overlap_comm = true;
     if (o.reduce_bucket_size > 0) t.reduce_bucket_size = o.reduce_bucket_size;
     if (o.sub_group_size > 0) t.sub_group_size = o.sub_group_size;
+    if (o.max_live_parameters > 0) t.max_live_parameters = o.max_live_parameters;
     if (o.first_iteration) t.first_iteration = true;
     if (!o.framework_version.empty()) t.framework_version = o.framework_version;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;

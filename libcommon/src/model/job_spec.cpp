@@ -112,6 +112,8 @@ JobSpec read_job_spec(const YamlDocument& doc) {
         t.reduce_bucket_size = io::yaml_number(doc, b, "reduce_bucket_size", 1, limits::bucket_elements);
     if (YAML::Node g = io::optional_child(doc, sec, "sub_group_size"); g.IsDefined())
         t.sub_group_size = io::yaml_number(doc, g, "sub_group_size", 1, limits::bucket_elements);
+    if (YAML::Node v = io::optional_child(doc, sec, "stage3_max_live_parameters"); v.IsDefined())
+        t.max_live_parameters = io::yaml_number(doc, v, "stage3_max_live_parameters", 1, limits::bucket_elements);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
@@ -172,6 +174,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.reduce_bucket_size > 0) n["reduce_bucket_size"] = io::yaml_number_node(t.reduce_bucket_size);
     if (t.overlap_comm) n["overlap_comm"] = true;
     if (t.sub_group_size > 0) n["sub_group_size"] = io::yaml_number_node(t.sub_group_size);
+    if (t.max_live_parameters > 0) n["stage3_max_live_parameters"] = io::yaml_number_node(t.max_live_parameters);
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
     if (t.first_iteration) n["first_iteration"] = true;

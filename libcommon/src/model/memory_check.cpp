@@ -169,6 +169,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
               fp8_gather = t.find("fp8_all_gather"), fp32_reduce = t.find("fp32_allreduce"),
               bucket = t.find("reduce_bucket_size"), overlap = t.find("overlap_comm"), sub_group = t.find("sub_group_size"),
+              max_live = t.find("stage3_max_live_parameters"),
               version = t.find("framework_version"),
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
@@ -207,6 +208,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             tr.reduce_bucket_size = t.number(r, bucket, 1, limits::bucket_elements);
         if (sub_group >= 0 && !t.cell(r, sub_group).text.empty())
             tr.sub_group_size = t.number(r, sub_group, 1, limits::bucket_elements);
+        if (max_live >= 0 && !t.cell(r, max_live).text.empty())
+            tr.max_live_parameters = t.number(r, max_live, 1, limits::bucket_elements);
         if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
         if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
         // Runs `read`, reporting a word it refuses at the row's cell in `column`.

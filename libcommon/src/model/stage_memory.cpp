@@ -22,8 +22,6 @@ namespace {
 
 /// Elements of the ZeRO-0 engine's all-reduce buckets (MEMORY_OPT_ALLREDUCE_SIZE, not configurable).
 constexpr double kDeepSpeedBucket = 5e8;
-/// ZeRO-3's default stage3_max_live_parameters, elements.
-constexpr double kZero3MaxLive = 1e9;
 
 /// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
 struct StateBytes {
@@ -205,18 +203,20 @@ struct CommBytes {
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
 /// `ends`: the stage's embedding and output-layer parameters, of its `stage_params`.
+/// `zero3_module`: the largest module ZeRO-3 gathers whole, whatever its live-parameter cap.
 CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, double ends,
-                     long micro_batches) {
+                     long micro_batches, double zero3_module) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
         const double elements = deepspeed_reduce_bucket(t);
         // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
         const double upcast = t.fp32_allreduce && t.precision != "fp32" ? 4 * elements : 0;
         // ZeRO-3 keeps its bucket from start-up, beside the gathered parameters: the module at work, the
         // prefetched ones, and those whose next use (the backward, for the last layers' forward) comes
-        // within stage3_max_reuse_distance, all capped by stage3_max_live_parameters (1e9 elements
-        // each by default).
+        // within stage3_max_reuse_distance (1e9 elements), all capped by stage3_max_live_parameters,
+        // though a module larger than the cap is still gathered whole.
         if (t.zero_stage >= 3) {
-            const double held = element_bytes(t) * (elements + std::min(kZero3MaxLive, stage_params)) + upcast;
+            const double live = std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
+            const double held = element_bytes(t) * (elements + live) + upcast;
             return {held, held};
         }
         // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default), in the weights' type and
@@ -450,6 +450,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
             upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
         }
     }
+    // ZeRO-3 gathers a module's parameters whole: the largest is a layer's widest weight or the output
+    // layer, fetched for the loss.
+    if (t.framework == Framework::deepspeed && t.zero_stage >= 3)
+        zero3_module_ = std::max(largest_layer_weight(m, l.tp, megatron_deepspeed(m, t)), output_);
     const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
                             static_cast<double>(m.hidden);
     sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
@@ -511,7 +515,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // unit, which the output layer then keeps gathered).
     if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
     CommBytes layer_comm =
-        comm_bytes(training_, layout_, layer_, params, params - static_cast<double>(count) * layer_, micro_batches_);
+        comm_bytes(training_, layout_, layer_, params, params - static_cast<double>(count) * layer_, micro_batches_,
+                   zero3_module_);
     // ZeRO-1/2's reduce bucket also stands while the last grads are reduced. DeepSpeed's pipeline
     // engine runs ZeRO's backward (which makes the bucket) on the last stage only, whose later forwards
     // then keep it; the other stages make theirs only to reduce (reduce_gradients, pipeline_parallel).

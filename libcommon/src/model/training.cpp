@@ -72,6 +72,7 @@ double deepspeed_sub_group_size(const Training& t) {
     return deepspeed_release(t) >= 4001 ? 1e9 : 1e12;
 }
 double deepspeed_reduce_bucket(const Training& t) { return t.reduce_bucket_size > 0 ? t.reduce_bucket_size : 5e8; }
+double deepspeed_max_live(const Training& t) { return t.max_live_parameters > 0 ? t.max_live_parameters : 1e9; }
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 bool deepspeed_shared_receive_buffer(const Training& t) { return deepspeed_release(t) >= 15000; }  // 0.15.0
@@ -271,9 +272,14 @@ void validate_training(const Training& t) {
     if (t.overlap_comm && (!deepspeed || t.zero_stage < 1 || t.zero_stage > 2))
         throw DataError("overlap_comm applies to deepspeed at zero_stage 1-2 (ZeRO-3 always overlaps), got " +
                         framework_name(t.framework) + " at zero_stage " + str(t.zero_stage));
-    if (t.sub_group_size > 0 && (!deepspeed || t.zero_stage != 3))
-        throw DataError("sub_group_size applies to deepspeed at zero_stage 3, got " + framework_name(t.framework) +
-                        " at zero_stage " + str(t.zero_stage));
+    if (t.max_live_parameters < 0 || t.max_live_parameters > limits::bucket_elements)
+        throw DataError("stage3_max_live_parameters must be from 1 to 1e13 elements, got " +
+                        io::format_number(t.max_live_parameters));
+    for (const auto& [value, name] : {std::pair{t.sub_group_size, "sub_group_size"},
+                                      std::pair{t.max_live_parameters, "stage3_max_live_parameters"}})
+        if (value > 0 && (!deepspeed || t.zero_stage != 3))
+            throw DataError(std::string(name) + " applies to deepspeed at zero_stage 3, got " +
+                            framework_name(t.framework) + " at zero_stage " + str(t.zero_stage));
     if (t.fp8_all_gather && t.zero_stage < 2)
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));

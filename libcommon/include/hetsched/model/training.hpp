@@ -58,6 +58,9 @@ struct Training {
     /// DeepSpeed ZeRO-3's sub_group_size, in elements (0: the release's default, see
     /// deepspeed_sub_group_size). Needs framework deepspeed and zero_stage 3.
     double sub_group_size = 0;
+    /// DeepSpeed ZeRO-3's stage3_max_live_parameters, in elements (0: its default, 1e9): the most
+    /// parameters it keeps gathered at once. Needs framework deepspeed and zero_stage 3.
+    double max_live_parameters = 0;
     /// Under full recompute, only layers N, 2N, ... of a stage (counted from 1) are checkpointed
     /// (torchtitan's layer-level selective_ac_option = N); the others keep all their activations.
     int checkpoint_every = 1;
@@ -161,6 +164,8 @@ double transformer_engine_workspace(const Training& t);
 double deepspeed_sub_group_size(const Training& t);
 /// ZeRO's reduce_bucket_size in elements: the job's, else 5e8.
 double deepspeed_reduce_bucket(const Training& t);
+/// ZeRO-3's stage3_max_live_parameters in elements: the job's, else 1e9.
+double deepspeed_max_live(const Training& t);
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
 /// parameter at a time: only an Adam counts as fused, and apex's FusedAdam (Megatron-DeepSpeed's) from
