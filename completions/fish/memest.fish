@@ -34,7 +34,7 @@ complete -c memest -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8
 complete -c memest -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c memest -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket_size, elements (default 5e8)'
 complete -c memest -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
-complete -c memest -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9)'
+complete -c memest -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c memest -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
 complete -c memest -l tp -x -d 'Tensor-parallel degree'
 complete -c memest -l pp -x -d 'Pipeline-parallel degree'

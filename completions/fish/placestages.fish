@@ -34,7 +34,7 @@ complete -c placestages -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp
 complete -c placestages -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c placestages -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket_size, elements (default 5e8)'
 complete -c placestages -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
-complete -c placestages -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9)'
+complete -c placestages -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c placestages -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
 complete -c placestages -l dp -x -d 'Data-parallel degree: GPUs per stage'
 complete -c placestages -l stages -x -a '(placestages --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'GPU type of each stage, comma-separated (e.g. A100,A100,V100)'

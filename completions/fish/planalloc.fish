@@ -34,7 +34,7 @@ complete -c planalloc -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, 
 complete -c planalloc -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c planalloc -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket_size, elements (default 5e8)'
 complete -c planalloc -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
-complete -c planalloc -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9)'
+complete -c planalloc -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c planalloc -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
 complete -c planalloc -l slo-s -x -d 'Time SLO for all iterations, seconds (default: training.slo_s)'
 complete -c planalloc -l method -x -a 'espresso exhaustive homogeneous' -d 'espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)'

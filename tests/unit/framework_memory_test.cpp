@@ -123,8 +123,15 @@ TEST_CASE("with fp32_allreduce ZeRO upcasts a copy of the bucket it reduces", "[
     REQUIRE(plain.phase == Phase::backward);
     REQUIRE(upcast.phase == Phase::backward);
     CHECK(plain.comm_buffers == Approx(2 * 1e6));  // the 16-bit bucket, whole
-    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * 1e6));  // and its fp32 copy
+    // and an fp32 copy of what it holds: at most the stage's grads
+    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * stage_params(gpt(), l, 0, 4, false)));
+    // DeepSpeed refused it under ZeRO before 0.9.0.
+    t.framework_version = "0.8.3";
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      "fp32_allreduce under ZeRO needs DeepSpeed 0.9.0 or later (earlier releases refuse it), got "
+                      "framework_version 0.8.3");
     // Megatron-LM and FSDP reduce fp32 gradients already: the setting is DeepSpeed's alone.
+    t.framework_version = "";
     t.framework = Framework::megatron;
     t.zero_stage = 0;
     t.reduce_bucket_size = 0;

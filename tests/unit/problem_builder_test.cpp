@@ -205,10 +205,15 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     const auto one_node = place::make_problem(job, alloc(2, {"A30", "A30"}), cat, o);  // 4 GPUs of a node
     REQUIRE(2 * 2 <= g.gpus_per_node);
     CHECK(one_node.tied_sync_s == Approx(bytes / model::intra_node_bytes_s(g, o.network)));
-    // DeepSpeed syncs it in the training precision, before the data-parallel all-reduce.
+    // DeepSpeed syncs it before the data-parallel all-reduce: in fp16 its 16-bit grad, in bf16 (0.17.5)
+    // the BF16 optimizer's fp32 one.
     job.training.framework = model::Framework::deepspeed;
+    const double rows = static_cast<double>(model::padded_vocab(job.model, 1, false)) * h;
+    const auto bf16 = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(bf16.tied_sync_s == Approx(rows * 4 / (2e9 / 2)));
+    job.training.precision = "fp16";
     const auto ds = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
-    CHECK(ds.tied_sync_s == Approx(static_cast<double>(model::padded_vocab(job.model, 1, false)) * h * 2 / (2e9 / 2)));
+    CHECK(ds.tied_sync_s == Approx(rows * 2 / (2e9 / 2)));
     CHECK(ds.tied_before_allreduce);
     // With fp32_allreduce DeepSpeed reduces the data-parallel grads in fp32, the tied one still in 16 bits.
     job.training.fp32_allreduce = true;
@@ -217,6 +222,7 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     for (size_t i = 0; i < ds.types.size(); ++i)
         CHECK(ds32.types[i].allreduce_s_per_param == Approx(2 * ds.types[i].allreduce_s_per_param));
     job.training.fp32_allreduce = false;
+    job.training.precision = "bf16";
     // Nothing to sync: one stage, untied embeddings, or torchtitan (no tying across stages).
     CHECK(place::make_problem(job, alloc(2, {"A30"}), cat, o).tied_sync_s == 0);
     job.training.framework = model::Framework::fsdp;

@@ -79,6 +79,42 @@ TEST_CASE("ZeRO-1 and 2 make their reduce bucket, whole, as each backward starts
     CHECK(forward.comm_buffers == 0);
 }
 
+TEST_CASE("ZeRO-1 keeps its bucket until the last micro-batch is reduced, ZeRO-2 frees it each time", "[model]") {
+    // gpt() over dp 2 at 1024 tokens: Megatron-DeepSpeed's loss peaks in its forward. With two
+    // micro-batches ZeRO-1's bucket, made in the first backward, is still there in the second forward.
+    auto forward = [](int zero, long global_batch) {
+        auto t = training(Framework::deepspeed, 1024, global_batch);
+        t.zero_stage = zero;
+        t.reduce_bucket_size = 1e4;
+        return model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+    };
+    REQUIRE(forward(1, 4).phase == Phase::forward);
+    CHECK(forward(1, 4).comm_buffers == Approx(2e4));
+    CHECK(forward(1, 2).comm_buffers == 0);
+    CHECK(forward(2, 4).comm_buffers == 0);
+}
+
+TEST_CASE("under DeepSpeed's pipeline engine ZeRO-1's bucket lives by release", "[model]") {
+    // gpt() over pp 2 x dp 2, ZeRO-1 in bf16, a 1e6-element bucket (2 MB).
+    auto stage = [](const std::string& version, long seq, int s) {
+        auto t = training(Framework::deepspeed, seq, 8);
+        t.zero_stage = 1;
+        t.reduce_bucket_size = 1e6;
+        t.framework_version = version;
+        return model::estimate_memory(gpt(), t, Layout{1, 2, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(s);
+    };
+    // 512 tokens: a backward peaks. Up to 0.16.4 the engine runs ZeRO's backward, which makes the
+    // bucket, on the last stage only; from 0.16.5 the gradient hooks make it on every stage.
+    REQUIRE(stage("0.16.4", 512, 0).phase == Phase::backward);
+    REQUIRE(stage("0.16.5", 512, 0).phase == Phase::backward);
+    CHECK(stage("0.16.5", 512, 0).comm_buffers - stage("0.16.4", 512, 0).comm_buffers == Approx(2e6));
+    CHECK(stage("0.16.5", 512, 1).comm_buffers == Approx(stage("0.16.4", 512, 1).comm_buffers));
+    // One token. Up to 0.17.1 the reduction replaces the stage's bucket with one (which ties with the
+    // backward that made it); from 0.17.2 it adds one, and peaks.
+    REQUIRE(stage("0.17.2", 1, 0).phase == Phase::step);
+    CHECK(stage("0.17.2", 1, 0).comm_buffers - stage("0.17.1", 1, 0).comm_buffers == Approx(2e6));
+}
+
 TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered", "[model]") {
     // gpt() over dp 2 at 128 tokens with a 1e6-element bucket: the bucket from start-up, and every
     // parameter gathered (far fewer than stage3_max_live_parameters' 1e9), in forward and backward.
@@ -91,9 +127,11 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     REQUIRE(st.phase != Phase::step);
     CHECK(st.comm_buffers == Approx(2 * (1e6 + p)));
     // stage3_max_live_parameters caps them, but never below the largest module, gathered whole: here
-    // the output layer, or else FC1's 64 x 256 weight.
+    // the embedding (tied: the output layer's weight too), larger than FC1's 64 x 256 weight.
     t.max_live_parameters = 1e4;
-    const double module = std::max(64.0 * 256, model::output_params(gpt(), 1, 1, false));
+    const double module = std::max({64.0 * 256, model::embedding_params(gpt(), 1, false),
+                                    model::output_params(gpt(), 1, 1, false)});
+    REQUIRE(module > 64.0 * 256);
     CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers ==
           Approx(2 * (1e6 + module)));
 }

@@ -89,7 +89,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(number_in(1, lim::bucket_elements));
     app.add_flag("--overlap-comm", o.overlap_comm, "DeepSpeed ZeRO-1/2's overlap_comm: a second reduce bucket")->group(t);
     app.add_option("--sub-group-size", o.sub_group_size,
-                   "DeepSpeed ZeRO-3's sub_group_size, elements (default 1e9)")
+                   "DeepSpeed ZeRO-3's sub_group_size, elements (default 1e9; 1e12 before 0.4.1)")
         ->group(t)
         ->check(number_in(1, lim::bucket_elements));
     app.add_option("--max-live-parameters", o.max_live_parameters,

@@ -203,26 +203,33 @@ struct CommBytes {
 
 /// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
 /// `ends`: the stage's embedding and output-layer parameters, of its `stage_params`.
-/// `zero3_module`: the largest module ZeRO-3 gathers whole, whatever its live-parameter cap.
+/// `zero3_module`: the largest module ZeRO-3 gathers whole, whatever its live-parameter cap; `when`:
+/// deepspeed_buckets(t), worked out once.
 CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, double ends,
-                     long micro_batches, double zero3_module) {
+                     long micro_batches, double zero3_module, const DeepSpeedBuckets& when) {
     if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
-        const double elements = deepspeed_reduce_bucket(t);
-        // Reducing a bucket of 16-bit grads in fp32 (communication_data_type) first upcasts a copy of it.
-        const double upcast = t.fp32_allreduce && t.precision != "fp32" ? 4 * elements : 0;
-        // ZeRO-3 keeps its bucket from start-up, beside the gathered parameters: the module at work, the
-        // prefetched ones, and those whose next use (the backward, for the last layers' forward) comes
-        // within stage3_max_reuse_distance (1e9 elements), all capped by stage3_max_live_parameters,
-        // though a module larger than the cap is still gathered whole.
+        const double elements = deepspeed_reduce_bucket(t), c = element_bytes(t);
+        const bool fp32_comm = t.fp32_allreduce && t.precision != "fp32";
+        // A bucket is allocated whole; reducing it in fp32 (communication_data_type) converts what it
+        // holds, at most the stage's grads.
+        const double filled = std::min(elements, stage_params);
+        // ZeRO-3 keeps its bucket (from 0.6.0 at start-up, in the communication type, which a reduce
+        // converts back; before, two made by each backward) beside the gathered parameters: the module at
+        // work, the prefetched ones, and those whose next use (the backward, for the last layers'
+        // forward) comes within stage3_max_reuse_distance (1e9 elements), all capped by
+        // stage3_max_live_parameters, though a module larger than the cap is still gathered whole.
         if (t.zero_stage >= 3) {
-            const double live = std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
-            const double held = element_bytes(t) * (elements + live) + upcast;
-            return {held, held};
+            const double live = c * std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
+            if (!when.zero3_at_start) return {live, live + 2 * c * elements + (fp32_comm ? 4 * filled : 0)};
+            const double bucket = (fp32_comm ? 4 : c) * elements;
+            return {live + bucket, live + bucket + (fp32_comm ? c * filled : 0)};
         }
-        // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default), in the weights' type and
-        // whole, as each backward starts (backward_prologue), and free it once the grads are reduced
-        // (independent_gradient_partition_epilogue): none in forward. overlap_comm doubles it.
-        return {0, element_bytes(t) * elements * (t.overlap_comm ? 2 : 1) + upcast};
+        // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default from 0.4.3), in the weights'
+        // type, as the backward starts (backward(), or from 0.16.5 the first gradient hook), and free
+        // it once the grads are reduced (independent_gradient_partition_epilogue): for ZeRO-2 after
+        // each micro-batch, for ZeRO-1 at the last. overlap_comm doubles it. See StageMemoryModel::stage
+        // for when it stands in forward.
+        return {0, c * elements * (t.overlap_comm ? 2 : 1) + (fp32_comm ? 4 * filled : 0)};
     }
     if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
         const double g = element_bytes(t), cast = fp8_cast_bytes(t), w = gathered_weight_bytes(t);
@@ -246,6 +253,25 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         return {(2 * gathered + at_work) * layer, (2 * gathered + at_work + g + 4) * layer};
     }
     return {};
+}
+
+/// ZeRO-1/2's reduce bucket beyond the backward that makes it (comm_bytes): where it outlives a
+/// micro-batch it stands in forward too, and it stands while the grads are reduced. Adjusts `c` to
+/// this stage; returns the bucket bytes at the reduction.
+double zero_bucket_lifetime(const Training& t, const Layout& l, long micro_batches, bool last,
+                            const DeepSpeedBuckets& when, CommBytes& c) {
+    const double one = element_bytes(t) * deepspeed_reduce_bucket(t), kept = one * (t.overlap_comm ? 2 : 1);
+    if (l.pp == 1) {
+        // ZeRO-1 frees it only at the accumulation boundary: the later micro-batches' forwards keep it.
+        if (t.zero_stage == 1 && micro_batches > 1) c.forward = kept;
+        return kept;
+    }
+    // Under the pipeline engine (ZeRO-1) a stage that makes it in a backward keeps it through its later
+    // forwards until the reduction: from 0.16.5 every stage (gradient hooks), before only the last (the
+    // engine runs ZeRO's backward() there alone). Reducing adds one more (from 0.17.2) or replaces them.
+    const bool made = when.from_hooks || last;
+    c = made ? CommBytes{kept, c.backward} : CommBytes{};
+    return made && when.pipeline_reduce_adds ? kept + one : one;
 }
 
 /// Logits per micro-batch on the last stage, per tensor-parallel rank.
@@ -311,8 +337,9 @@ StepBytes step_bytes(const Training& t, int shards) {
             b.step = 4.0 / shards;  // BF16_Optimizer casts each rank's bf16 gradient partition to fp32
         else
             // With an fp32 buffer, ReduceGrads hands the group's whole flat buffer (one parameter
-            // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16.
-            b.reduce = 2;
+            // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16,
+            // unless it communicates in fp32.
+            b.reduce = t.fp32_allreduce ? 0 : 2;
         return b;
     }
     // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
@@ -450,10 +477,12 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
             upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
         }
     }
-    // ZeRO-3 gathers a module's parameters whole: the largest is a layer's widest weight or the output
-    // layer, fetched for the loss.
+    zero_bucket_ = t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2;
+    if (t.framework == Framework::deepspeed) ds_buckets_ = deepspeed_buckets(t);
+    // ZeRO-3 gathers a module's parameters whole: the largest is a layer's widest weight, the embedding
+    // or the output layer (fetched for the loss).
     if (t.framework == Framework::deepspeed && t.zero_stage >= 3)
-        zero3_module_ = std::max(largest_layer_weight(m, l.tp, megatron_deepspeed(m, t)), output_);
+        zero3_module_ = std::max({largest_layer_weight(m, l.tp, megatron_deepspeed(m, t)), embedding_, output_});
     const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
                             static_cast<double>(m.hidden);
     sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
@@ -516,14 +545,9 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
     CommBytes layer_comm =
         comm_bytes(training_, layout_, layer_, params, params - static_cast<double>(count) * layer_, micro_batches_,
-                   zero3_module_);
-    // ZeRO-1/2's reduce bucket also stands while the last grads are reduced. DeepSpeed's pipeline
-    // engine runs ZeRO's backward (which makes the bucket) on the last stage only, whose later forwards
-    // then keep it; the other stages make theirs only to reduce (reduce_gradients, pipeline_parallel).
-    const bool zero_bucket = training_.framework == Framework::deepspeed && training_.zero_stage >= 1 &&
-                             training_.zero_stage <= 2;
-    const double reduce_bucket = zero_bucket ? layer_comm.backward : 0;
-    if (zero_bucket && layout_.pp > 1) layer_comm = last ? CommBytes{reduce_bucket, reduce_bucket} : CommBytes{};
+                   zero3_module_, ds_buckets_);
+    const double reduce_bucket =
+        zero_bucket_ ? zero_bucket_lifetime(training_, layout_, micro_batches_, last, ds_buckets_, layer_comm) : 0;
     const double comm = layer_comm.backward + held;
     // FSDP without a pipeline gathers a block only for its own forward or backward: when the loss
     // back-propagates none has made a gradient yet, and every block is resharded but, before

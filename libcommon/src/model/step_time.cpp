@@ -77,9 +77,9 @@ GradientSync gradient_sync(const Training& t) {
     GradientSync g;
     // Megatron-LM and FSDP reduce fp32 gradients; DeepSpeed reduces them in the training precision
     // unless told to upcast (fp32_allreduce), which its ReduceTiedGrads, an all-reduce of the weight's
-    // own grad, ignores.
+    // own grad (the BF16 optimizer's fp32 one while it accumulates in fp32), ignores.
     const bool deepspeed = t.framework == Framework::deepspeed;
-    g.tied_bytes_per_param = deepspeed ? element_bytes(t) : 4;
+    g.tied_bytes_per_param = deepspeed && !deepspeed_tied_grad_fp32(t) ? element_bytes(t) : 4;
     g.bytes_per_param = deepspeed && !t.fp32_allreduce ? element_bytes(t) : 4;
     if (t.zero_stage >= 3) g.allreduce_equivalents = 1.5;
     return g;

@@ -73,6 +73,15 @@ double deepspeed_sub_group_size(const Training& t) {
 }
 double deepspeed_reduce_bucket(const Training& t) { return t.reduce_bucket_size > 0 ? t.reduce_bucket_size : 5e8; }
 double deepspeed_max_live(const Training& t) { return t.max_live_parameters > 0 ? t.max_live_parameters : 1e9; }
+DeepSpeedBuckets deepspeed_buckets(const Training& t) {
+    const long v = deepspeed_release(t);
+    return {v >= 16005, v >= 17002, v >= 6000};
+}
+bool deepspeed_tied_grad_fp32(const Training& t) {
+    if (t.framework != Framework::deepspeed || deepspeed_optimizer(t) != DeepSpeedOptimizer::bf16) return false;
+    const DeepSpeedBf16 b = deepspeed_bf16(t);
+    return b == DeepSpeedBf16::fp32_buffer_grads_freed || b == DeepSpeedBf16::fp32_buffer_grads_kept;
+}
 bool megatron_deepspeed_loss_in_place(const Training& t) { return deepspeed_release(t) < 7004; }  // 0.7.4
 bool deepspeed_grads_partitioned(const Training& t) { return deepspeed_release(t) >= 5004; }  // 0.5.4
 bool deepspeed_shared_receive_buffer(const Training& t) { return deepspeed_release(t) >= 15000; }  // 0.15.0
@@ -262,6 +271,10 @@ void validate_training(const Training& t) {
                         "got " +
                         framework_name(t.framework));
     const bool deepspeed = t.framework == Framework::deepspeed;
+    if (t.fp32_allreduce && t.zero_stage >= 1 && deepspeed && deepspeed_release(t) < 9000)
+        throw DataError("fp32_allreduce under ZeRO needs DeepSpeed 0.9.0 or later (earlier releases refuse it), got "
+                        "framework_version " +
+                        t.framework_version);
     if (t.reduce_bucket_size < 0 || t.reduce_bucket_size > limits::bucket_elements)
         throw DataError("reduce_bucket_size must be from 1 to 1e13 elements, got " + io::format_number(t.reduce_bucket_size));
     if (t.sub_group_size < 0 || t.sub_group_size > limits::bucket_elements)

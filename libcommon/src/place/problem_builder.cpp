@@ -104,7 +104,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
         if (t.name == g.name) return t;
     const long L = base_.layers;
     model::Training on_type = training_;
-    on_type.compute_capability = g.compute_capability;
+    on_type.compute_capability = catalog::compute_capability_of(g);
     StageType st;
     st.memory = std::make_shared<model::StageMemoryModel>(model_, on_type, layout_, options_.measure);
     const auto& memory = *st.memory;

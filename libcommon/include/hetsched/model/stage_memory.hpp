@@ -51,6 +51,8 @@ private:
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
     double zero3_module_ = 0;                              ///< DeepSpeed ZeRO-3: the largest module gathered whole
+    bool zero_bucket_ = false;                             ///< DeepSpeed ZeRO-1/2: a reduce bucket with a lifetime
+    DeepSpeedBuckets ds_buckets_{};                        ///< when DeepSpeed allocates its buckets, by release
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash

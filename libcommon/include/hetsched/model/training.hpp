@@ -166,6 +166,23 @@ double deepspeed_sub_group_size(const Training& t);
 double deepspeed_reduce_bucket(const Training& t);
 /// ZeRO-3's stage3_max_live_parameters in elements: the job's, else 1e9.
 double deepspeed_max_live(const Training& t);
+/// When DeepSpeed's ZeRO allocates its reduce bucket, by release (stage_1_and_2.py, stage3.py).
+struct DeepSpeedBuckets {
+    /// From 0.16.5 ZeRO-1/2 make it from each parameter's gradient hook (backward_prologue), so every
+    /// pipeline stage has it from its first backward; before, only ZeRO's own backward() did, which
+    /// the pipeline engine runs on its last stage alone.
+    bool from_hooks;
+    /// From 0.17.2 reducing under the pipeline engine (reduce_gradients, pipeline_parallel) adds a
+    /// bucket to those there; before, it replaced them with one.
+    bool pipeline_reduce_adds;
+    /// From 0.6.0 ZeRO-3 allocates its bucket at start-up, in the communication type; before, each
+    /// backward made one, and a second one for overlap_comm (on by default for ZeRO-3).
+    bool zero3_at_start;
+};
+DeepSpeedBuckets deepspeed_buckets(const Training& t);
+/// Whether DeepSpeed's pipeline engine all-reduces a tied weight's fp32 gradient (the BF16
+/// optimizer's _hp_grad, while it accumulates in fp32) rather than its 16-bit .grad.
+bool deepspeed_tied_grad_fp32(const Training& t);
 /// Whether DeepSpeed wraps an fp16 (ZeRO-0) optimizer in the fused FP16_Optimizer, which flattens
 /// the upcast grads into one buffer to step, rather than FP16_UnfusedOptimizer, which upcasts them one
 /// parameter at a time: only an Adam counts as fused, and apex's FusedAdam (Megatron-DeepSpeed's) from
