@@ -124,8 +124,24 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     const Layout l{1, 1, 2, 1, 1, 1, {}};
     const double p = stage_params(gpt(), l, 0, 4, false);
     const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
-    REQUIRE(st.phase != Phase::step);
+    REQUIRE(st.phase == Phase::forward);  // Megatron-DeepSpeed's loss, which copies its logits there
     CHECK(st.comm_buffers == Approx(2 * (1e6 + p)));
+    auto peak = [&](const std::string& version, bool fp32) {
+        t.framework_version = version;
+        t.fp32_allreduce = fp32;
+        return model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    };
+    // Before 0.6.0 each backward makes two (overlap_comm, on for ZeRO-3), and the backward peaks.
+    const auto old = peak("0.5.0", false);
+    REQUIRE(old.phase == Phase::backward);
+    CHECK(old.comm_buffers == Approx(2 * (2e6 + p)));
+    // Reducing in fp32: up to 0.17.1 the bucket stays 16-bit (a reduce converts a copy); from 0.17.2
+    // it is fp32 itself.
+    REQUIRE(peak("0.17.1", true).phase == Phase::forward);
+    CHECK(peak("0.17.1", true).comm_buffers == Approx(2 * (1e6 + p)));
+    CHECK(peak("0.17.2", true).comm_buffers == Approx(4e6 + 2 * p));
+    t.fp32_allreduce = false;
+    t.framework_version = "";
     // stage3_max_live_parameters caps them, but never below the largest module, gathered whole: here
     // the embedding (tied: the output layer's weight too), larger than FC1's 64 x 256 weight.
     t.max_live_parameters = 1e4;

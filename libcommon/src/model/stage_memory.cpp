@@ -213,14 +213,15 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         // A bucket is allocated whole; reducing it in fp32 (communication_data_type) converts what it
         // holds, at most the stage's grads.
         const double filled = std::min(elements, stage_params);
-        // ZeRO-3 keeps its bucket (from 0.6.0 at start-up, in the communication type, which a reduce
-        // converts back; before, two made by each backward) beside the gathered parameters: the module at
-        // work, the prefetched ones, and those whose next use (the backward, for the last layers'
-        // forward) comes within stage3_max_reuse_distance (1e9 elements), all capped by
-        // stage3_max_live_parameters, though a module larger than the cap is still gathered whole.
+        // ZeRO-3 keeps its bucket (see DeepSpeedBuckets for when and in which type) beside the gathered
+        // parameters: the module at work, the prefetched ones, and those whose next use (the backward,
+        // for the last layers' forward) comes within stage3_max_reuse_distance (1e9 elements), all
+        // capped by stage3_max_live_parameters, though a module larger than the cap is still gathered
+        // whole.
         if (t.zero_stage >= 3) {
             const double live = c * std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
             if (!when.zero3_at_start) return {live, live + 2 * c * elements + (fp32_comm ? 4 * filled : 0)};
+            if (!when.zero3_in_comm_type) return {live + c * elements, live + c * elements + (fp32_comm ? 4 * filled : 0)};
             const double bucket = (fp32_comm ? 4 : c) * elements;
             return {live + bucket, live + bucket + (fp32_comm ? c * filled : 0)};
         }

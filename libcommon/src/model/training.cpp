@@ -75,7 +75,7 @@ double deepspeed_reduce_bucket(const Training& t) { return t.reduce_bucket_size 
 double deepspeed_max_live(const Training& t) { return t.max_live_parameters > 0 ? t.max_live_parameters : 1e9; }
 DeepSpeedBuckets deepspeed_buckets(const Training& t) {
     const long v = deepspeed_release(t);
-    return {v >= 16005, v >= 17002, v >= 6000};
+    return {v >= 16005, v >= 17002, v >= 6000, v >= 17002};
 }
 bool deepspeed_tied_grad_fp32(const Training& t) {
     if (t.framework != Framework::deepspeed || deepspeed_optimizer(t) != DeepSpeedOptimizer::bf16) return false;

@@ -175,9 +175,12 @@ struct DeepSpeedBuckets {
     /// From 0.17.2 reducing under the pipeline engine (reduce_gradients, pipeline_parallel) adds a
     /// bucket to those there; before, it replaced them with one.
     bool pipeline_reduce_adds;
-    /// From 0.6.0 ZeRO-3 allocates its bucket at start-up, in the communication type; before, each
-    /// backward made one, and a second one for overlap_comm (on by default for ZeRO-3).
+    /// From 0.6.0 ZeRO-3 allocates its bucket at start-up; before, each backward made one, and a
+    /// second one for overlap_comm (on by default for ZeRO-3).
     bool zero3_at_start;
+    /// From 0.17.2 that bucket is in the communication type (a reduce converts what it holds back);
+    /// before, in the weights' type (a reduce in another type converts a copy).
+    bool zero3_in_comm_type;
 };
 DeepSpeedBuckets deepspeed_buckets(const Training& t);
 /// Whether DeepSpeed's pipeline engine all-reduces a tied weight's fp32 gradient (the BF16
