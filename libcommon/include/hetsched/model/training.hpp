@@ -44,9 +44,9 @@ struct Training {
     /// weight is one fp8 byte, with no 16-bit copy beside it. Needs precision fp8 and framework fsdp.
     bool fp8_all_gather = false;
     /// DeepSpeed reduces gradients over data parallelism in fp32 (its config's fp32_allreduce, or
-    /// communication_data_type fp32 since 0.6): each bucket of 16-bit grads is flattened and upcast
+    /// communication_data_type fp32 in later releases): each bucket of 16-bit grads is converted
     /// before the all-reduce, so twice the bytes cross the network. The pipeline's tied-weight
-    /// all-reduce still runs in the training precision. Needs framework deepspeed.
+    /// all-reduce is unchanged. Needs framework deepspeed (under ZeRO, 0.9.0 or later).
     bool fp32_allreduce = false;
     /// DeepSpeed ZeRO's reduce_bucket_size, in elements (0: its default, 5e8): stages 1-2 allocate a
     /// 16-bit bucket this size as each backward starts and free it once the grads are reduced, stage 3
