@@ -1,5 +1,6 @@
-// FSDP2 under torchtitan: when its gradients appear, what it holds gathered at the loss, torchtitan's
-// eager block by release, and the blocks the allocator keeps for FSDP2's communication streams.
+// FSDP2 under torchtitan: its sharding mesh, when its gradients appear, what it holds gathered (at the
+// loss, at ZeRO-2, in fp8, under pipelining), torchtitan's eager block and checkpointing by release,
+// torch's pipelining buffers, and the blocks the allocator keeps for FSDP2's communication streams.
 #include <catch2/catch.hpp>
 
 #include <hetsched/model/layer_activations.hpp>
@@ -174,4 +175,208 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
     CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
     // Without sharding there is nothing to gather.
     CHECK(pools(Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(0).margin(1e-6));
+}
+
+TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    const Layout l{1, 1, 2, 2, 1, 1, {}};
+    const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    const double p = stage_params(llama(), l, 0, 4, false);
+    CHECK(st.weights == Approx(4 * p / 4));
+    CHECK(st.optimizer == Approx(8 * p / 4));
+}
+
+TEST_CASE("torch's pipelining allocates a receive buffer per micro-batch for inputs and gradients", "[model]") {
+    auto t = training(Framework::fsdp);  // 8 sequences of 128 tokens, one a micro-batch, dp 2: 4 micro-batches
+    t.zero_stage = 3;
+    const double boundary = 2 * 128 * 64, m = 4;
+    auto comm = [&](int vpp, int stage) {
+        const Layout l{1, 2, 2, 1, vpp, 1, {}};
+        const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(static_cast<size_t>(stage));
+        // FSDP with pipelining: every block gathered in 16 bits and its fp32 grads unsharded.
+        return st.comm_buffers - (2 + 4) * stage_params(llama(), l, stage, 2, false);
+    };
+    CHECK(comm(1, 0) == Approx(m * boundary));  // the gradients of its outputs
+    CHECK(comm(1, 1) == Approx(m * boundary));  // its inputs
+    // Interleaved, two virtual stages each: stage 0 holds virtual stages 0 (gradients) and 2 (both).
+    CHECK(comm(2, 0) == Approx(3 * m * boundary));
+    CHECK(comm(2, 1) == Approx(3 * m * boundary));
+}
+
+TEST_CASE("interleaved over one round, a rank holds one virtual stage's unsharded fp32 grads at a time", "[model]") {
+    // pp 2 x vpp 2, dp 2, one sequence a micro-batch. With 2 micro-batches (one round of pp) a rank runs
+    // every backward of its later virtual stage, whose last one reduce-scatters and frees its grads,
+    // before the earlier one's first: half the stage's grads at the peak. With 4 micro-batches (two
+    // rounds) their backwards interleave and both stages' grads coexist.
+    auto grads = [](long global_batch) {
+        auto t = training(Framework::fsdp, 128, global_batch);
+        t.zero_stage = 3;
+        const Layout l{1, 2, 2, 1, 2, 1, {}};
+        const double m = static_cast<double>(global_batch) / 2, boundary = 2 * 128 * 64;
+        const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+        // Less the gathered 16-bit blocks and the receive buffers (3 per micro-batch, as above).
+        return (st.comm_buffers - 2 * stage_params(llama(), l, 0, 2, false) - 3 * m * boundary) /
+               stage_params(llama(), l, 0, 2, false);
+    };
+    CHECK(grads(4) == Approx(4.0 / 2));
+    CHECK(grads(8) == Approx(4.0));
+}
+
+TEST_CASE("layer-level checkpointing: every N-th layer keeps its input only, the others everything", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto m = llama();
+    m.vocab = 50;  // the loss (12 bytes a logit) stays below a layer's backward working set
+    auto activations = [&](model::Recompute r, int every) {
+        t.recompute = r;
+        t.checkpoint_every = every;
+        const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    // Per layer F kept without recompute, S with; W the working set; R = F - S replayed in backward.
+    // Every layer: 4S + W + R. None: 4F + W. Every second (layers 0 and 2): 2S + 2F + W + R.
+    const double all = activations(model::Recompute::full, 1), none = activations(model::Recompute::none, 1);
+    const double half = activations(model::Recompute::full, 2);
+    CHECK(half - all == Approx((none - all) * 2 / 3));
+    CHECK(activations(model::Recompute::full, 4) - all == Approx(none - all));  // only layer 3: 3R more
+    // torchtitan counts blocks from 1 and wraps those N divides: of 4 layers N = 3 wraps one, not two.
+    CHECK(activations(model::Recompute::full, 3) == Approx(activations(model::Recompute::full, 4)));
+    CHECK(activations(model::Recompute::full, 5) == Approx(none));  // none checkpointed, nothing replayed
+    CHECK_THROWS_WITH(activations(model::Recompute::selective, 2), "checkpoint_every 2 needs recompute full, got selective");
+}
+
+TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathered", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 2;  // reshard_after_forward=False
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto m = llama();
+    m.vocab = 50;  // a layer's backward, not the loss, is the peak
+    const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::backward);
+    const double p = stage_params(m, l, 0, 4, false);
+    CHECK(st.weights == Approx(4 * p / 2 + 2 * p));
+    CHECK(st.gradients == Approx(4 * p / 2));
+    // Backward: one block's 16-bit grads and the fp32 reduce-scatter input; nothing else to gather.
+    const double layer = model::layer_params(m, 1);
+    CHECK(st.comm_buffers == Approx((2 + 4) * layer));
+    // Under fp8 the block at work has its fp8 cast too; gathering fp8 keeps one byte a weight instead.
+    t.precision = "fp8";
+    const auto cast = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    CHECK(cast.weights == Approx(4 * p / 2 + 2 * p));
+    CHECK(cast.comm_buffers == Approx((1 + 2 + 4) * layer));
+    t.fp8_all_gather = true;
+    const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    CHECK(fp8.weights == Approx(4 * p / 2 + 1 * p));
+    CHECK(fp8.comm_buffers == Approx((2 + 4) * layer));
+    t.zero_stage = 1;  // nothing gathered
+    CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
+                      Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
+}
+
+TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and an fp8 cast without", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    t.precision = "fp8";
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto m = llama();
+    m.vocab = 50;  // a layer's backward, not the loss, is the peak
+    const double layer = model::layer_params(m, 1);
+    // Backward: this block and the one prefetched gathered, this block's bf16 grads, the fp32 input of
+    // the reduce-scatter.
+    const auto cast = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    REQUIRE(cast.phase == Phase::backward);
+    t.fp8_all_gather = true;
+    const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    const double root = 2 * (model::embedding_params(m, 1, false) + model::output_params(m, 1, 1, false));
+    CHECK(cast.comm_buffers - root == Approx((2 * 3 + 2 + 4) * layer));
+    CHECK(fp8.comm_buffers - root == Approx((2 * 1 + 2 + 4) * layer));
+    t.precision = "bf16";  // there is nothing to gather in fp8
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, l, Measure::allocated),
+                      "fp8_all_gather needs precision fp8 and framework fsdp, got bf16 and fsdp");
+}
+
+TEST_CASE("in a pipeline FSDP2 keeps its blocks gathered in fp8 or 16 bits, the embedding always 16", "[model]") {
+    // pp 2, dp 2, fp8, one micro-batch a round: the first stage keeps its two blocks and the embedding
+    // gathered (no reshard after forward) and their fp32 grads accumulated. A weight's fp8 cast lives
+    // only while its block works; with fp8_all_gather the blocks are gathered as fp8 bytes, but the
+    // embedding (no float8 linear) still in 16 bits.
+    auto t = training(Framework::fsdp, 128, 4);
+    t.zero_stage = 3;
+    t.precision = "fp8";
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    const auto m = llama();
+    const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
+    const double p = stage_params(m, l, 0, 2, false), receive = 2 * (128 * 64 * 2);  // a gradient buffer a micro-batch
+    auto comm = [&](bool fp8_gather) {
+        t.fp8_all_gather = fp8_gather;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).comm_buffers - receive - 4 * p;
+    };
+    CHECK(comm(false) == Approx(2 * p + 1 * layer));
+    CHECK(comm(true) == Approx(1 * 2 * layer + 2 * embedding));
+}
+
+TEST_CASE("before torchtitan 0.2.1 the pipeline's last stage keeps every micro-batch's logits", "[model]") {
+    // pp 2, dp 2, four micro-batches of 128 tokens over a 50,000-word vocabulary: at the last
+    // micro-batch's loss the three before it still hold their 16-bit logits, for the schedule's step
+    // to return; from 0.2.1 torchtitan asks for none.
+    auto t = training(Framework::fsdp, 128, 8);
+    t.zero_stage = 3;
+    auto m = llama();
+    m.vocab = 50000;
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    auto last = [&](const std::string& version) {
+        t.framework_version = version;
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(1);
+    };
+    const auto kept = last("0.2.0"), released = last("0.2.1");
+    REQUIRE(kept.phase == released.phase);
+    CHECK(kept.logits - released.logits == Approx(3 * 128 * 50000 * 2));
+}
+
+TEST_CASE("torchtitan from 0.2 gathers the embedding only for its backward; a tied one stays", "[model]") {
+    // One stage over dp 2 under ZeRO-3, at the loss: before 0.2 the root module keeps the embedding's
+    // and the output layer's 16-bit copies gathered, and the last block stays gathered after its
+    // forward; from 0.2 the untied embedding (1000 x 64) and every block are resharded.
+    auto comm = [](const catalog::ModelSpec& m, const std::string& version) {
+        auto t = training(Framework::fsdp);
+        t.zero_stage = 3;
+        t.framework_version = version;
+        return model::estimate_memory(m, t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0).comm_buffers;
+    };
+    CHECK(comm(llama(), "") - comm(llama(), "0.2") == Approx(2 * 1000 * 64.0 + 2 * model::layer_params(llama(), 1)));
+    CHECK(comm(llama(), "0.1.0") == Approx(comm(llama(), "")));
+    // Tied: the output layer needs the embedding gathered either way.
+    CHECK(comm(gpt(), "") - comm(gpt(), "0.2") == Approx(2 * model::layer_params(gpt(), 1)));
+}
+
+TEST_CASE("torchtitan's per-op checkpointing replays cuDNN attention before 0.2.1, saves flash's", "[model]") {
+    // llama() with 8 tokens of vocabulary (so a layer's backward is the peak), fully sharded over dp 2,
+    // 128 tokens: cuDNN attention's output (2 x 128 x 64) and log-sum-exp (4 x 128 x 4 heads) are not
+    // stored by the 4 layers, and one layer's replay holds them again.
+    auto m = llama();
+    m.vocab = 8;
+    auto peak = [&](bool cudnn, const std::string& version) {
+        auto t = training(Framework::fsdp);
+        t.zero_stage = 3;
+        t.recompute = model::Recompute::selective;
+        t.cudnn_attention = cudnn;
+        t.framework_version = version;
+        const auto st = model::estimate_memory(m, t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    const double attention = 2 * 128 * 64 + 4 * 128 * 4;
+    CHECK(peak(false, "0.2") - peak(true, "0.2") == Approx(3 * attention));
+    CHECK(peak(false, "") - peak(true, "") == Approx(3 * attention));
+    CHECK(peak(true, "0.2.1") == Approx(peak(false, "0.2.1")));
+    auto t = training(Framework::fsdp);
+    t.cudnn_attention = true;
+    t.flash_attention = false;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::Contains("attention_backend cudnn needs flash_attention"));
+    auto megatron = training(Framework::megatron);
+    megatron.cudnn_attention = true;
+    CHECK_THROWS_WITH(model::validate_training(megatron), Catch::Contains("attention_backend cudnn applies to fsdp"));
 }

@@ -1,0 +1,239 @@
+// DeepSpeed's own allocations beside ZeRO's partitions: its BF16 and FP16 optimizers at ZeRO-0, the
+// engine's data-parallel all-reduce and fp32 reduction, and its pipeline engine's buffers.
+#include <catch2/catch.hpp>
+
+#include <utility>
+
+#include "memory_fixture.hpp"
+
+using namespace hetsched;
+using namespace hetsched::model::test;
+using model::Phase;
+
+TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments split over dp", "[model]") {
+    // The step (reducing the grads through a bf16 copy of the one flat fp32 buffer) is the peak.
+    const auto st = step_stage(Framework::deepspeed, "bf16");
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.weights == Approx(2 * p));
+    CHECK(st.gradients == Approx((2 + 4) * p));  // the params' bf16 .grad and the fp32 accumulation buffer
+    CHECK(st.optimizer == Approx(12 * p / 2));   // fp32 master weights, Adam's m and v, partitioned
+    CHECK(st.comm_buffers == Approx(2 * p));     // the bf16 copy of the flat fp32 grads
+    CHECK(st.activations == 0);
+}
+
+TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
+    auto stage = [](const std::string& version) {
+        auto t = training(Framework::deepspeed, 1, 2);
+        t.framework_version = version;
+        return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    };
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    // 0.17.6 to 0.18.4 runs FP16_Optimizer over bf16: fp32 states whole, every grad upcast to step.
+    const auto fp16 = stage("0.18.4");
+    CHECK(fp16.phase == Phase::step);
+    CHECK(fp16.gradients == Approx(2 * p));
+    CHECK(fp16.optimizer == Approx(12 * p));
+    CHECK(fp16.comm_buffers == Approx(8 * p));
+    // 0.18.5 on accumulates in bf16, and casts its partition of the grads (dp 2) to fp32 to step.
+    const auto bf16 = stage("0.18.5");
+    CHECK(bf16.phase == Phase::step);
+    CHECK(bf16.gradients == Approx((2 + 2) * p));
+    CHECK(bf16.optimizer == Approx(12 * p / 2));
+    CHECK(bf16.comm_buffers == Approx(4 * p / 2));
+    CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
+    for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", "0.1234.0", "0..1"})
+        CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
+    auto fsdp = training(Framework::fsdp, 1, 2);
+    fsdp.framework_version = "0.2.x";
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),
+                      Catch::Contains("framework_version must be a release such as 0.17.5"));
+    // DeepSpeed's and torchtitan's releases are 0.x: a 2.5 is someone else's (PyTorch's, Megatron's).
+    fsdp.framework_version = "2.5";
+    CHECK_THROWS_WITH(model::validate_training(fsdp), "framework_version for fsdp is torchtitan's release (0.x), got 2.5");
+    auto ds = training(Framework::deepspeed, 1, 2);
+    ds.framework_version = "1.0";
+    CHECK_THROWS_WITH(model::validate_training(ds), "framework_version for deepspeed is DeepSpeed's release (0.x), got 1.0");
+}
+
+TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[model]") {
+    // Stage 0 of two holds the 32,000 x 64 embedding; one token a micro-batch: the 4-byte copy of the
+    // embedding's grad outweighs the step's bf16 cast of all the grads (2 bytes a parameter).
+    auto m = gpt();
+    m.vocab = 32000;
+    auto t = training(Framework::deepspeed, 1, 2);
+    const Layout l{1, 2, 1, 1, 1, 1, {}};
+    const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    const double receive = 2 * 1 * 64;  // the pipe's receive buffer
+    CHECK(st.phase == Phase::backward);
+    CHECK(st.comm_buffers - receive == Approx(4 * 32000 * 64));
+    t.framework_version = "0.18.5";  // a bf16 buffer adds each grad as it is
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).phase == Phase::step);
+}
+
+TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts every grad to step", "[model]") {
+    const auto st = step_stage(Framework::deepspeed, "fp16");
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.gradients == Approx(2 * p));
+    CHECK(st.optimizer == Approx(12 * p));
+    CHECK(st.comm_buffers == Approx(8 * p));  // fp32 copies of every grad, and the flat buffer they fill
+}
+
+TEST_CASE("before 0.5.0 DeepSpeed steps Megatron-DeepSpeed's fp16 optimizer unfused: one fp32 grad a weight", "[model]") {
+    auto t = training(Framework::deepspeed, 1, 2);
+    t.precision = "fp16";
+    t.framework_version = "0.4.0";
+    const auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.optimizer == Approx(12 * p));
+    CHECK(st.comm_buffers == Approx(4 * p));
+}
+
+TEST_CASE("DeepSpeed's ZeRO-0 all-reduce flattens each bucket of grads, and upcasts it with fp32_allreduce", "[model]") {
+    // gpt() has far fewer than a bucket's 5e8 elements: one bucket holds every grad. The unfused FP16
+    // optimizer's step (4 bytes a parameter) outweighs the 2-byte flat copy; with fp32_allreduce the
+    // reduction holds the copy and its fp32 upcast, 6 bytes a parameter, and peaks.
+    auto t = training(Framework::deepspeed, 1, 2);
+    t.precision = "fp16";
+    t.framework_version = "0.4.0";
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    CHECK(st.comm_buffers == Approx(4 * p));
+    t.fp32_allreduce = true;
+    st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
+    CHECK(st.phase == Phase::step);
+    CHECK(st.comm_buffers == Approx(6 * p));
+    // Without data parallelism the engine reduces nothing.
+    const Layout alone{1, 1, 1, 1, 1, 1, {}};
+    CHECK(model::estimate_memory(gpt(), t, alone, Measure::allocated).stages.at(0).comm_buffers == Approx(4 * p));
+}
+
+TEST_CASE("with fp32_allreduce ZeRO upcasts a copy of the bucket it reduces", "[model]") {
+    auto t = training(Framework::deepspeed);  // 128 tokens a micro-batch
+    t.precision = "bf16";
+    t.zero_stage = 2;
+    t.reduce_bucket_size = 1e6;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const auto plain = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    t.fp32_allreduce = true;
+    const auto upcast = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    REQUIRE(plain.phase == Phase::backward);
+    REQUIRE(upcast.phase == Phase::backward);
+    CHECK(plain.comm_buffers == Approx(2 * 1e6));  // the 16-bit bucket, whole
+    // and an fp32 copy of what it holds: at most the stage's grads
+    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * stage_params(gpt(), l, 0, 4, false)));
+    // DeepSpeed refused it under ZeRO before 0.9.0.
+    t.framework_version = "0.8.3";
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      "fp32_allreduce under ZeRO needs DeepSpeed 0.9.0 or later (earlier releases refuse it), got "
+                      "framework_version 0.8.3");
+    // Megatron-LM and FSDP reduce fp32 gradients already: the setting is DeepSpeed's alone.
+    t.framework_version = "";
+    t.framework = Framework::megatron;
+    t.zero_stage = 0;
+    t.reduce_bucket_size = 0;
+    CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),
+                      Catch::Contains("fp32_allreduce applies to deepspeed"));
+}
+
+namespace {
+
+/// A DeepSpeed job under full recompute, and the same job under Megatron-LM, which keeps no pipe
+/// buffers: their difference is what DeepSpeed's pipeline engine holds.
+std::pair<model::Training, model::Training> deepspeed_and_megatron() {
+    auto t = training(Framework::deepspeed);
+    t.recompute = model::Recompute::full;
+    auto megatron = t;
+    megatron.framework = Framework::megatron;
+    return {t, megatron};
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed's pipeline engine holds each in-flight input and output, and the last stage's logits", "[model]") {
+    const auto [t, megatron] = deepspeed_and_megatron();
+    const Layout l{1, 2, 1, 1, 1, 1, {}};
+    const auto ds = model::estimate_memory(gpt(), t, l, Measure::allocated);
+    const auto mg = model::estimate_memory(gpt(), megatron, l, Measure::allocated);
+    const double tokens = 128, boundary = 2 * tokens * 64;
+    // Stage 0, two micro-batches in flight: token ids (int64, loaded and cloned) and the output sent on,
+    // per micro-batch, and the one receive buffer.
+    REQUIRE(ds.stages[0].phase == Phase::backward);
+    CHECK(ds.stages[0].activations - mg.stages[0].activations == Approx(2 * (2 * 8 * tokens + boundary)));
+    CHECK(ds.stages[0].comm_buffers == Approx(boundary));
+    // The last stage keeps the logits of two micro-batches in its pipe buffers: fp32, as a
+    // Megatron-DeepSpeed GPT model's last layer casts them. Its loss saves a new fp32 tensor (until
+    // September 2022, DeepSpeed before 0.7.4, it worked in place); the cast's backward adds the 16-bit
+    // gradient.
+    // fp16 (the FP16 optimizer in every release) and 1,024 tokens, so that the loss is the peak.
+    auto loss_run = training(Framework::deepspeed, 1024);
+    loss_run.precision = "fp16";
+    auto big = gpt();
+    big.vocab = 32000;
+    auto last_stage = [&](const model::Training& x) {
+        const auto st = model::estimate_memory(big, x, l, Measure::allocated).stages.at(1);
+        REQUIRE(st.phase == Phase::backward);
+        return st;
+    };
+    CHECK(last_stage(loss_run).logits == Approx((2 * 4 + 4 + 2) * 1024 * 32000));
+    loss_run.framework_version = "0.7.3";
+    CHECK(last_stage(loss_run).logits == Approx((2 * 4 + 2) * 1024 * 32000));
+}
+
+TEST_CASE("DeepSpeed's pipeline engine under tensor parallelism passes 1/tp slices between stages", "[model]") {
+    // tp 2, pp 3, full recompute; the middle stage has 2 micro-batches in flight. Against Megatron
+    // (which keeps no pipe buffers), per micro-batch only the 1/tp slice of the output stays (the
+    // received slice is gathered into the first layer's saved input), and a backward restores its
+    // output in full and, from 0.5.4, gathers its gradient in full.
+    auto [t, megatron] = deepspeed_and_megatron();
+    const Layout l{2, 3, 1, 1, 1, 1, {1, 1, 2}};  // one split for both (DeepSpeed's own puts 2 layers first)
+    const double boundary = 2 * 128 * 64, slice = boundary / 2;
+    auto middle = [&](const model::Training& x) {
+        const auto st = model::estimate_memory(gpt(), x, l, Measure::allocated).stages.at(1);
+        REQUIRE(st.phase == Phase::backward);
+        return st;
+    };
+    const auto mg = middle(megatron);
+    const auto current = middle(t);
+    CHECK(current.activations - mg.activations == Approx(2 * slice + 2 * boundary));
+    // Since 0.15.0 the slices of activations and gradients are received into one shared buffer.
+    CHECK(current.comm_buffers == Approx(slice));
+    t.framework_version = "0.14.4";  // a buffer for each
+    CHECK(middle(t).comm_buffers == Approx(2 * slice));
+    t.framework_version = "0.5.3";  // gradients sent back whole
+    const auto old = middle(t);
+    CHECK(old.activations - mg.activations == Approx(2 * slice + boundary));
+    CHECK(old.comm_buffers == Approx(slice + boundary));
+    // The first stage, 3 micro-batches in flight: its token ids (int64, loaded and cloned) and output
+    // slice each; it receives only gradients.
+    t.framework_version.clear();
+    const auto first = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    const auto mg_first = model::estimate_memory(gpt(), megatron, l, Measure::allocated).stages.at(0);
+    REQUIRE(first.phase == Phase::backward);
+    REQUIRE(mg_first.phase == Phase::backward);
+    CHECK(first.activations - mg_first.activations == Approx(3 * (2 * 8 * 128 + slice) + 2 * boundary));
+    CHECK(first.comm_buffers == Approx(slice));
+}
+
+TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before each backward", "[model]") {
+    // DeepSpeed 0.16.4, nothing recomputed: the backward of a layer holds no more than its forward
+    // did, but the 16-bit grads of the layer being back-propagated are gone by then.
+    // A 100-token vocabulary, so that the upcast copy of the embedding's grad stays below both.
+    auto m = gpt();
+    m.vocab = 100;
+    auto t = training(Framework::deepspeed);
+    t.framework_version = "0.16.4";
+    const Layout l{1, 2, 1, 1, 1, 1, {}};
+    const auto est = model::estimate_memory(m, t, l, Measure::allocated);
+    CHECK(est.stages[0].phase == Phase::forward);
+    CHECK(model::phase_name(est.stages[0].phase) == std::string("forward"));
+    t.framework_version = "0.16.5";  // zeroed in place instead: the backward holds every grad too
+    const auto kept = model::estimate_memory(m, t, l, Measure::allocated);
+    CHECK(kept.stages[0].phase == Phase::backward);
+    CHECK(kept.stages[0].total() - est.stages[0].total() == Approx(0).margin(1));
+    t.framework_version = "0.16.4";
+    t.recompute = model::Recompute::full;  // the replayed layer outweighs one layer's grads
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages[0].phase == Phase::backward);
+}
