@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <limits>
 
+#include <hetsched/model/comm_buffers.hpp>
 #include <hetsched/model/layer_activations.hpp>
+#include <hetsched/model/model_states.hpp>
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
@@ -19,73 +19,6 @@ bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
 }
 
 namespace {
-
-/// Elements of the ZeRO-0 engine's all-reduce buckets (MEMORY_OPT_ALLREDUCE_SIZE, not configurable).
-constexpr double kDeepSpeedBucket = 5e8;
-
-/// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
-struct StateBytes {
-    double weights, gradients, optimizer;
-};
-
-StateBytes state_bytes(const Training& t, int shards) {
-    const bool fp32 = t.precision == "fp32";
-    const double c = element_bytes(t);                    // compute copy of the weights
-    const double moments = t.optimizer == "sgd" ? 4 : 8;  // momentum, or Adam's m and v, in fp32
-    const double master = fp32 ? 0 : 4;                   // fp32 master weights in mixed precision
-    const double d = shards;
-    const int z = t.zero_stage;
-    const double opt_shards = optimizer_sharded(t) ? d : 1;
-    StateBytes b{};
-    switch (t.framework) {
-    case Framework::megatron:
-        // bf16/fp16 params; a main-grad buffer in fp32 (bf16 accumulates in fp32; fp16 keeps its
-        // grads in fp16 and the step upcasts them); optimizer sharded by the distributed optimizer
-        // (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
-        b.weights = c + (t.precision == "fp8" ? 1 : 0);
-        b.gradients = (t.precision == "fp16" ? 2 : 4) / (z >= 2 ? d : 1);
-        // Before 2.5 the fp32 grads of the master weights stay allocated from one step to the next.
-        if (t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept) b.gradients += 4 / opt_shards;
-        b.optimizer = (master + moments) / opt_shards;
-        break;
-    case Framework::deepspeed:
-        if (deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16) {
-            // BF16_Optimizer: a flat bf16 copy of the params, the params' own bf16 .grad, a full
-            // gradient-accumulation buffer (fp32 up to 0.18.4, bf16 since), and the fp32 master
-            // weights and moments partitioned over dp even without ZeRO.
-            b.weights = c;
-            b.gradients = c + (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer ? c : 4);
-            b.optimizer = (master + moments) / opt_shards;
-        } else if (z == 0) {
-            // FP16_Optimizer (fp16, and bf16 from 0.17.6 to 0.18.4), or the client's own: params and
-            // grads in the compute type, unpartitioned fp32 master weights and moments.
-            b.weights = c;
-            b.gradients = c;
-            b.optimizer = (master + moments) / opt_shards;
-        } else {
-            // ZeRO: 16-bit params, and 16-bit grads (their partition from stage 2; stage 3 keeps it in a
-            // flat buffer made at start-up); the fp32 optimizer split. The fp32 grad partition exists
-            // only inside the step (see step_bytes).
-            b.weights = c / (z >= 3 ? d : 1);
-            b.gradients = c / (z >= 2 ? d : 1);
-            b.optimizer = (master + moments) / opt_shards;
-        }
-        break;
-    case Framework::fsdp:
-        // FSDP2 keeps fp32 parameters (the optimizer's own), sharded from ZeRO-2 on; grads fp32. Below
-        // ZeRO-3 (ZeRO-2: reshard_after_forward=False) every layer's 16-bit copy stays gathered from its
-        // forward to its backward (one fp8 byte when FSDP gathers fp8).
-        b.weights = 4 / (z >= 2 ? d : 1) + (z < 3 && !fp32 ? (t.fp8_all_gather ? 1 : c) : 0);
-        b.gradients = 4 / (z >= 2 ? d : 1);
-        b.optimizer = moments / opt_shards;
-        break;
-    }
-    return b;
-}
-
-/// Ranks the model states are sharded over: FSDP2 shards over the dp_shard x cp mesh (context-parallel
-/// ranks hold different tokens of the same replica, so they shard it too); the others over dp.
-int state_shards(const Training& t, const Layout& l) { return t.framework == Framework::fsdp ? l.dp * l.cp : l.dp; }
 
 /// A layer's largest weight per tensor rank, in elements: the QKV projection or the MLP's first
 /// (gate and up as one matrix when `fused_gate`, as Megatron-LM builds it; each its own in Hugging
@@ -189,92 +122,6 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     return p;
 }
 
-/// Bytes of the fp8 copy a gathered 16-bit weight is cast into under fp8 (none when FSDP gathers fp8).
-double fp8_cast_bytes(const Training& t) { return t.precision == "fp8" && !t.fp8_all_gather ? 1 : 0; }
-
-/// Bytes of a weight FSDP gathers: 16 bits, plus its fp8 cast under fp8; one fp8 byte when FSDP
-/// gathers fp8.
-double gathered_weight_bytes(const Training& t) { return t.fp8_all_gather ? 1 : element_bytes(t) + fp8_cast_bytes(t); }
-
-/// Communication buffers while a layer runs forward and while one runs backward.
-struct CommBytes {
-    double forward = 0, backward = 0;
-};
-
-/// Communication buffers: DeepSpeed's reduce bucket, FSDP's gathered 16-bit layers and their grads.
-/// `ends`: the stage's embedding and output-layer parameters, of its `stage_params`.
-/// `zero3_module`: the largest module ZeRO-3 gathers whole, whatever its live-parameter cap; `when`:
-/// deepspeed_buckets(t), worked out once.
-CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double stage_params, double ends,
-                     long micro_batches, double zero3_module, const DeepSpeedBuckets& when) {
-    if (t.framework == Framework::deepspeed && t.zero_stage >= 1) {
-        const double elements = deepspeed_reduce_bucket(t), c = element_bytes(t);
-        const bool fp32_comm = t.fp32_allreduce && t.precision != "fp32";
-        // A bucket is allocated whole; reducing it in fp32 (communication_data_type) converts what it
-        // holds, at most the stage's grads.
-        const double filled = std::min(elements, stage_params);
-        // ZeRO-3 keeps its bucket (see DeepSpeedBuckets for when and in which type) beside the gathered
-        // parameters: the module at work, the prefetched ones, and those whose next use (the backward,
-        // for the last layers' forward) comes within stage3_max_reuse_distance (1e9 elements), all
-        // capped by stage3_max_live_parameters, though a module larger than the cap is still gathered
-        // whole.
-        if (t.zero_stage >= 3) {
-            const double live = c * std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
-            if (!when.zero3_at_start) return {live, live + 2 * c * elements + (fp32_comm ? 4 * filled : 0)};
-            if (!when.zero3_in_comm_type) return {live + c * elements, live + c * elements + (fp32_comm ? 4 * filled : 0)};
-            const double bucket = (fp32_comm ? 4 : c) * elements;
-            return {live + bucket, live + bucket + (fp32_comm ? c * filled : 0)};
-        }
-        // ZeRO-1/2 allocate the bucket (contiguous_gradients, the default from 0.4.3), in the weights'
-        // type, as the backward starts (backward(), or from 0.16.5 the first gradient hook), and free
-        // it once the grads are reduced (independent_gradient_partition_epilogue): for ZeRO-2 after
-        // each micro-batch, for ZeRO-1 at the last. overlap_comm doubles it. See StageMemoryModel::stage
-        // for when it stands in forward.
-        return {0, c * elements * (t.overlap_comm ? 2 : 1) + (fp32_comm ? 4 * filled : 0)};
-    }
-    if (t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1) {
-        const double g = element_bytes(t), cast = fp8_cast_bytes(t), w = gathered_weight_bytes(t);
-        // ZeRO-2 keeps every block gathered (the weights count them); only the fp8 cast of the block
-        // at work is here.
-        const double gathered = t.zero_stage >= 3 ? w : 0, at_work = t.zero_stage >= 3 ? 0 : cast;
-        // With pipelining every block of the stage stays gathered (no reshard after forward) and its
-        // gradients accumulate unsharded in fp32 until the virtual stage's last backward, which
-        // reduce-scatters and frees them. Interleaved over one round (micro-batches <= pp), a rank runs
-        // all the backwards of one virtual stage before the next one's: one chunk's grads at a time.
-        // Gathered weights stay 16-bit, or fp8 when FSDP gathers fp8, but for the embedding and output
-        // layer (no float8 linears); a weight's fp8 cast lives only while its block works.
-        if (l.pp > 1) {
-            const double chunks = l.vpp > 1 && micro_batches <= l.pp ? 1.0 / l.vpp : 1.0;
-            const double kept = t.zero_stage >= 3 ? (t.fp8_all_gather ? 1 : g) * (stage_params - ends) + g * ends : 0;
-            const double held = kept + 4 * stage_params * chunks + cast * layer;
-            return {held, held};
-        }
-        // Under ZeRO-3 this block and the one prefetched are gathered; backward adds this block's 16-bit
-        // grads and the fp32 reduce-scatter input they are cast into.
-        return {(2 * gathered + at_work) * layer, (2 * gathered + at_work + g + 4) * layer};
-    }
-    return {};
-}
-
-/// ZeRO-1/2's reduce bucket beyond the backward that makes it (comm_bytes): where it outlives a
-/// micro-batch it stands in forward too, and it stands while the grads are reduced. Adjusts `c` to
-/// this stage; returns the bucket bytes at the reduction.
-double zero_bucket_lifetime(const Training& t, const Layout& l, long micro_batches, bool last,
-                            const DeepSpeedBuckets& when, CommBytes& c) {
-    const double one = element_bytes(t) * deepspeed_reduce_bucket(t), kept = one * (t.overlap_comm ? 2 : 1);
-    if (l.pp == 1) {
-        // ZeRO-1 frees it only at the accumulation boundary: the later micro-batches' forwards keep it.
-        if (t.zero_stage == 1 && micro_batches > 1) c.forward = kept;
-        return kept;
-    }
-    // Under the pipeline engine (ZeRO-1) a stage that makes it in a backward keeps it through its later
-    // forwards until the reduction: from 0.16.5 every stage (gradient hooks), before only the last (the
-    // engine runs ZeRO's backward() there alone). Reducing adds one more (from 0.17.2) or replaces them.
-    const bool made = when.from_hooks || last;
-    c = made ? CommBytes{kept, c.backward} : CommBytes{};
-    return made && when.pipeline_reduce_adds ? kept + one : one;
-}
-
 /// Logits per micro-batch on the last stage, per tensor-parallel rank.
 double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
@@ -297,89 +144,6 @@ double overhead_bytes(const Training& t, Measure measure, double dynamic, double
     return reserved + context + nccl;
 }
 
-/// Temporaries per parameter on top of the states: while the gradients are reduced before the step
-/// (reduce), and during the optimizer step itself (step).
-struct StepBytes {
-    double reduce = 0, step = 0;
-    double reduce_cap = std::numeric_limits<double>::infinity();  ///< most bytes the reduction's temporaries take
-    double step_cap = std::numeric_limits<double>::infinity();    ///< most bytes the step's temporaries take
-    double grads_freed = 0;  ///< bytes per parameter of 16-bit grads freed before the step's temporaries
-};
-
-StepBytes step_bytes(const Training& t, int shards) {
-    StepBytes b;
-    if (t.framework == Framework::deepspeed) {
-        const DeepSpeedOptimizer o = deepspeed_optimizer(t);
-        // FP16_Optimizer upcasts every 16-bit grad to fp32 and flattens the copies into one buffer;
-        // FP16_UnfusedOptimizer gives each fp32 master weight its own upcast grad.
-        if (o == DeepSpeedOptimizer::fp16) b.step = deepspeed_fp16_fused(t) ? 8 : 4;
-        // At ZeRO-0 with data parallelism the engine all-reduces the grads a bucket at a time
-        // (buffered_allreduce_fallback): it flattens the bucket's grads into a new tensor and, with
-        // fp32_allreduce, upcasts that to fp32 too; both live through the all-reduce.
-        if ((o == DeepSpeedOptimizer::fp16 || o == DeepSpeedOptimizer::client) && shards > 1) {
-            const double c = element_bytes(t);
-            b.reduce = c + (t.fp32_allreduce && c < 4 ? 4 : 0);
-            b.reduce_cap = b.reduce * kDeepSpeedBucket;
-        }
-        // ZeRO's step concatenates this rank's 16-bit grad partition (a list of views) into one
-        // tensor and upcasts that to the fp32 grad of the master partition, freed after the update:
-        // both at once, c + 4 bytes a parameter (stage_1_and_2.py step(); stage3.py
-        // _prepare_fp32_grad_for_sub_group); in fp32 the upcast is the concatenation itself. Stage 1
-        // first frees the grads of parameters outside its partition. Stage 3 steps one sub-group (the
-        // default sub_group_size) at a time.
-        if (o == DeepSpeedOptimizer::zero) {
-            const double c = element_bytes(t), per = c + (t.precision == "fp32" ? 0 : 4);
-            b.step = per / shards;
-            if (t.zero_stage == 1) b.grads_freed = c * (1 - 1.0 / shards);
-            if (t.zero_stage >= 3) b.step_cap = per * deepspeed_sub_group_size(t);
-        }
-        if (o != DeepSpeedOptimizer::bf16) return b;
-        if (deepspeed_bf16(t) == DeepSpeedBf16::bf16_buffer)
-            b.step = 4.0 / shards;  // BF16_Optimizer casts each rank's bf16 gradient partition to fp32
-        else
-            // With an fp32 buffer, ReduceGrads hands the group's whole flat buffer (one parameter
-            // group: one tensor, flattened without a copy) to the all-reduce, which casts it to bf16,
-            // unless it communicates in fp32.
-            b.reduce = t.fp32_allreduce ? 0 : 2;
-        return b;
-    }
-    // Megatron under fp16: the step copies each fp16 main grad into a new fp32 grad of the fp32 master
-    // parameter it updates. Before 2.6 the local DDP first flattens every fp16 grad into one tensor to
-    // all-reduce; before 2.5 the fp32 grads already exist (the copy replaces them), and in 2.5 they are
-    // made anew beside the live fp16 grads.
-    if (t.framework == Framework::megatron && t.precision == "fp16") {
-        switch (megatron_fp16(t)) {
-        case MegatronFp16::master_grads_kept: b.reduce = 2; break;
-        case MegatronFp16::grads_flattened: b.reduce = 2, b.step = 4; break;
-        case MegatronFp16::contiguous_buffer: b.step = 4.0 / (optimizer_sharded(t) ? shards : 1); break;
-        }
-        return b;
-    }
-    // FSDP's foreach AdamW allocates sqrt(v) for the shard it updates.
-    if (t.framework == Framework::fsdp && t.optimizer != "sgd") b.step = 4.0 / shards;
-    return b;
-}
-
-/// Bytes per parameter that exist only from the first optimizer step on: absent from the first
-/// iteration's forward and backward (and the reduction before its step), present in later ones.
-struct LazyBytes {
-    double gradients = 0, optimizer = 0;
-};
-
-LazyBytes lazy_bytes(const Training& t, int shards) {
-    LazyBytes b;
-    // DeepSpeed's FP16 wrappers (and, before 0.13.2, ZeRO and the BF16 optimizer) take one step on zero
-    // gradients at start-up to allocate the state.
-    if (t.framework == Framework::deepspeed && deepspeed_state_at_start(t)) return b;
-    // torch's, apex's and Transformer Engine's Adam (and SGD's momentum) make their state in their
-    // first step; so do DeepSpeed's wrappers that wait for it. Megatron before 2.5 keeps fp32 master
-    // grads from the first step's copy on.
-    const double opt_shards = optimizer_sharded(t) ? shards : 1;
-    b.optimizer = (t.optimizer == "sgd" ? 4 : 8) / opt_shards;
-    if (t.framework == Framework::megatron && t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept)
-        b.gradients = 4 / opt_shards;
-    return b;
-}
 }  // namespace
 
 StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure)

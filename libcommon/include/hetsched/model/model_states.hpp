@@ -1,0 +1,38 @@
+#pragma once
+/// The model states per parameter (weights, gradients, optimizer states) each framework keeps after
+/// sharding, and the temporaries per parameter around its optimizer step: what memest's stage model
+/// multiplies by a stage's parameters.
+#include <limits>
+
+#include <hetsched/model/training.hpp>
+
+namespace hetsched::model {
+
+/// Bytes per parameter of each model-state kind after sharding over `shards` ranks.
+struct StateBytes {
+    double weights, gradients, optimizer;
+};
+StateBytes state_bytes(const Training& t, int shards);
+
+/// Ranks the model states are sharded over: FSDP2 shards over the dp_shard x cp mesh (context-parallel
+/// ranks hold different tokens of the same replica, so they shard it too); the others over dp.
+int state_shards(const Training& t, const Layout& l);
+
+/// Temporaries per parameter on top of the states: while the gradients are reduced before the step
+/// (reduce), and during the optimizer step itself (step).
+struct StepBytes {
+    double reduce = 0, step = 0;
+    double reduce_cap = std::numeric_limits<double>::infinity();  ///< most bytes the reduction's temporaries take
+    double step_cap = std::numeric_limits<double>::infinity();    ///< most bytes the step's temporaries take
+    double grads_freed = 0;  ///< bytes per parameter of 16-bit grads freed before the step's temporaries
+};
+StepBytes step_bytes(const Training& t, int shards);
+
+/// Bytes per parameter that exist only from the first optimizer step on: absent from the first
+/// iteration's forward and backward (and the reduction before its step), present in later ones.
+struct LazyBytes {
+    double gradients = 0, optimizer = 0;
+};
+LazyBytes lazy_bytes(const Training& t, int shards);
+
+}  // namespace hetsched::model
