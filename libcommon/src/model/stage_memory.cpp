@@ -119,6 +119,7 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     // The last stage's two pipe buffers never free its outputs, the logits: fp32 from a
     // Megatron-DeepSpeed GPT model, whose last layer upcasts them.
     if (last) p.kept_logits = 2 * logits * (megatron_deepspeed(m, t) ? 4 / element_bytes(t) : 1);
+    p.own_logits = p.kept_logits / 2;  // one of the two buffers holds the micro-batch at work's
     return p;
 }
 
@@ -361,10 +362,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // then, its 16-bit grads and their fp32 reduce-scatter input beside every other unit's grads (the
     // root, with the output layer, before torchtitan 0.2 or when tied).
     const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
-    // DeepSpeed's two pipe buffers hold this micro-batch's logits too, which a loss holding them counts
-    // already; torchtitan's kept outputs are the earlier micro-batches'.
-    const double loss_kept = training_.framework == Framework::deepspeed && loss_holds_logits_ ? pipe.kept_logits / 2
-                                                                                                : pipe.kept_logits;
+    const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 8> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,

@@ -16,9 +16,10 @@ namespace hetsched::model {
 bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t);
 
 /// A pipeline stage's own buffers, in bytes: per in-flight micro-batch, allocated once (receive), held
-/// while a micro-batch back-propagates, and the logits the last stage keeps.
+/// while a micro-batch back-propagates, and the logits the last stage keeps, of which `own_logits` are
+/// the micro-batch's at work (which a loss that holds its logits counts already).
 struct PipeBuffers {
-    double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0;
+    double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0, own_logits = 0;
 };
 
 class StageMemoryModel {
