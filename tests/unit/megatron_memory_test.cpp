@@ -214,6 +214,11 @@ TEST_CASE("Transformer Engine's cuBLAS workspace: 32 MiB from compute capability
     CHECK(overhead(10.0) == Approx((64 + 32) * mib));
     CHECK(overhead(0) == Approx((64 + 32) * mib));
     CHECK(overhead(8.0) == Approx((64 + 4) * mib));
+    // torch's own two (forward and autograd threads), at its default, are 8 MiB + 128 KiB each below 9.0.
+    t.cublas_workspace_config = "default";
+    CHECK(overhead(8.0) == Approx(2 * 8.125 * mib + 4 * mib));
+    CHECK(overhead(9.0) == Approx((64 + 32) * mib));
+    t.cublas_workspace_config.clear();
     t.local_impl = true;  // Megatron-LM's own layers: no Transformer Engine
     CHECK(overhead(9.0) == Approx(64 * mib));
     t.local_impl = false;
@@ -222,4 +227,40 @@ TEST_CASE("Transformer Engine's cuBLAS workspace: 32 MiB from compute capability
     auto ds = training(Framework::deepspeed, 1, 2);
     ds.compute_capability = 9.0;
     CHECK(model::estimate_memory(gpt(), ds, kStepLayout, Measure::allocated).stages.at(0).overhead == Approx(64 * mib));
+}
+
+TEST_CASE("torch's cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG, torch's default by compute capability, else 32 MiB",
+          "[model]") {
+    auto t = training(Framework::megatron, 1, 2);
+    const double mib = 1024.0 * 1024;
+    t.compute_capability = 8.0;  // not said: 32 MiB on any GPU
+    CHECK(model::torch_cublas_workspace(t) == Approx(32 * mib));
+    t.cublas_workspace_config = "default";  // unset: torch's default for the GPU
+    t.compute_capability = 9.0;
+    CHECK(model::torch_cublas_workspace(t) == Approx(32 * mib));
+    t.compute_capability = 0;  // unknown: Hopper or later
+    CHECK(model::torch_cublas_workspace(t) == Approx(32 * mib));
+    t.compute_capability = 10.0;
+    CHECK(model::torch_cublas_workspace(t) == Approx(32 * mib));
+    t.compute_capability = 8.0;  // ":4096:2:16:8": 2 x 4096 KiB + 8 x 16 KiB
+    CHECK(model::torch_cublas_workspace(t) == Approx(8192.0 * 1024 + 128 * 1024));
+    t.cublas_workspace_config = ":4096:8";  // what deterministic runs set: 8 x 4 MiB on any GPU
+    CHECK(model::torch_cublas_workspace(t) == Approx(32 * mib));
+    t.cublas_workspace_config = ":16:8";
+    CHECK(model::torch_cublas_workspace(t) == Approx(128 * 1024));
+    t.cublas_workspace_config = ":4096:2:16:8";
+    CHECK(model::torch_cublas_workspace(t) == Approx(8192.0 * 1024 + 128 * 1024));
+    // The model holds two: an A100 run with the deterministic setting sheds none of them.
+    auto mt = training(Framework::megatron, 1, 2);
+    mt.compute_capability = 8.0;
+    mt.cublas_workspace_config = ":4096:8";
+    CHECK(model::estimate_memory(gpt(), mt, kStepLayout, Measure::allocated).stages.at(0).overhead ==
+          Approx((64 + 4) * mib));
+    for (const char* bad : {"4096:8", ":4096", ":4096:8:", ":a:8", "::8", ":4096:8 ", ":1234567890:1", "Default"}) {
+        t.cublas_workspace_config = bad;
+        CHECK(model::torch_cublas_workspace(t) < 0);
+        CHECK_THROWS_WITH(model::validate_training(t),
+                          Catch::Contains("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's") &&
+                              Catch::Contains(std::string("got '") + bad + "'"));
+    }
 }

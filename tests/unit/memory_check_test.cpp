@@ -310,11 +310,32 @@ TEST_CASE("A measured run's GPU: a compute_capability cell, else the gpu cell's 
     CHECK(capability("gb200", "") == 0);  // unknown: read as Hopper or later
     CHECK(capability("gb200", "10.0") == Approx(10.0));
     CHECK(capability("a100-sxm-80gb", "0") == 0);  // said unknown
-    // The A100 run is predicted 28 MiB below the same run on an H100 (Transformer Engine's workspace).
+    // The A100 run is predicted 28 MiB below the same run on an H100: Transformer Engine's workspace.
     const auto a100 = read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,"
                                         "max_allocated,a100-sxm-80gb,\n");
     const auto h100 = read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,"
                                         "max_allocated,h100-sxm-80gb,\n");
     const auto rows = model::check_runs({a100.runs.at(0), h100.runs.at(0)}, model::Method::framework);
     CHECK((rows[1].predicted_gib - rows[0].predicted_gib) * 1024 == Approx(28));
+}
+
+TEST_CASE("A measured run's CUBLAS_WORKSPACE_CONFIG: the cublas_workspace_config column", "[model]") {
+    const std::string header = kRequired + ",gpu,cublas_workspace_config\n";
+    const std::string run = "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,max_allocated,";
+    const auto set = read_csv(header + run + "a100-sxm-80gb,:4096:8\n");
+    const auto unset = read_csv(header + run + "a100-sxm-80gb,default\n");
+    const auto unsaid = read_csv(header + run + "a100-sxm-80gb,\n");
+    REQUIRE(set.runs.size() == 1);
+    CHECK(set.runs[0].training.cublas_workspace_config == ":4096:8");
+    CHECK(unsaid.runs.at(0).training.cublas_workspace_config.empty());
+    // Two workspaces of 32 MiB instead of torch's 8.125 MiB each on an A100; unsaid reads as 32 MiB.
+    const auto rows =
+        model::check_runs({unset.runs.at(0), set.runs.at(0), unsaid.runs.at(0)}, model::Method::framework);
+    CHECK((rows[1].predicted_gib - rows[0].predicted_gib) * 1024 == Approx(47.75));
+    CHECK(rows[2].predicted_gib == Approx(rows[1].predicted_gib));
+    // A malformed one skips the row with its reason.
+    const auto bad = read_csv(header + run + "a100-sxm-80gb,4096:8\n");
+    CHECK(bad.runs.empty());
+    REQUIRE(bad.skipped.size() == 1);
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("cublas_workspace_config must be") && Catch::Contains("4096:8"));
 }

@@ -60,6 +60,13 @@ TEST_CASE("each type's memory follows its GPU: Transformer Engine's workspace by
     REQUIRE(p.types[1].memory);
     const double a100 = p.types[0].memory->stage(0, 0, 12).total(), h100 = p.types[1].memory->stage(0, 0, 12).total();
     CHECK(h100 - a100 == Approx(28.0 * 1024 * 1024));
+    // A job that ran with torch's default cuBLAS workspace (CUBLAS_WORKSPACE_CONFIG unset): torch's two
+    // are 32 MiB on the H100 and 8.125 MiB on the A100, 47.75 MiB more between the two.
+    auto job = llama13b();
+    job.training.cublas_workspace_config = "default";
+    const auto d = place::make_problem(job, alloc(2, {"A100-80GB-SXM", "H100-SXM"}), cat, {});
+    CHECK(d.types[1].memory->stage(0, 0, 12).total() - d.types[0].memory->stage(0, 0, 12).total() ==
+          Approx(75.75 * 1024 * 1024));
 }
 
 TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the network", "[place]") {

@@ -96,6 +96,11 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                    "DeepSpeed ZeRO-3's stage3_max_live_parameters, elements (default 1e9)")
         ->group(t)
         ->check(number_in(1, lim::bucket_elements));
+    app.add_option("--cublas-workspace-config", o.cublas_workspace_config,
+                   "The run's CUBLAS_WORKSPACE_CONFIG (e.g. :4096:8), or default when unset (torch's: 32 MiB from "
+                   "compute capability 9.0, 8 MiB below); not given: 32 MiB")
+        ->group(t)
+        ->type_name("CONFIG");
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

@@ -57,6 +57,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.max_live_parameters > 0) t.max_live_parameters = o.max_live_parameters;
     if (o.first_iteration) t.first_iteration = true;
     if (!o.framework_version.empty()) t.framework_version = o.framework_version;
+    if (!o.cublas_workspace_config.empty()) t.cublas_workspace_config = o.cublas_workspace_config;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
 }

@@ -116,6 +116,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
         t.max_live_parameters = io::yaml_number(doc, v, "stage3_max_live_parameters", 1, limits::bucket_elements);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
+    t.cublas_workspace_config = read_word(doc, sec, "cublas_workspace_config", t.cublas_workspace_config);
     read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
     read_setting(doc, sec, "deepspeed_model", parse_deepspeed_model, t);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
@@ -176,6 +177,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.sub_group_size > 0) n["sub_group_size"] = io::yaml_number_node(t.sub_group_size);
     if (t.max_live_parameters > 0) n["stage3_max_live_parameters"] = io::yaml_number_node(t.max_live_parameters);
     if (!t.framework_version.empty()) n["framework_version"] = t.framework_version;
+    if (!t.cublas_workspace_config.empty()) n["cublas_workspace_config"] = t.cublas_workspace_config;
     if (t.checkpoint_every > 1) n["checkpoint_every"] = t.checkpoint_every;
     if (t.first_iteration) n["first_iteration"] = true;
     if (iterations > 0) n["iterations"] = iterations;

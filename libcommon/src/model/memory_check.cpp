@@ -174,7 +174,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               every = t.find("checkpoint_every"), first = t.find("first_iteration"),
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
-              source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability");
+              source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability"),
+              cublas = t.find("cublas_workspace_config");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -240,6 +241,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             tr.compute_capability = t.number(r, capability, 0, 100);  // 0: unknown
         else if (gpu >= 0)
             tr.compute_capability = catalog::default_family_compute_capability(t.cell(r, gpu).text);
+        if (cublas >= 0) tr.cublas_workspace_config = t.cell(r, cublas).text;
         if (every >= 0 && !t.cell(r, every).text.empty())
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);

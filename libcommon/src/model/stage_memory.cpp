@@ -129,13 +129,10 @@ double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, co
     return tokens * static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
 }
 
-/// What the measure adds on top of live tensors: cuBLAS workspaces, the caching allocator's reserve
-/// (beside `pools`, blocks cached for other streams), and the CUDA context plus NCCL buffers that only
-/// nvidia-smi sees.
-double overhead_bytes(const Training& t, Measure measure, double dynamic, double pools, int gpus) {
-    // torch's cuBLAS/cuBLASLt workspaces come from the caching allocator: 32 MiB each for the compute
-    // and communication streams on Hopper-class GPUs; Transformer Engine allocates its own.
-    const double workspace = 64.0 * 1024 * 1024 + transformer_engine_workspace(t);
+/// What the measure adds on top of live tensors: the cuBLAS workspaces (`workspace`), the caching
+/// allocator's reserve (beside `pools`, blocks cached for other streams), and the CUDA context plus
+/// NCCL buffers that only nvidia-smi sees.
+double overhead_bytes(Measure measure, double workspace, double dynamic, double pools, int gpus) {
     if (measure == Measure::allocated) return workspace;
     // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
     // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
@@ -150,6 +147,10 @@ double overhead_bytes(const Training& t, Measure measure, double dynamic, double
 StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure)
     : model_(m), training_(t), layout_(l), measure_(measure) {
     validate(m, t, l);
+    // torch gives each cuBLAS handle and stream its own workspace from the caching allocator: the
+    // forward's thread and the autograd engine's backward thread hold a handle each. Transformer
+    // Engine's GEMMs share one workspace of its own.
+    workspaces_ = 2 * torch_cublas_workspace(t) + transformer_engine_workspace(t);
     const bool pad = t.framework == Framework::megatron;
     shards_ = state_shards(t, l);
     const StateBytes sb = state_bytes(t, shards_);
@@ -390,7 +391,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             continue;
         const Candidate& c = candidates[k];
         const double overhead =
-            overhead_bytes(training_, measure_, c.activations + c.logits, stream_pools_, layout_.gpus());
+            overhead_bytes(measure_, workspaces_, c.activations + c.logits, stream_pools_, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate

@@ -118,6 +118,35 @@ double transformer_engine_workspace(const Training& t) {
     return (hopper_on ? 32.0 : 4.0) * 1024 * 1024;
 }
 
+double torch_cublas_workspace(const Training& t) {
+    // Unstated: 32 MiB, the larger of torch's defaults and what deterministic runs set on any GPU, so
+    // that a run that did not say is not under-estimated.
+    if (t.cublas_workspace_config.empty()) return 32.0 * 1024 * 1024;
+    // torch's default (aten CublasHandlePool.cpp, since 2.0): ":4096:2:16:8", 32 MiB on Hopper; on
+    // Blackwell also 32 MiB from torch 2.11 (pytorch#175344), which is what is read here for 10.0 up.
+    if (t.cublas_workspace_config == "default")
+        return t.compute_capability == 0 || t.compute_capability >= 9 ? 32.0 * 1024 * 1024
+                                                                       : (4096.0 * 2 + 16.0 * 8) * 1024;
+    // ":SIZE:COUNT" repeated, SIZE in KiB, as torch reads CUBLAS_WORKSPACE_CONFIG.
+    double bytes = 0;
+    const std::string& c = t.cublas_workspace_config;
+    size_t i = 0;
+    auto digits = [&](double& out) {
+        if (i >= c.size() || c[i] != ':') return false;
+        const size_t start = ++i;
+        while (i < c.size() && c[i] >= '0' && c[i] <= '9' && i - start < 9) ++i;
+        if (i == start || (i < c.size() && c[i] >= '0' && c[i] <= '9')) return false;
+        out = std::stod(c.substr(start, i - start));
+        return true;
+    };
+    while (i < c.size()) {
+        double size = 0, count = 0;
+        if (!digits(size) || !digits(count)) return -1;
+        bytes += size * 1024 * count;
+    }
+    return bytes;
+}
+
 namespace {
 /// FSDP under torchtitan `release` (0.2.1 is 2001) or later; no version is its code before 0.2.
 bool torchtitan_from(const Training& t, long release) {
@@ -296,6 +325,10 @@ void validate_training(const Training& t) {
     if (t.fp8_all_gather && t.zero_stage < 2)
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));
+    if (torch_cublas_workspace(t) < 0)
+        throw DataError("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's \":SIZE:COUNT\" pairs, SIZE in KiB "
+                        "(e.g. :4096:8), or default (torch's, the variable unset), got '" +
+                        t.cublas_workspace_config + "'");
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t) {

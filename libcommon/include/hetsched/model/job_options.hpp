@@ -14,7 +14,7 @@ struct JobOptions {
     long layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0;
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
     std::string precision, optimizer, recompute, framework, framework_version, attention_backend, deepspeed_model,
-        transformer_impl;
+        transformer_impl, cublas_workspace_config;
     int zero_stage = -1;
     int checkpoint_every = 0;
     bool distributed_optimizer = false, seq_parallel = false, no_flash_attention = false, fp8_all_gather = false;

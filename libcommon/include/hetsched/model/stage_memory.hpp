@@ -41,6 +41,7 @@ private:
     Layout layout_;
     Measure measure_;
     long micro_batches_ = 0;
+    double workspaces_ = 0;                                ///< torch's cuBLAS and Transformer Engine's workspaces
     std::vector<PipeBuffers> pipe_;                        ///< per stage, worked out once
     double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch

@@ -72,6 +72,10 @@ struct Training {
     /// The GPU's CUDA compute capability, as its catalog entry gives it (0: unknown, read as 9.0 or
     /// later); set from the GPU a layout is checked against, not from the job document.
     double compute_capability = 0;
+    /// CUBLAS_WORKSPACE_CONFIG as the run set it (":SIZE:COUNT" pairs, SIZE in KiB, e.g. ":4096:8"),
+    /// the size of each cuBLAS workspace torch allocates; "default" when the run left it unset (torch's
+    /// default for the GPU); empty: not said (see torch_cublas_workspace).
+    std::string cublas_workspace_config;
     /// The fused attention kernel is cuDNN's rather than flash attention's (torchtitan puts cuDNN first
     /// on compute capability 10.0 and up since May 2025). Needs flash_attention (a fused kernel).
     bool cudnn_attention = false;
@@ -159,6 +163,11 @@ bool megatron_global_buffer(const Training& t);
 /// transformer_impl transformer_engine (read as current, Megatron-Core, or 3.0 and later) allocate it
 /// once, 32 MiB from compute capability 9.0 (or unknown), 4 MiB below; 0 for other frameworks.
 double transformer_engine_workspace(const Training& t);
+/// Bytes of each cuBLAS workspace torch allocates (one per cuBLAS handle and stream, from the caching
+/// allocator): the job's CUBLAS_WORKSPACE_CONFIG; under "default" torch's, 32 MiB from compute
+/// capability 9.0 (or unknown) and 8 MiB + 128 KiB below; unsaid, 32 MiB (the larger). -1 when the
+/// config is neither ":SIZE:COUNT" pairs nor "default".
+double torch_cublas_workspace(const Training& t);
 /// ZeRO-3's sub_group_size, the elements its step works on at once: the job's, else the default, 1e9
 /// from DeepSpeed 0.4.1, 1e12 (the whole partition) before.
 double deepspeed_sub_group_size(const Training& t);
