@@ -177,6 +177,36 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
     CHECK(pools(Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(0).margin(1e-6));
 }
 
+TEST_CASE("in a pipeline FSDP2's streams keep each stage's two largest units reserved", "[model]") {
+    // pp 2, dp 2, fp8 with fp8_all_gather: the first stage's units are its two blocks and the embedding
+    // (16-bit), the last stage's its two blocks and the output layer. Each stream keeps two units: the
+    // all-gather stream the larger gathered copy (the embedding's 2 bytes a weight or a block's 1) and
+    // a block's, the reduce-scatter stream two fp32 inputs.
+    auto t = training(Framework::fsdp, 128, 4);
+    t.zero_stage = 3;
+    t.precision = "fp8";
+    t.fp8_all_gather = true;
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    const auto m = llama();
+    const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
+    const double output = model::output_params(m, 1, 2, false);
+    auto pools = [&](int stage) {
+        const auto allocated = model::estimate_memory(m, t, l, Measure::allocated).stages.at(stage);
+        const auto reserved = model::estimate_memory(m, t, l, Measure::reserved).stages.at(stage);
+        REQUIRE(reserved.phase == allocated.phase);
+        return reserved.overhead - allocated.overhead - 0.12 * (allocated.activations + allocated.logits);
+    };
+    REQUIRE(2 * embedding > layer);
+    CHECK(pools(0) == Approx(2 * embedding + layer + 4 * (std::max(embedding, layer) + layer)));
+    CHECK(pools(1) == Approx(std::max(2 * output, layer) + layer + 4 * (std::max(output, layer) + layer)));
+    // Unsharded (dp 1) nothing is gathered or reduce-scattered.
+    const Layout single{1, 2, 1, 1, 1, 1, {}};
+    t.fp8_all_gather = false;
+    const auto a = model::estimate_memory(m, t, single, Measure::allocated).stages.at(0);
+    const auto r = model::estimate_memory(m, t, single, Measure::reserved).stages.at(0);
+    CHECK(r.overhead - a.overhead == Approx(0.12 * (a.activations + a.logits)));
+}
+
 TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;

@@ -208,6 +208,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         // embedding, where that is a unit of its own (16-bit: not a linear, never fp8), not a block.
         if (own_unit_) first_block_prefetch_ = element_ * embedding_ - gathered_weight_bytes(t) * layer_;
     }
+    // Under a pipeline FSDP2 keeps its two streams: each stage's units are gathered once a step, at
+    // their first forward, and reduce-scattered once, at their last backward, so the same blocks stay
+    // cached for those streams beside the peak (see stage_pools).
+    fsdp_pipeline_pools_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp > 1 && shards_ > 1;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
@@ -276,6 +280,20 @@ double StageMemoryModel::layer_backward(bool checkpointed) const {
     const double replay = checkpointed ? replay_ : 0, working = working_ + wgrad_transient_;
     if (checkpointed && training_.recompute == Recompute::full) return std::max(replay + working, attention_replayed_);
     return replay + std::max(working, attention_kept_);
+}
+
+double StageMemoryModel::stage_pools(bool first, bool last, long count) const {
+    // A pipeline stage's FSDP2 units: its blocks, and its part of the root (the embedding on the first
+    // stage, the final norm and output layer on the last), which is 16-bit even when blocks gather fp8.
+    // As without a pipeline, the all-gather stream keeps two units' gathered copies and the
+    // reduce-scatter stream two units' fp32 inputs, the largest two.
+    const double root = (first ? embedding_ : 0) + (last ? output_ : 0);
+    const double block = (training_.fp8_all_gather ? 1 : element_) * layer_;
+    auto two_largest = [&](double root_bytes, double block_bytes) {
+        if (count >= 2) return std::max(root_bytes, block_bytes) + block_bytes;
+        return root_bytes + block_bytes;  // one block: it and the root
+    };
+    return two_largest(element_ * root, block) + 4 * two_largest(root, layer_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -384,6 +402,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + pipe.receive + fixed,
          (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
+    const double pools = fsdp_pipeline_pools_ ? stage_pools(first, last, count) : stream_pools_;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_) ||
@@ -391,7 +410,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             continue;
         const Candidate& c = candidates[k];
         const double overhead =
-            overhead_bytes(measure_, workspaces_, c.activations + c.logits, stream_pools_, layout_.gpus());
+            overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate
