@@ -1,6 +1,7 @@
 #include <hetsched/model/training.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -127,23 +128,14 @@ double torch_cublas_workspace(const Training& t) {
     if (t.cublas_workspace_config == "default")
         return t.compute_capability == 0 || t.compute_capability >= 9 ? 32.0 * 1024 * 1024
                                                                        : (4096.0 * 2 + 16.0 * 8) * 1024;
-    // ":SIZE:COUNT" repeated, SIZE in KiB, as torch reads CUBLAS_WORKSPACE_CONFIG.
-    double bytes = 0;
+    // ":SIZE:COUNT" repeated, SIZE in KiB, as torch reads CUBLAS_WORKSPACE_CONFIG (here the whole
+    // value must be such pairs, of at most 9 digits each).
+    static const std::regex whole("(:[0-9]{1,9}:[0-9]{1,9})+"), pair(":([0-9]+):([0-9]+)");
     const std::string& c = t.cublas_workspace_config;
-    size_t i = 0;
-    auto digits = [&](double& out) {
-        if (i >= c.size() || c[i] != ':') return false;
-        const size_t start = ++i;
-        while (i < c.size() && c[i] >= '0' && c[i] <= '9' && i - start < 9) ++i;
-        if (i == start || (i < c.size() && c[i] >= '0' && c[i] <= '9')) return false;
-        out = std::stod(c.substr(start, i - start));
-        return true;
-    };
-    while (i < c.size()) {
-        double size = 0, count = 0;
-        if (!digits(size) || !digits(count)) return -1;
-        bytes += size * 1024 * count;
-    }
+    if (!std::regex_match(c, whole)) return -1;
+    double bytes = 0;
+    for (std::sregex_iterator it(c.begin(), c.end(), pair), end; it != end; ++it)
+        bytes += std::stod((*it)[1]) * 1024 * std::stod((*it)[2]);
     return bytes;
 }
 

@@ -35,7 +35,8 @@ struct MeasuredRuns {
 /// Reads runs in the column layout of memory_measured.csv (extra columns ignored). Optional columns:
 /// framework, compile, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts
 /// separated by spaces or ';'), compute_capability (else the default catalog's, for the gpu cell's
-/// family), cublas_workspace_config (the run's CUBLAS_WORKSPACE_CONFIG; empty: torch's default). Without a framework the run's `source` naming torchtitan (or FSDP) or
+/// family), cublas_workspace_config (the run's
+/// CUBLAS_WORKSPACE_CONFIG, or default when unset). Without a framework the run's `source` naming torchtitan (or FSDP) or
 /// DeepSpeed says it, else zero_stage and distributed_optimizer do (3: FSDP; 1-2 without Megatron's
 /// distributed optimizer: DeepSpeed; else Megatron-LM); without framework_version, a DeepSpeed run
 /// follows the release its source names right after "DeepSpeed" (else 0.17.5); without compile, eager
