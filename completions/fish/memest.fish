@@ -36,7 +36,7 @@ complete -c memest -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket_si
 complete -c memest -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
 complete -c memest -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c memest -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
-complete -c memest -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG (e.g. :4096:8), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB below); not given: 32 MiB'
+complete -c memest -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG, :SIZE:COUNT pairs with SIZE in KiB (e.g. :4096:8, 32 MiB), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB + 128 KiB below): the size of each of torchs two cuBLAS workspaces; not given: 32 MiB each'
 complete -c memest -l tp -x -d 'Tensor-parallel degree'
 complete -c memest -l pp -x -d 'Pipeline-parallel degree'
 complete -c memest -l dp -x -d 'Data-parallel degree'

@@ -36,7 +36,7 @@ complete -c placestages -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_buck
 complete -c placestages -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
 complete -c placestages -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c placestages -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
-complete -c placestages -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG (e.g. :4096:8), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB below); not given: 32 MiB'
+complete -c placestages -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG, :SIZE:COUNT pairs with SIZE in KiB (e.g. :4096:8, 32 MiB), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB + 128 KiB below): the size of each of torchs two cuBLAS workspaces; not given: 32 MiB each'
 complete -c placestages -l dp -x -d 'Data-parallel degree: GPUs per stage'
 complete -c placestages -l stages -x -a '(placestages --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'GPU type of each stage, comma-separated (e.g. A100,A100,V100)'
 complete -c placestages -l layers-per-stage -x -d 'Layers of each stage, for --method given (e.g. 8,9,9,6)'

@@ -36,7 +36,7 @@ complete -c planalloc -l reduce-bucket-size -x -d 'DeepSpeed ZeROs reduce_bucket
 complete -c planalloc -l overlap-comm -d 'DeepSpeed ZeRO-1/2s overlap_comm: a second reduce bucket'
 complete -c planalloc -l sub-group-size -x -d 'DeepSpeed ZeRO-3s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'
 complete -c planalloc -l max-live-parameters -x -d 'DeepSpeed ZeRO-3s stage3_max_live_parameters, elements (default 1e9)'
-complete -c planalloc -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG (e.g. :4096:8), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB below); not given: 32 MiB'
+complete -c planalloc -l cublas-workspace-config -x -d 'The runs CUBLAS_WORKSPACE_CONFIG, :SIZE:COUNT pairs with SIZE in KiB (e.g. :4096:8, 32 MiB), or default when unset (torchs: 32 MiB from compute capability 9.0, 8 MiB + 128 KiB below): the size of each of torchs two cuBLAS workspaces; not given: 32 MiB each'
 complete -c planalloc -l slo-s -x -d 'Time SLO for all iterations, seconds (default: training.slo_s)'
 complete -c planalloc -l method -x -a 'espresso exhaustive homogeneous' -d 'espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)'
 complete -c planalloc -l placer -x -a 'cmr whale hph optimal' -d 'Stage placer for each plan: cmr, whale, hph or optimal'

@@ -175,6 +175,11 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
     CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
     // Without sharding there is nothing to gather.
     CHECK(pools(Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(0).margin(1e-6));
+    // Gathering fp8, a block is one byte a weight, but the embedding's unit stays 16-bit.
+    t.framework_version = "0.2.2";
+    t.precision = "fp8";
+    t.fp8_all_gather = true;
+    CHECK(pools(kDp2) == Approx(2 * std::max(embedding, output) + layer + 4 * (std::max(embedding, output) + layer)));
 }
 
 TEST_CASE("in a pipeline FSDP2's streams keep each stage's two largest units reserved", "[model]") {
@@ -199,6 +204,17 @@ TEST_CASE("in a pipeline FSDP2's streams keep each stage's two largest units res
     REQUIRE(2 * embedding > layer);
     CHECK(pools(0) == Approx(2 * embedding + layer + 4 * (std::max(embedding, layer) + layer)));
     CHECK(pools(1) == Approx(std::max(2 * output, layer) + layer + 4 * (std::max(output, layer) + layer)));
+    // pp 3 over 4 blocks (a 1-2-1 split): the middle stage has no part of the root, two blocks; the
+    // last holds one block beside the output layer.
+    const Layout three{1, 3, 2, 1, 1, 1, {1, 2, 1}};
+    auto pools3 = [&](int stage) {
+        const auto allocated = model::estimate_memory(m, t, three, Measure::allocated).stages.at(stage);
+        const auto reserved = model::estimate_memory(m, t, three, Measure::reserved).stages.at(stage);
+        return reserved.overhead - allocated.overhead - 0.12 * (allocated.activations + allocated.logits);
+    };
+    const double output3 = model::output_params(m, 1, 3, false);
+    CHECK(pools3(1) == Approx(2 * layer + 4 * 2 * layer));
+    CHECK(pools3(2) == Approx(2 * output3 + layer + 4 * (output3 + layer)));
     // Unsharded (dp 1) nothing is gathered or reduce-scattered.
     const Layout single{1, 2, 1, 1, 1, 1, {}};
     t.fp8_all_gather = false;

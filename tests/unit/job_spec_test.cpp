@@ -60,3 +60,20 @@ TEST_CASE("training.compile names what torch.compile covers; a bare true covers 
     }
     CHECK_THROWS_WITH(compile("[model]"), Catch::Contains("expected a string for 'compile'"));
 }
+
+TEST_CASE("training.cublas_workspace_config: read, refused with its place, written back", "[model]") {
+    const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining:\n  seq_len: 1\n  global_batch: 1\n";
+    CHECK(read(head).training.cublas_workspace_config.empty());
+    const auto job = read(head + "  cublas_workspace_config: ':4096:8'\n");
+    CHECK(job.training.cublas_workspace_config == ":4096:8");
+    CHECK(model::training_to_yaml(job)["cublas_workspace_config"].as<std::string>() == ":4096:8");
+    CHECK(read(head + "  cublas_workspace_config: default\n").training.cublas_workspace_config == "default");
+    CHECK_FALSE(model::training_to_yaml(read(head))["cublas_workspace_config"].IsDefined());
+    try {
+        read(head + "  cublas_workspace_config: ':1048576:2'\n");  // 2 GiB
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains("at most 1 GiB") && Catch::Contains("got ':1048576:2'"));
+        CHECK(e.pos().line == 5);  // the training section (its first key)
+    }
+}

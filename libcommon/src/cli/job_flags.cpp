@@ -97,10 +97,20 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->group(t)
         ->check(number_in(1, lim::bucket_elements));
     app.add_option("--cublas-workspace-config", o.cublas_workspace_config,
-                   "The run's CUBLAS_WORKSPACE_CONFIG (e.g. :4096:8), or default when unset (torch's: 32 MiB from "
-                   "compute capability 9.0, 8 MiB below); not given: 32 MiB")
+                   "The run's CUBLAS_WORKSPACE_CONFIG, :SIZE:COUNT pairs with SIZE in KiB (e.g. :4096:8, 32 MiB), "
+                   "or default when unset (torch's: 32 MiB from compute capability 9.0, 8 MiB + 128 KiB below): "
+                   "the size of each of torch's two cuBLAS workspaces; not given: 32 MiB each")
         ->group(t)
-        ->type_name("CONFIG");
+        ->type_name("CONFIG")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                model::Training scratch;
+                scratch.cublas_workspace_config = v;
+                return model::torch_cublas_workspace(scratch) >= 0
+                           ? std::string()
+                           : "expected :SIZE:COUNT pairs (SIZE in KiB, at most 1 GiB in all) or default";
+            },
+            ""));
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
     app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));

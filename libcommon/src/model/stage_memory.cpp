@@ -199,8 +199,11 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     if (fsdp_units_) {
         const double gathered = t.fp8_all_gather ? 1 : element_;
         const double root = own_unit_ ? std::max(embedding_, output_) : embedding_ + output_;
-        stream_pools_ = gathered * ((own_unit_ ? std::max({embedding_, output_, layer_}) : layer_) + layer_) +
-                        4 * (std::max(root, layer_) + layer_);
+        // (The root's units, the embedding and the output layer, are gathered in 16 bits: no float8
+        // linears.)
+        const double largest = own_unit_ ? std::max(element_ * std::max(embedding_, output_), gathered * layer_)
+                                         : gathered * layer_;
+        stream_pools_ = largest + gathered * layer_ + 4 * (std::max(root, layer_) + layer_);
         // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
         // that follows at once.
         if (!torchtitan_embedding_unit(t)) last_block_gathered_ = gathered_weight_bytes(t) * layer_;

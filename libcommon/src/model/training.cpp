@@ -129,14 +129,14 @@ double torch_cublas_workspace(const Training& t) {
         return t.compute_capability == 0 || t.compute_capability >= 9 ? 32.0 * 1024 * 1024
                                                                        : (4096.0 * 2 + 16.0 * 8) * 1024;
     // ":SIZE:COUNT" repeated, SIZE in KiB, as torch reads CUBLAS_WORKSPACE_CONFIG (here the whole
-    // value must be such pairs, of at most 9 digits each).
+    // value must be such pairs, of at most 9 digits each, and come to at most 1 GiB).
     static const std::regex whole("(:[0-9]{1,9}:[0-9]{1,9})+"), pair(":([0-9]+):([0-9]+)");
     const std::string& c = t.cublas_workspace_config;
     if (!std::regex_match(c, whole)) return -1;
     double bytes = 0;
     for (std::sregex_iterator it(c.begin(), c.end(), pair), end; it != end; ++it)
         bytes += std::stod((*it)[1]) * 1024 * std::stod((*it)[2]);
-    return bytes;
+    return bytes <= kMaxCublasWorkspace ? bytes : -1;
 }
 
 namespace {
@@ -318,8 +318,8 @@ void validate_training(const Training& t) {
         throw DataError("fp8_all_gather needs zero_stage 2 or 3 (FSDP gathers nothing below), got " +
                         str(t.zero_stage));
     if (torch_cublas_workspace(t) < 0)
-        throw DataError("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's \":SIZE:COUNT\" pairs, SIZE in KiB "
-                        "(e.g. :4096:8), or default (torch's, the variable unset), got '" +
+        throw DataError("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's \":SIZE:COUNT\" pairs, SIZE in KiB, "
+                        "at most 1 GiB in all (e.g. :4096:8), or default (torch's, the variable unset), got '" +
                         t.cublas_workspace_config + "'");
 }
 

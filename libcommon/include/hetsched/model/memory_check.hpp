@@ -36,7 +36,7 @@ struct MeasuredRuns {
 /// framework, compile, dropout, rms_norm, linear_bias, layers_per_stage (the stages' layer counts
 /// separated by spaces or ';'), compute_capability (else the default catalog's, for the gpu cell's
 /// family), cublas_workspace_config (the run's
-/// CUBLAS_WORKSPACE_CONFIG, or default when unset). Without a framework the run's `source` naming torchtitan (or FSDP) or
+/// CUBLAS_WORKSPACE_CONFIG, or default when unset; empty: 32 MiB a workspace). Without a framework the run's `source` naming torchtitan (or FSDP) or
 /// DeepSpeed says it, else zero_stage and distributed_optimizer do (3: FSDP; 1-2 without Megatron's
 /// distributed optimizer: DeepSpeed; else Megatron-LM); without framework_version, a DeepSpeed run
 /// follows the release its source names right after "DeepSpeed" (else 0.17.5); without compile, eager

@@ -166,8 +166,9 @@ double transformer_engine_workspace(const Training& t);
 /// Bytes of each cuBLAS workspace torch allocates (one per cuBLAS handle and stream, from the caching
 /// allocator): the job's CUBLAS_WORKSPACE_CONFIG; under "default" torch's, 32 MiB from compute
 /// capability 9.0 (or unknown) and 8 MiB + 128 KiB below; unsaid, 32 MiB (the larger). -1 when the
-/// config is neither ":SIZE:COUNT" pairs nor "default".
+/// config is neither ":SIZE:COUNT" pairs of at most kMaxCublasWorkspace in all nor "default".
 double torch_cublas_workspace(const Training& t);
+inline constexpr double kMaxCublasWorkspace = 1024.0 * 1024 * 1024;
 /// ZeRO-3's sub_group_size, the elements its step works on at once: the job's, else the default, 1e9
 /// from DeepSpeed 0.4.1, 1e12 (the whole partition) before.
 double deepspeed_sub_group_size(const Training& t);

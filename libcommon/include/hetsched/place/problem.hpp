@@ -29,7 +29,8 @@ struct StageType {
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
     double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
     double per_layer_gib = 0;          ///< what each further layer adds there
-    /// The memory model on this type (its compute capability sets Transformer Engine's workspace), for
+    /// The memory model on this type (its compute capability sets Transformer Engine's workspace, and
+    /// torch's cuBLAS ones under cublas_workspace_config default), for
     /// reports; absent in hand-made problems.
     std::shared_ptr<const model::StageMemoryModel> memory;
 };
