@@ -156,6 +156,13 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
                              "DeepSpeed 1.3B GPT", "DeepSpeed 0.8GB", "deepspeed>=0.14", "DeepSpeed"})
         CHECK(read(",framework", none, ",deepspeed").framework_version.empty());
     CHECK(read(",framework", "DeepSpeed 0.16.4", ",megatron").framework_version.empty());  // not a DeepSpeed run
+    // A torchtitan release, likewise, for an FSDP run; a commit is none.
+    CHECK(read(",framework", "torchtitan v0.2.2 on 8 H200s", ",fsdp").framework_version == "0.2.2");
+    CHECK(read(",framework", "pip torchtitan==0.2.0", ",fsdp").framework_version == "0.2.0");
+    for (const char* none : {"torchtitan 9dec370", "pytorch/torchtitan@b5bcd76", "bench/gpu/torchtitan_memory.py",
+                             "torchtitan 6fc499f of 2025-08-14", "DeepSpeed 0.16.4"})
+        CHECK(read(",framework", none, ",fsdp").framework_version.empty());
+    CHECK(read(",framework", "torchtitan 0.2.2", ",deepspeed").framework_version.empty());  // not a torchtitan run
     const std::string bad = header + ",compile\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
                             "selective,0,1,bf16,all,80,max_reserved,torchtitan,blocks\n";
     const auto skipped = read_csv(bad).skipped;

@@ -60,13 +60,14 @@ bool names_megatron_deepspeed(const std::string& source) {
     return false;
 }
 
-/// The DeepSpeed release a run's source names right after "DeepSpeed" ("DeepSpeed 0.16.4",
-/// "deepspeed==0.14.0", "DeepSpeed v0.9.5", the log line "DeepSpeed info: version=0.4.0+407ff0f"), or
-/// empty. Every DeepSpeed release is 0.x; a number running on into letters ("DeepSpeed 1.3B") is no
-/// release, and "Megatron-DeepSpeed" names model code.
-std::string deepspeed_release_in(const std::string& source) {
+/// The release a run's source names right after `name` (lower case: "deepspeed" or "torchtitan"):
+/// "DeepSpeed 0.16.4", "deepspeed==0.14.0", "torchtitan v0.2.2", the log line "DeepSpeed info:
+/// version=0.4.0+407ff0f"; or empty. Every DeepSpeed and torchtitan release is 0.x; a number running
+/// on into letters ("DeepSpeed 1.3B", the commit "torchtitan 9dec370") is no release, and
+/// "Megatron-DeepSpeed" names model code.
+std::string release_in(const std::string& source, const std::string& name) {
     const std::string lower = lower_case(source);
-    const std::string name = "deepspeed", fork = "megatron";
+    const std::string fork = "megatron";
     auto starts = [&](size_t i, const std::string& word) { return lower.compare(i, word.size(), word) == 0; };
     for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
         if (at > fork.size() && starts(at - fork.size() - 1, fork) && std::string("-_ ").find(lower[at - 1]) != std::string::npos)
@@ -253,8 +254,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         else
             tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
                                          : infer_framework(tr, source_text);
-        if (tr.framework == Framework::deepspeed && tr.framework_version.empty())
-            tr.framework_version = deepspeed_release_in(source_text);
+        if (tr.framework_version.empty() && tr.framework != Framework::megatron)
+            tr.framework_version = release_in(source_text, tr.framework == Framework::deepspeed ? "deepspeed" : "torchtitan");
         // Megatron-LM's local implementation (unfused attention only), when the id or source says so.
         if (!impl_given && tr.framework == Framework::megatron && !tr.flash_attention &&
             names_local_impl(run.id, source_text))

@@ -39,7 +39,8 @@ struct MeasuredRuns {
 /// CUBLAS_WORKSPACE_CONFIG, or default when unset; empty: 32 MiB a workspace). Without a framework the run's `source` naming torchtitan (or FSDP) or
 /// DeepSpeed says it, else zero_stage and distributed_optimizer do (3: FSDP; 1-2 without Megatron's
 /// distributed optimizer: DeepSpeed; else Megatron-LM); without framework_version, a DeepSpeed run
-/// follows the release its source names right after "DeepSpeed" (else 0.17.5); without compile, eager
+/// follows the release its source names right after "DeepSpeed" (else 0.17.5), an FSDP run the one
+/// right after "torchtitan" (else its code before 0.2); without compile, eager
 /// blocks, unless an FSDP run's id or source says torch.compile ran (then compiled blocks); a gated
 /// MLP implies the LLaMA style (RMSNorm, no bias, no dropout); without layers_per_stage, the
 /// framework's own split. A row with a
