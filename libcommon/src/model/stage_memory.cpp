@@ -197,13 +197,9 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     fsdp_units_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp == 1 && shards_ > 1;
     own_unit_ = torchtitan_embedding_unit(t) && !m.tied_embeddings;
     if (fsdp_units_) {
-        const double gathered = t.fp8_all_gather ? 1 : element_;
-        const double root = own_unit_ ? std::max(embedding_, output_) : embedding_ + output_;
-        // (The root's units, the embedding and the output layer, are gathered in 16 bits: no float8
-        // linears.)
-        const double largest = own_unit_ ? std::max(element_ * std::max(embedding_, output_), gathered * layer_)
-                                         : gathered * layer_;
-        stream_pools_ = largest + gathered * layer_ + 4 * (std::max(root, layer_) + layer_);
+        // The root gathered once and kept is no unit the all-gather stream passes again.
+        const double own = std::max(embedding_, output_);
+        stream_pools_ = stream_pools(own_unit_ ? own : 0, own_unit_ ? own : embedding_ + output_, m.layers);
         // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
         // that follows at once.
         if (!torchtitan_embedding_unit(t)) last_block_gathered_ = gathered_weight_bytes(t) * layer_;
@@ -213,7 +209,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     }
     // Under a pipeline FSDP2 keeps its two streams: each stage's units are gathered once a step, at
     // their first forward, and reduce-scattered once, at their last backward, so the same blocks stay
-    // cached for those streams beside the peak (see stage_pools).
+    // cached for those streams beside the peak: the stage's blocks and its part of the root (the
+    // embedding on the first stage, the final norm and output layer on the last), in stage().
     fsdp_pipeline_pools_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp > 1 && shards_ > 1;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
@@ -285,18 +282,15 @@ double StageMemoryModel::layer_backward(bool checkpointed) const {
     return replay + std::max(working, attention_kept_);
 }
 
-double StageMemoryModel::stage_pools(bool first, bool last, long count) const {
-    // A pipeline stage's FSDP2 units: its blocks, and its part of the root (the embedding on the first
-    // stage, the final norm and output layer on the last), which is 16-bit even when blocks gather fp8.
-    // As without a pipeline, the all-gather stream keeps two units' gathered copies and the
-    // reduce-scatter stream two units' fp32 inputs, the largest two.
-    const double root = (first ? embedding_ : 0) + (last ? output_ : 0);
+double StageMemoryModel::stream_pools(double gathered_root, double reduced_root, long blocks) const {
+    // The all-gather stream keeps its two largest units' gathered copies, the reduce-scatter stream its
+    // two largest fp32 inputs. The root's units (embedding, output layer) gather in 16 bits: no float8
+    // linears, even when the blocks gather fp8.
     const double block = (training_.fp8_all_gather ? 1 : element_) * layer_;
-    auto two_largest = [&](double root_bytes, double block_bytes) {
-        if (count >= 2) return std::max(root_bytes, block_bytes) + block_bytes;
-        return root_bytes + block_bytes;  // one block: it and the root
+    auto two_largest = [&](double root, double one_block) {
+        return blocks >= 2 ? std::max(root, one_block) + one_block : root + one_block;  // one block: it and the root
     };
-    return two_largest(element_ * root, block) + 4 * two_largest(root, layer_);
+    return two_largest(element_ * gathered_root, block) + 4 * two_largest(reduced_root, layer_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -405,7 +399,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + pipe.receive + fixed,
          (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
-    const double pools = fsdp_pipeline_pools_ ? stage_pools(first, last, count) : stream_pools_;
+    const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
+    const double pools = fsdp_pipeline_pools_ ? stream_pools(stage_root, stage_root, count) : stream_pools_;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_) ||

@@ -118,7 +118,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
         const double one = memory.stage(pos, 0, 1).total();
         if (one / kGiB < st.first_layer_gib) {
             st.first_layer_gib = one / kGiB;
-            // From the second layer to the third: FSDP's pipeline stream pools (stage_pools) grow from
+            // From the second layer to the third: FSDP's pipeline stream pools (stream_pools) grow from
             // one block to two between the first two.
             st.per_layer_gib = (memory.stage(pos, 0, 3).total() - memory.stage(pos, 0, 2).total()) / kGiB;
         }

@@ -64,9 +64,10 @@ private:
     /// checkpointed) and the larger of its gradient temporaries and its eager attention's softmax
     /// backward (all of the latter beyond its input when the whole layer is replayed).
     double layer_backward(bool checkpointed) const;
-    /// Bytes cached for FSDP2's all-gather and reduce-scatter streams on a pipeline stage holding
-    /// `count` blocks (and the embedding when `first`, the output layer when `last`).
-    double stage_pools(bool first, bool last, long count) const;
+    /// Bytes the allocator keeps cached for FSDP2's all-gather and reduce-scatter streams over `blocks`
+    /// blocks and a root unit of `gathered_root` parameters gathered (0: none passes the stream) and
+    /// `reduced_root` reduce-scattered.
+    double stream_pools(double gathered_root, double reduced_root, long blocks) const;
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
     Phase loss_phase_ = Phase::backward;                    ///< when the loss peaks
@@ -79,7 +80,7 @@ private:
     bool grads_made_in_backward_ = false;  ///< FSDP2, one micro-batch: each unit's grads appear at its backward
     double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's communication streams
     bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
-    bool fsdp_pipeline_pools_ = false;  ///< FSDP ZeRO-3, sharded, pipelined: stream pools by stage (stage_pools)
+    bool fsdp_pipeline_pools_ = false;  ///< FSDP ZeRO-3, sharded, pipelined: stream pools by stage
     bool own_unit_ = false;    ///< torchtitan 0.2, untied: the embedding, and the norm with the output, own units
     double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
     double first_block_prefetch_ = 0;  ///< torchtitan 0.2: the embedding prefetched in the first block's backward, less a block
