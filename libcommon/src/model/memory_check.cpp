@@ -181,6 +181,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
         run.id = t.cell(r, id).text;
+        // Whether the row has an optional column's cell filled in.
+        auto given = [&](int column) { return column >= 0 && !t.cell(r, column).text.empty(); };
         try {
         auto& m = run.model;
         m.name = run.id;
@@ -203,17 +205,17 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         tr.distributed_optimizer = t.boolean(r, distopt);
         tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
-        if (fp8_gather >= 0 && !t.cell(r, fp8_gather).text.empty()) tr.fp8_all_gather = t.boolean(r, fp8_gather);
-        if (fp32_reduce >= 0 && !t.cell(r, fp32_reduce).text.empty()) tr.fp32_allreduce = t.boolean(r, fp32_reduce);
-        if (overlap >= 0 && !t.cell(r, overlap).text.empty()) tr.overlap_comm = t.boolean(r, overlap);
-        if (bucket >= 0 && !t.cell(r, bucket).text.empty())
+        if (given(fp8_gather)) tr.fp8_all_gather = t.boolean(r, fp8_gather);
+        if (given(fp32_reduce)) tr.fp32_allreduce = t.boolean(r, fp32_reduce);
+        if (given(overlap)) tr.overlap_comm = t.boolean(r, overlap);
+        if (given(bucket))
             tr.reduce_bucket_size = t.number(r, bucket, 1, limits::bucket_elements);
-        if (sub_group >= 0 && !t.cell(r, sub_group).text.empty())
+        if (given(sub_group))
             tr.sub_group_size = t.number(r, sub_group, 1, limits::bucket_elements);
-        if (max_live >= 0 && !t.cell(r, max_live).text.empty())
+        if (given(max_live))
             tr.max_live_parameters = t.number(r, max_live, 1, limits::bucket_elements);
-        if (first >= 0 && !t.cell(r, first).text.empty()) tr.first_iteration = t.boolean(r, first);
-        if (softmax >= 0 && !t.cell(r, softmax).text.empty()) tr.unfused_fp32_softmax = t.boolean(r, softmax);
+        if (given(first)) tr.first_iteration = t.boolean(r, first);
+        if (given(softmax)) tr.unfused_fp32_softmax = t.boolean(r, softmax);
         // Runs `read`, reporting a word it refuses at the row's cell in `column`.
         auto at = [&](int column, const auto& read) {
             try {
@@ -224,7 +226,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         };
         // A setting's cell, if there and not empty, read by one of training.hpp's parse_*; whether it was.
         auto setting = [&](int column, void (*parse)(const std::string&, Training&)) {
-            if (column < 0 || t.cell(r, column).text.empty()) return false;
+            if (!given(column)) return false;
             at(column, [&] { parse(t.cell(r, column).text, tr); });
             return true;
         };
@@ -238,18 +240,18 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                                 t.where(r, version));
         }
         // The GPU's compute capability: the column, else the default catalog's for the gpu cell's family.
-        if (capability >= 0 && !t.cell(r, capability).text.empty())
+        if (given(capability))
             tr.compute_capability = t.number(r, capability, 0, 100);  // 0: unknown
         else if (gpu >= 0)
             tr.compute_capability = catalog::default_family_compute_capability(t.cell(r, gpu).text);
         if (cublas >= 0) tr.cublas_workspace_config = t.cell(r, cublas).text;
-        if (every >= 0 && !t.cell(r, every).text.empty())
+        if (given(every))
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
         tr.precision = t.cell(r, precision).text;
         at(recompute, [&] { tr.recompute = parse_recompute(t.cell(r, recompute).text); });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";
-        if (framework >= 0 && !t.cell(r, framework).text.empty())
+        if (given(framework))
             at(framework, [&] { tr.framework = parse_framework(t.cell(r, framework).text); });
         else
             tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
@@ -271,7 +273,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         at(kind, [&] { run.measure = parse_measure(t.cell(r, kind).text); });
         // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
         // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
-        if (dropout >= 0 && !t.cell(r, dropout).text.empty()) m.dropout = t.number(r, dropout, 0, 0.99);
+        if (given(dropout)) m.dropout = t.number(r, dropout, 0, 0.99);
         else if (tr.framework == Framework::megatron || tr.deepspeed_model == "megatron") m.dropout = 0.1;
         else m.dropout = tr.framework == Framework::fsdp || m.gated_mlp ? 0.0 : 0.1;
         auto& l = run.layout;
@@ -287,7 +289,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         } catch (const DataError& e) {
             throw DataError(e.what(), t.where(r, stage));
         }
-        if (split >= 0 && !t.cell(r, split).text.empty()) {
+        if (given(split)) {
             try {
                 l.layers_per_stage = read_split(t.cell(r, split).text);
             } catch (const DataError& e) {
