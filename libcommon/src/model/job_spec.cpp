@@ -22,6 +22,12 @@ bool read_flag(const YamlDocument& doc, const YAML::Node& sec, const char* key, 
     return n.IsDefined() ? io::yaml_bool(doc, n, key) : fallback;
 }
 
+/// A DeepSpeed element count under `key` (1 to 1e13), or `fallback` when the key is absent.
+double read_elements(const YamlDocument& doc, const YAML::Node& sec, const char* key, double fallback) {
+    YAML::Node n = io::optional_child(doc, sec, key);
+    return n.IsDefined() ? io::yaml_number(doc, n, key, 1, limits::bucket_elements) : fallback;
+}
+
 /// Sets `t` from the word under `key` with `parse` (one of training.hpp's parse_*), if the key is
 /// there; a word `parse` refuses is reported at its position.
 void read_setting(const YamlDocument& doc, const YAML::Node& sec, const char* key,
@@ -108,12 +114,9 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.fp32_allreduce = read_flag(doc, sec, "fp32_allreduce", t.fp32_allreduce);
     t.overlap_comm = read_flag(doc, sec, "overlap_comm", t.overlap_comm);
-    if (YAML::Node b = io::optional_child(doc, sec, "reduce_bucket_size"); b.IsDefined())
-        t.reduce_bucket_size = io::yaml_number(doc, b, "reduce_bucket_size", 1, limits::bucket_elements);
-    if (YAML::Node g = io::optional_child(doc, sec, "sub_group_size"); g.IsDefined())
-        t.sub_group_size = io::yaml_number(doc, g, "sub_group_size", 1, limits::bucket_elements);
-    if (YAML::Node v = io::optional_child(doc, sec, "stage3_max_live_parameters"); v.IsDefined())
-        t.max_live_parameters = io::yaml_number(doc, v, "stage3_max_live_parameters", 1, limits::bucket_elements);
+    t.reduce_bucket_size = read_elements(doc, sec, "reduce_bucket_size", t.reduce_bucket_size);
+    t.sub_group_size = read_elements(doc, sec, "sub_group_size", t.sub_group_size);
+    t.max_live_parameters = read_elements(doc, sec, "stage3_max_live_parameters", t.max_live_parameters);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
     t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
     t.cublas_workspace_config = read_word(doc, sec, "cublas_workspace_config", t.cublas_workspace_config);
