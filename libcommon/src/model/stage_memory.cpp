@@ -194,7 +194,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // block prefetched after it), the reduce-scatter stream's two largest fp32 inputs. Units: each
     // block; from torchtitan 0.2 the embedding, and the final norm with the output layer; before, the
     // root's embedding, norm and output, gathered once and kept, reduce-scattered last together.
-    fsdp_units_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp == 1 && shards_ > 1;
+    const bool fsdp_streams = t.framework == Framework::fsdp && t.zero_stage >= 3 && shards_ > 1;
+    fsdp_units_ = fsdp_streams && l.pp == 1;
     own_unit_ = torchtitan_embedding_unit(t) && !m.tied_embeddings;
     if (fsdp_units_) {
         // The root gathered once and kept is no unit the all-gather stream passes again.
@@ -211,7 +212,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // their first forward, and reduce-scattered once, at their last backward, so the same blocks stay
     // cached for those streams beside the peak: the stage's blocks and its part of the root (the
     // embedding on the first stage, the final norm and output layer on the last), in stage().
-    fsdp_pipeline_pools_ = t.framework == Framework::fsdp && t.zero_stage >= 3 && l.pp > 1 && shards_ > 1;
+    fsdp_pipeline_pools_ = fsdp_streams && l.pp > 1;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
