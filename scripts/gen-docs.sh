@@ -62,7 +62,8 @@ zsh_completion() {  # tool spec
   fi
   echo "_arguments -s \\"
   while IFS=$'\037' read -r kind names choices desc; do
-    d=${desc//\\/}; d=${d//\'/}; d=${d//[/(}; d=${d//]/)}; d=${d//:/ }
+    # The spec is single-quoted: an apostrophe closes it, is escaped, and reopens it.
+    d=${desc//\\/}; d=${d//\'/\'\\\'\'}; d=${d//[/(}; d=${d//]/)}; d=${d//:/ }
     case $kind in
       flag) action="" ;;
       value) action=":value: " ;;
@@ -98,7 +99,9 @@ fish_completion() {  # tool spec
       catalog) line+=" -r -F -a '${choices//,/ }'" ;;
       choice) line+=" -x -a '${choices//,/ }'" ;;
     esac
-    echo "$line -d '${desc//\'/}'"
+    # Inside fish's single quotes only \\ and \' are escapes.
+    desc=${desc//\\/\\\\}
+    echo "$line -d '${desc//\'/\\\'}'"
   done <<<"$spec"
 }
 
