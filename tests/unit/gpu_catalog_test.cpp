@@ -44,6 +44,11 @@ TEST_CASE("sia catalog is the Sia simulator cluster", "[catalog]") {
 TEST_CASE("unknown names suggest close ones", "[catalog]") {
     auto c = catalog::named_catalog("default");
     CHECK_THROWS_WITH(c.find("H100-SMX"), Catch::Contains("did you mean 'H100-SXM'"));
+    // A known name with a suffix the catalog does not spell: that name alone, not V100-SXM2-16GB.
+    CHECK_THROWS_WITH(c.find("H100-SXM-80GB"), Catch::EndsWith("did you mean 'H100-SXM'? (see --list-gpus)"));
+    CHECK(catalog::close_names("T4-16GB", {"T4", "L4"}).empty() == false);
+    CHECK(catalog::close_names("RTX4090", {"T4", "L4"}).empty());  // not a word of what was typed
+    CHECK(catalog::close_names("A100", {"A10", "A100-80GB-SXM"}) == std::vector<std::string>{"A100-80GB-SXM", "A10"});
     CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
     CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
 }

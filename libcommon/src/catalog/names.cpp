@@ -42,15 +42,26 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
     const std::string w = normalize_name(wanted);
     std::vector<std::pair<size_t, std::string>> scored;
     if (w.empty() || w.size() > 64) return {};  // nothing to compare, or not a name a person typed
+    std::vector<std::string> word_prefixes;  // what was typed up to the end of each of its words
+    for (size_t i = 0; i < wanted.size(); ++i) {
+        const bool end = std::isalnum(static_cast<unsigned char>(wanted[i])) &&
+                         (i + 1 == wanted.size() || !std::isalnum(static_cast<unsigned char>(wanted[i + 1])));
+        if (end) word_prefixes.push_back(normalize_name(wanted.substr(0, i + 1)));
+    }
     for (const auto& c : candidates) {
         const std::string n = normalize_name(c);
         size_t d = edit_distance(w, n);
-        if (!w.empty() && n.find(w) != std::string::npos) d = 0;  // a fragment of the name
+        if (n.find(w) != std::string::npos) d = 0;  // a fragment of the name
+        // The whole name with more words after it ("H100-SXM-80GB" for H100-SXM), not a shorter name
+        // that only starts a word (A10 for "A100").
+        if (std::find(word_prefixes.begin(), word_prefixes.end(), n) != word_prefixes.end()) d = 0;
         if (d <= std::max<size_t>(2, n.size() / 3)) scored.emplace_back(d, c);
     }
     std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<std::string> out;
-    for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+    // Names much farther off than the closest are noise beside it.
+    for (size_t i = 0; i < scored.size() && i < 3 && scored[i].first <= scored[0].first + 2; ++i)
+        out.push_back(scored[i].second);
     return out;
 }
 
