@@ -223,6 +223,32 @@ TEST_CASE("in a pipeline FSDP2's streams keep each stage's two largest units res
     CHECK(r.overhead - a.overhead == Approx(0.12 * (a.activations + a.logits)));
 }
 
+TEST_CASE("in a pipeline FSDP2's sharded grads are allocated only from the last backward, reserved throughout", "[model]") {
+    // pp 2, dp 2, four micro-batches: each stage peaks in its 1F1B steady state, before the
+    // reduce-scatter of its last backward makes the sharded fp32 grads (4 bytes a weight, halved by dp).
+    // Allocated, they are absent there; reserved, their blocks stay cached for the reduce-scatter stream
+    // from the step before, so they count in full.
+    auto t = training(Framework::fsdp, 128, 8);
+    t.zero_stage = 3;
+    const Layout l{1, 2, 2, 1, 1, 1, {}};
+    const auto m = llama();
+    for (int stage : {0, 1}) {
+        const auto allocated = model::estimate_memory(m, t, l, Measure::allocated).stages.at(stage);
+        const auto reserved = model::estimate_memory(m, t, l, Measure::reserved).stages.at(stage);
+        REQUIRE(allocated.phase != Phase::step);
+        const double p = stage_params(m, l, stage, 2, false);
+        CHECK(allocated.gradients == 0);
+        CHECK(reserved.gradients == Approx(4 * p / 2));
+        // Nothing else moves: the states and activations are the same peak's.
+        CHECK(reserved.weights == Approx(allocated.weights));
+        CHECK(reserved.activations == Approx(allocated.activations));
+    }
+    // Unsharded (dp 1) the grads are the parameters' own, made by the first backward and kept.
+    const Layout single{1, 2, 1, 1, 1, 1, {}};
+    const auto whole = model::estimate_memory(m, t, single, Measure::allocated).stages.at(0);
+    CHECK(whole.gradients == Approx(4 * stage_params(m, single, 0, 2, false)));
+}
+
 TEST_CASE("FSDP2 shards the model states over the dp_shard x cp mesh", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;

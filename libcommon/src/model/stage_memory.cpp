@@ -213,6 +213,12 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // cached for those streams beside the peak: the stage's blocks and its part of the root (the
     // embedding on the first stage, the final norm and output layer on the last), in stage().
     fsdp_pipeline_pools_ = fsdp_streams && l.pp > 1;
+    // Under a pipeline FSDP2 reduce-scatters a stage's gradients only at its last backward, and
+    // torchtitan's zero_grad frees the sharded ones as each step begins: until that backward they are
+    // not allocated. The blocks they came from stay cached for the reduce-scatter stream, which made
+    // them, so reserved memory still holds them.
+    grads_cached_until_last_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && shards_ > 1 &&
+                                        l.pp > 1 && measure == Measure::allocated;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
@@ -380,19 +386,22 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // root, with the output layer, before torchtitan 0.2 or when tied).
     const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
     const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
+    // Grads absent before the stage's last backward (in the first iteration, what no step has made yet).
+    const double before_reduce =
+        grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 8> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,
-         (lp_grads_cleared_ ? element_ * layer_ : 0) + lazy_grads + before_blocks, lazy_optimizer, stale},
+         (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
-         (grads_made_in_backward_ ? gradients_ * params : 0) + lazy_grads, lazy_optimizer},
+         (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, 0},
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
         {loss_phase_, stash, loss_ + loss_kept, loss_comm,
-         loss_grads_absent_ * params + lazy_grads, lazy_optimizer, stale},
+         loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,

@@ -81,6 +81,7 @@ private:
     double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's communication streams
     bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
     bool fsdp_pipeline_pools_ = false;  ///< FSDP ZeRO-3, sharded, pipelined: stream pools by stage
+    bool grads_cached_until_last_backward_ = false;  ///< FSDP2 pipelined: sharded grads made at the last backward (see .cpp)
     bool own_unit_ = false;    ///< torchtitan 0.2, untied: the embedding, and the norm with the output, own units
     double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
     double first_block_prefetch_ = 0;  ///< torchtitan 0.2: the embedding prefetched in the first block's backward, less a block
