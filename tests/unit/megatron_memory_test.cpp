@@ -1,6 +1,8 @@
 // The memory mechanisms Megatron-LM adds, by release: fp16 gradients, unfused softmax, the global buffer.
 #include <catch2/catch.hpp>
 
+#include <hetsched/model/layer_activations.hpp>
+
 #include "memory_fixture.hpp"
 
 using namespace hetsched;
@@ -263,4 +265,34 @@ TEST_CASE("torch's cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG, torch's default b
                           Catch::Contains("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's") &&
                               Catch::Contains(std::string("got '") + bad + "'"));
     }
+}
+
+TEST_CASE("Transformer Engine below compute capability 8.0 runs unfused attention, torch's SDPA does not", "[model]") {
+    // gpt() at 128 tokens, one sequence a micro-batch, bf16, tp 1. Transformer Engine has no flash or
+    // cuDNN attention before Ampere, so its DotProductAttention keeps, per score, the softmax (2 bytes),
+    // dropout's mask (1) and the dropped-out probabilities (2), and no flash log-sum-exp (4 bytes a
+    // row and head).
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    auto t = training(Framework::megatron, 128, 1);
+    auto full = [&](double capability) {
+        t.compute_capability = capability;
+        return model::layer_activations(gpt(), t, l).full;
+    };
+    const double s = 128, a = 4, scores = (2 + 1 + 2) * a * s * s, lse = 4 * s * a;
+    CHECK(full(7.0) - full(8.0) == Approx(scores - lse));
+    t.compute_capability = 7.5;
+    CHECK_FALSE(model::runs_fused_attention(t));
+    CHECK(full(7.5) == Approx(full(7.0)));
+    CHECK(full(0) == Approx(full(8.0)));  // unknown: counted as fused
+    // The same as asking for unfused attention outright.
+    t.flash_attention = false;
+    CHECK(full(8.0) == Approx(full(7.0)));
+    t.flash_attention = true;
+    // Megatron-LM's own layers (no Transformer Engine) and torch's scaled_dot_product_attention, which
+    // falls back to its memory-efficient kernel (a log-sum-exp per row, as flash), are unchanged.
+    t.local_impl = true;
+    CHECK(full(7.0) == Approx(full(8.0)));
+    t.local_impl = false;
+    t.framework = Framework::fsdp;
+    CHECK(full(7.0) == Approx(full(8.0)));
 }

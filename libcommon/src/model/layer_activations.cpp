@@ -19,8 +19,8 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     const double a = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads) * (h / a);
     const double e = element_bytes(t);
     const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
-    const bool dropout = m.dropout > 0;
-    const double lse = t.flash_attention ? 4 * s * b * a : 0;  // flash attention's fp32 log-sum-exp per row
+    const bool dropout = m.dropout > 0, fused = runs_fused_attention(t);
+    const double lse = fused ? 4 * s * b * a : 0;  // flash attention's fp32 log-sum-exp per row
 
     // torchtitan's tensor parallelism (DTensor) saves the all-gathered, full-sequence input of the
     // column-parallel GEMMs (wq/wk/wv, w1/w3) for their backward; Megatron keeps that input split by
@@ -38,7 +38,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         // its output, which is copied contiguous for wo unless flash attention laid it out so already;
         // SwiGLU keeps w1's output, its silu, w3's output and the product.
         const double qkv = torchtitan_gqa_without_repeat(t) ? e * s * b * (h + 2 * kv) : 3 * e * sbh;
-        split = qkv + e * sbh + (t.flash_attention ? 0 : e * sbh) + 4 * e * s * b * f + lse;
+        split = qkv + e * sbh + (fused ? 0 : e * sbh) + 4 * e * s * b * f + lse;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
@@ -51,9 +51,9 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     // A softmax taken unfused in fp32 (an eager LLaMA block's, or Megatron's without its fused kernel
     // when told to compute it in fp32) saves its fp32 output for its backward; its 16-bit cast is what
     // the second matmul keeps without dropout, and is dropped once dropout has made its own output.
-    const bool fp32_softmax = !t.flash_attention && (eager_ops(m, t) || t.unfused_fp32_softmax);
+    const bool fp32_softmax = !fused && (eager_ops(m, t) || t.unfused_fp32_softmax);
     double score_bytes = 0;  // a score's saved bytes
-    if (!t.flash_attention) score_bytes = fp32_softmax ? 4 + e + (dropout ? 1 : 0) : e + (dropout ? 1 + e : 0);
+    if (!fused) score_bytes = fp32_softmax ? 4 + e + (dropout ? 1 : 0) : e + (dropout ? 1 + e : 0);
     const double scores = score_bytes * a * s * s * b;
 
     LayerActivations out{};
@@ -85,7 +85,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
-    if (!t.flash_attention) {
+    if (!fused) {
         // Back-propagating unfused attention holds more a score than it saved. An fp32 softmax holds
         // its saved output, the fp32 gradient the cast's backward made of the probabilities' 16-bit
         // one, and the fp32 gradient it writes: 12 bytes. A 16-bit one: with dropout, the saved

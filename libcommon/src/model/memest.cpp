@@ -36,6 +36,10 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                               io::format_fixed(usable, 2) + " GiB usable";
         }
         doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, method_label, gpu, o.usable_fraction));
+        // Asked for flash attention, the estimate is of unfused attention: say why.
+        if (method == Method::framework && on_gpu.flash_attention && !runs_fused_attention(on_gpu))
+            doc.root["memory"]["attention"] = "unfused: Transformer Engine has no flash or cuDNN attention below "
+                                              "compute capability 8.0 (" + gpu->name + ")";
         out.text = o.csv ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
         return out;
     }

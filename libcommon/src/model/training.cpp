@@ -113,8 +113,18 @@ bool megatron_core_era(const Training& t) {
 
 bool megatron_global_buffer(const Training& t) { return megatron_core_era(t); }
 
+namespace {
+bool transformer_engine_layers(const Training& t) { return megatron_core_era(t) && !t.local_impl; }
+}  // namespace
+
+bool runs_fused_attention(const Training& t) {
+    // Transformer Engine's get_attention_backend: flash and fused (cuDNN) attention need sm80+.
+    const bool pre_ampere = t.compute_capability > 0 && t.compute_capability < 8;
+    return t.flash_attention && !(transformer_engine_layers(t) && pre_ampere);
+}
+
 double transformer_engine_workspace(const Training& t) {
-    if (!megatron_core_era(t) || t.local_impl) return 0;
+    if (!transformer_engine_layers(t)) return 0;
     const bool hopper_on = t.compute_capability == 0 || t.compute_capability >= 9;
     return (hopper_on ? 32.0 : 4.0) * 1024 * 1024;
 }

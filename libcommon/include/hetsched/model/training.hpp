@@ -163,6 +163,12 @@ bool megatron_global_buffer(const Training& t);
 /// transformer_impl transformer_engine (read as current, Megatron-Core, or 3.0 and later) allocate it
 /// once, 32 MiB from compute capability 9.0 (or unknown), 4 MiB below; 0 for other frameworks.
 double transformer_engine_workspace(const Training& t);
+/// Whether a fused attention kernel (flash attention, cuDNN's, or torch's memory-efficient one) runs:
+/// flash_attention, but for Megatron-LM's Transformer Engine layers on a GPU below compute capability
+/// 8.0 (Volta, Turing), where Transformer Engine has neither flash nor cuDNN attention and runs its
+/// unfused DotProductAttention, which saves the scores as Megatron's local core attention does.
+/// torch's scaled_dot_product_attention falls back to its memory-efficient kernel there instead.
+bool runs_fused_attention(const Training& t);
 /// Bytes of each cuBLAS workspace torch allocates (one per cuBLAS handle and stream, from the caching
 /// allocator): the job's CUBLAS_WORKSPACE_CONFIG; under "default" torch's, 32 MiB from compute
 /// capability 9.0 (or unknown) and 8 MiB + 128 KiB below; unsaid, 32 MiB (the larger). -1 when the
