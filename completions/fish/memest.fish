@@ -19,7 +19,7 @@ complete -c memest -l precision -x -a 'bf16 fp16 fp8 fp32' -d 'bf16, fp16, fp8 o
 complete -c memest -l optimizer -x -a 'adam adamw sgd' -d 'adam, adamw or sgd'
 complete -c memest -l framework -x -a 'megatron deepspeed fsdp' -d 'Allocation habits: megatron, deepspeed or fsdp'
 complete -c memest -l framework-version -x -d 'Release of DeepSpeed (default 0.17.5), Megatron-LM (default current) or torchtitan (fsdp; default its code before 0.2) to follow'
-complete -c memest -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3'
+complete -c memest -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3 (default 3 under fsdp, else 0)'
 complete -c memest -l distributed-optimizer -d 'Megatron\'s sharded optimizer'
 complete -c memest -l recompute -x -a 'none selective full' -d 'none, selective or full'
 complete -c memest -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitan\'s layer-level AC)'

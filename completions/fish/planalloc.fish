@@ -19,7 +19,7 @@ complete -c planalloc -l precision -x -a 'bf16 fp16 fp8 fp32' -d 'bf16, fp16, fp
 complete -c planalloc -l optimizer -x -a 'adam adamw sgd' -d 'adam, adamw or sgd'
 complete -c planalloc -l framework -x -a 'megatron deepspeed fsdp' -d 'Allocation habits: megatron, deepspeed or fsdp'
 complete -c planalloc -l framework-version -x -d 'Release of DeepSpeed (default 0.17.5), Megatron-LM (default current) or torchtitan (fsdp; default its code before 0.2) to follow'
-complete -c planalloc -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3'
+complete -c planalloc -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3 (default 3 under fsdp, else 0)'
 complete -c planalloc -l distributed-optimizer -d 'Megatron\'s sharded optimizer'
 complete -c planalloc -l recompute -x -a 'none selective full' -d 'none, selective or full'
 complete -c planalloc -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitan\'s layer-level AC)'

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/job_options.hpp>
 #include <hetsched/model/job_spec.hpp>
 
 using namespace hetsched;
@@ -76,4 +77,31 @@ TEST_CASE("training.cublas_workspace_config: read, refused with its place, writt
         CHECK_THAT(std::string(e.what()), Catch::Contains("at most 1 GiB") && Catch::Contains("got ':1048576:2'"));
         CHECK(e.pos().line == 5);  // the training section (its first key)
     }
+}
+
+TEST_CASE("zero_stage not given: 3 under fsdp (FSDP shards fully by default), else 0; given, kept", "[model]") {
+    const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8";
+    CHECK(read(head + ", framework: fsdp}\n").training.zero_stage == 3);
+    CHECK(read(head + ", framework: deepspeed}\n").training.zero_stage == 0);
+    CHECK(read(head + "}\n").training.zero_stage == 0);
+    auto explicit_zero = read(head + ", framework: fsdp, zero_stage: 0}\n");
+    CHECK(explicit_zero.training.zero_stage == 0);
+    CHECK(explicit_zero.zero_stage_given);
+    // Flags: --framework turns an unsaid stage into the new framework's default; --zero-stage wins.
+    model::JobOptions o;
+    o.framework = "fsdp";
+    auto job = read(head + "}\n");
+    model::apply_job_options(o, job);
+    CHECK(job.training.zero_stage == 3);
+    o.framework = "megatron";
+    model::apply_job_options(o, job);
+    CHECK(job.training.zero_stage == 0);
+    o.framework = "fsdp";
+    o.zero_stage = 2;
+    model::apply_job_options(o, job);
+    CHECK(job.training.zero_stage == 2);
+    o.zero_stage = -1;
+    auto kept = read(head + ", framework: megatron, zero_stage: 1}\n");
+    model::apply_job_options(o, kept);  // the document's stage stays under --framework fsdp
+    CHECK(kept.training.zero_stage == 1);
 }

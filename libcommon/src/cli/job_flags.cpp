@@ -35,7 +35,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(CLI::Validator(
             [](std::string& v) { return model::is_release(v) ? std::string() : "expected a release such as 0.17.5"; },
             ""));
-    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3")->group(t)->check(integer_in(0, 3));
+    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3 (default 3 under fsdp, else 0)")->group(t)->check(integer_in(0, 3));
     app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
     app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
         ->check(CLI::IsMember({"none", "selective", "full"}));

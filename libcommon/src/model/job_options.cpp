@@ -40,7 +40,11 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.optimizer.empty()) t.optimizer = o.optimizer;
     if (!o.framework.empty()) t.framework = parse_framework(o.framework);
     if (!o.recompute.empty()) t.recompute = parse_recompute(o.recompute);
-    if (o.zero_stage >= 0) t.zero_stage = o.zero_stage;
+    if (o.zero_stage >= 0) {
+        t.zero_stage = o.zero_stage;
+        job.zero_stage_given = true;
+    }
+    if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);  // --framework may have changed it
     if (o.distributed_optimizer) t.distributed_optimizer = true;
     if (o.seq_parallel) t.seq_parallel = true;
     if (o.no_flash_attention) t.flash_attention = false;

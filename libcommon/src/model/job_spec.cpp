@@ -105,6 +105,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
         t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage", 0, 3));
+        job.zero_stage_given = true;
     }
     t.distributed_optimizer = read_flag(doc, sec, "distributed_optimizer", t.distributed_optimizer);
     t.seq_parallel = read_flag(doc, sec, "seq_parallel", t.seq_parallel);
@@ -128,6 +129,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     try {
         t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
         t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
+        if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
         validate_training(t);
     } catch (const DataError& e) {
         throw DataError(e.what(), doc.where(sec));

@@ -113,6 +113,8 @@ bool megatron_core_era(const Training& t) {
 
 bool megatron_global_buffer(const Training& t) { return megatron_core_era(t); }
 
+int default_zero_stage(Framework f) { return f == Framework::fsdp ? 3 : 0; }
+
 namespace {
 bool transformer_engine_layers(const Training& t) { return megatron_core_era(t) && !t.local_impl; }
 }  // namespace

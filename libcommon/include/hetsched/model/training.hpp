@@ -91,6 +91,10 @@ struct Training {
     bool first_iteration = false;
 };
 
+/// The sharding stage a job runs when it does not say: 3 under FSDP (FSDP2 and torchtitan shard
+/// parameters, gradients and optimizer states by default), 0 (none) under Megatron-LM and DeepSpeed.
+int default_zero_stage(Framework f);
+
 /// What DeepSpeed runs for bf16 at ZeRO-0, by release (deepspeed/runtime/engine.py and
 /// bf16_optimizer.py at each).
 enum class DeepSpeedBf16 {
