@@ -46,9 +46,14 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
     CHECK_THROWS_WITH(c.find("H100-SMX"), Catch::Contains("did you mean 'H100-SXM'"));
     // A known name with a suffix the catalog does not spell: that name alone, not V100-SXM2-16GB.
     CHECK_THROWS_WITH(c.find("H100-SXM-80GB"), Catch::EndsWith("did you mean 'H100-SXM'? (see --list-gpus)"));
-    CHECK(catalog::close_names("T4-16GB", {"T4", "L4"}).empty() == false);
+    using names = std::vector<std::string>;
+    CHECK(catalog::close_names("T4-16GB", {"L4", "T4"}) == names{"T4"});
     CHECK(catalog::close_names("RTX4090", {"T4", "L4"}).empty());  // not a word of what was typed
-    CHECK(catalog::close_names("A100", {"A10", "A100-80GB-SXM"}) == std::vector<std::string>{"A100-80GB-SXM", "A10"});
+    CHECK(catalog::close_names("A100", {"A10", "A100-80GB-SXM"}) == names{"A100-80GB-SXM", "A10"});
+    // Two known names typed with more words: the longer first.
+    CHECK(catalog::close_names("gpt2-large-v2", {"gpt2", "gpt2-large"}) == names{"gpt2-large", "gpt2"});
+    // No known name typed: the three closest, however far behind the first.
+    CHECK_THROWS_WITH(c.find("P100-SXM2-16GB"), Catch::Contains("'P100-PCIe-16GB'"));
     CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
     CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
 }

@@ -40,7 +40,6 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates) {
     const std::string w = normalize_name(wanted);
-    std::vector<std::pair<size_t, std::string>> scored;
     if (w.empty() || w.size() > 64) return {};  // nothing to compare, or not a name a person typed
     std::vector<std::string> word_prefixes;  // what was typed up to the end of each of its words
     for (size_t i = 0; i < wanted.size(); ++i) {
@@ -48,20 +47,29 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
                          (i + 1 == wanted.size() || !std::isalnum(static_cast<unsigned char>(wanted[i + 1])));
         if (end) word_prefixes.push_back(normalize_name(wanted.substr(0, i + 1)));
     }
+    struct Scored {
+        size_t distance;
+        size_t words_matched;  // a known name with more words after it: how much of what was typed it is
+        std::string name;
+    };
+    std::vector<Scored> scored;
     for (const auto& c : candidates) {
         const std::string n = normalize_name(c);
-        size_t d = edit_distance(w, n);
+        size_t d = edit_distance(w, n), matched = 0;
         if (n.find(w) != std::string::npos) d = 0;  // a fragment of the name
         // The whole name with more words after it ("H100-SXM-80GB" for H100-SXM), not a shorter name
-        // that only starts a word (A10 for "A100").
-        if (std::find(word_prefixes.begin(), word_prefixes.end(), n) != word_prefixes.end()) d = 0;
-        if (d <= std::max<size_t>(2, n.size() / 3)) scored.emplace_back(d, c);
+        // that only starts a word (A10 for "A100"); the longer such name first.
+        if (std::find(word_prefixes.begin(), word_prefixes.end(), n) != word_prefixes.end()) d = 0, matched = n.size();
+        if (d <= std::max<size_t>(2, n.size() / 3)) scored.push_back({d, matched, c});
     }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
+        return x.distance != y.distance ? x.distance < y.distance : x.words_matched > y.words_matched;
+    });
     std::vector<std::string> out;
-    // Names much farther off than the closest are noise beside it.
-    for (size_t i = 0; i < scored.size() && i < 3 && scored[i].first <= scored[0].first + 2; ++i)
-        out.push_back(scored[i].second);
+    // Behind a known name typed with more words, names that are not are noise.
+    const bool known_name = !scored.empty() && scored[0].words_matched > 0;
+    for (size_t i = 0; i < scored.size() && out.size() < 3; ++i)
+        if (!known_name || scored[i].distance <= 2) out.push_back(scored[i].name);
     return out;
 }
 
