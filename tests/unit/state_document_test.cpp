@@ -5,6 +5,8 @@
 
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
+#include <hetsched/model/job_spec.hpp>
+#include <hetsched/sched/job_model.hpp>
 #include <hetsched/sched/state_document.hpp>
 
 using namespace hetsched;
@@ -73,6 +75,27 @@ TEST_CASE("A job's model gives its memory per GPU and its checkpoint", "[state]"
     CHECK(doc.state.can_run(j, 0));
     const double params = model::total_params(catalog::find_model("gpt-neo-1.3b"));
     CHECK(j.checkpoint_gib == Approx(params * (2 + 12) / model::kGiB));  // bf16 weights, fp32 master, Adam
+}
+
+TEST_CASE("A job's model is sized on each type's GPU: no fused attention for Transformer Engine on a V100", "[state]") {
+    // Megatron-LM (Transformer Engine, flash attention asked for) at 2048 tokens: on the A100 flash
+    // attention runs, on the V100 (compute capability 7.0) the unfused attention keeps the scores.
+    const std::string text = "kind: cluster-state\nversion: 1\ntime_s: 0\n"
+                             "gpu_types: [{name: A100, memory_gib: 80}, {name: V100, memory_gib: 32}]\n"
+                             "nodes: [{name: a, gpu: A100, gpus: 8}, {name: v, gpu: V100, gpus: 8}]\n"
+                             "jobs: [{id: j, submit_time_s: 0, num_gpus: 8, work: 1, throughput: {A100: 2, V100: 1},\n"
+                             "        model: {name: gpt-neo-1.3b}, training: {seq_len: 2048, global_batch: 8}}]\n";
+    const StateDocument doc = read_state({"s.yaml", text}, default_catalog());
+    const Job& j = doc.state.jobs.at(0);
+    REQUIRE(j.memory_gib_by_type.size() == 2);
+    auto job = model::read_job_spec(io::parse_yaml(
+        {"j.yaml", "kind: job\nversion: 1\nmodel: {name: gpt-neo-1.3b}\ntraining: {seq_len: 2048, global_batch: 8}\n"}));
+    CHECK(j.memory_on(0) == Approx(model_memory_gib(job, 8, 8.0)));
+    CHECK(j.memory_on(1) == Approx(model_memory_gib(job, 8, 7.0)));
+    job.training.flash_attention = false;
+    CHECK(j.memory_on(1) == Approx(model_memory_gib(job, 8, 8.0)));  // as unfused attention anywhere
+    CHECK(j.memory_on(1) > j.memory_on(0));
+    CHECK(j.memory_gib == Approx(j.memory_on(0)));  // the least it needs
 }
 
 TEST_CASE("Without a gpu_types list, node types and their memory come from the catalog", "[state]") {

@@ -20,14 +20,15 @@ std::vector<int> ClusterState::installed() const {
 bool ClusterState::can_run(const Job& j, const std::vector<double>& throughput, int t) const {
     const auto i = static_cast<size_t>(t);
     if (throughput[i] <= 0) return false;
-    const double mem = types[i].memory_gib;
-    return j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
+    const double mem = types[i].memory_gib, need = j.memory_on(t);
+    return need <= 0 || mem <= 0 || need <= mem;
 }
 
 bool ClusterState::can_share(const Job& j, int t) const {
     const double mem = types[static_cast<size_t>(t)].memory_gib;
-    return can_run(j, t) && j.util_pct > 0 && j.util_pct <= 50 && j.memory_gib > 0 && mem > 0 &&
-           fit::kMemoryMargin * j.memory_gib <= mem / 2;
+    const double need = j.memory_on(t);
+    return can_run(j, t) && j.util_pct > 0 && j.util_pct <= 50 && need > 0 && mem > 0 &&
+           fit::kMemoryMargin * need <= mem / 2;
 }
 
 bool ClusterState::churned() const { return active_set == 0 || active_set != active_set_digest(jobs); }

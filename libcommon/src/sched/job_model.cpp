@@ -6,11 +6,13 @@
 
 namespace hetsched::sched {
 
-double model_memory_gib(const model::JobSpec& job, int gpus) {
+double model_memory_gib(const model::JobSpec& job, int gpus, double compute_capability) {
     model::Layout l;
     l.dp = gpus;
     l.micro_batch = job.micro_batch > 0 ? job.micro_batch : 1;
-    const model::MemoryEstimate est = model::estimate_memory(job.model, job.training, l, model::Measure::device);
+    model::Training t = job.training;
+    t.compute_capability = compute_capability;
+    const model::MemoryEstimate est = model::estimate_memory(job.model, t, l, model::Measure::device);
     return est.peak_bytes() / model::kGiB / model::PlanOptions{}.usable_fraction;
 }
 

@@ -268,7 +268,17 @@ private:
             const YamlDocument sub{doc_.name, item};
             try {
                 const model::JobSpec spec = model::read_job_spec(sub);
-                j.memory_gib = model_memory_gib(spec, j.num_gpus);
+                // Estimated on each type's GPU (its compute capability decides, e.g., whether
+                // Transformer Engine has fused attention); memory_gib is the least of them.
+                for (const auto& type : s_.types) {
+                    const catalog::GpuType* g = catalog_.lookup(type.name);
+                    const double capability =
+                        g ? catalog::compute_capability_of(*g) : catalog::default_family_compute_capability(type.name);
+                    j.memory_gib_by_type.push_back(model_memory_gib(spec, j.num_gpus, capability));
+                }
+                j.memory_gib = j.memory_gib_by_type.empty()
+                                   ? model_memory_gib(spec, j.num_gpus)
+                                   : *std::min_element(j.memory_gib_by_type.begin(), j.memory_gib_by_type.end());
                 checkpoint = model_checkpoint_gib(spec);
             } catch (const DataError& e) {
                 if (!e.pos().file.empty()) throw;
@@ -286,10 +296,18 @@ private:
             memory = true;
             size = size || installed[i] >= j.num_gpus;
         }
-        if (!memory)
-            throw DataError("job '" + j.id + "' needs " + io::format_number(j.memory_gib) +
-                                " GiB per GPU, more than every type it has a throughput for",
+        if (!memory) {
+            std::string need = io::format_number(j.memory_gib) + " GiB";
+            if (!j.memory_gib_by_type.empty()) {  // as estimated on each type it has a throughput for
+                need.clear();
+                for (size_t i = 0; i < s_.types.size(); ++i)
+                    if (j.throughput[i] > 0)
+                        need += (need.empty() ? "" : ", ") + io::format_number(j.memory_on(static_cast<int>(i))) +
+                                " GiB on " + s_.types[i].name;
+            }
+            throw DataError("job '" + j.id + "' needs " + need + " per GPU, more than every type it has a throughput for",
                             doc_.where(item));
+        }
         if (!size)
             throw DataError("job '" + j.id + "' needs " + std::to_string(j.num_gpus) +
                                 " GPUs, more than the cluster has of any type that can run it",

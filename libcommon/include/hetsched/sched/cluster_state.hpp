@@ -95,6 +95,9 @@ struct Job {
     /// Work units per second on each type (indexed like the types); 0 = the type cannot run it.
     std::vector<double> throughput;
     double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
+    /// Per GPU on each type (indexed like the types) where it differs by type (a job described by its
+    /// model, estimated on each type's GPU); empty: memory_gib on every type.
+    std::vector<double> memory_gib_by_type;
     double util_pct = 0;        ///< GPU utilisation alone on one GPU, %; 0 = unknown (it never shares)
     /// Must keep its placement this round (sia pins it): the state says it is not preemptible, or
     /// replay's engine sees it still restoring from its last move.
@@ -110,6 +113,9 @@ struct Job {
     JobBook book;
 
     double remaining() const { return work > done ? work - done : 0; }
+    double memory_on(int type) const {
+        return memory_gib_by_type.empty() ? memory_gib : memory_gib_by_type[static_cast<size_t>(type)];
+    }
     bool elastic() const { return !scales.empty(); }
 };
 

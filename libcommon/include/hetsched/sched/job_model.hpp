@@ -8,8 +8,9 @@ namespace hetsched::sched {
 
 /// Per-GPU memory, GiB, of the job trained data-parallel on `gpus` GPUs (tp = pp = 1, the spec's
 /// micro-batch or 1): memest's device-level peak over the share of a card a job may fill (0.98, as
-/// memest's plans). DataError when the layout does not divide the batch.
-double model_memory_gib(const model::JobSpec& job, int gpus);
+/// memest's plans), on a GPU of `compute_capability` (0: unknown; what runs there can differ, e.g.
+/// Transformer Engine's attention below 8.0). DataError when the layout does not divide the batch.
+double model_memory_gib(const model::JobSpec& job, int gpus, double compute_capability = 0);
 
 /// Checkpoint size, GiB: the weights in the training precision plus the optimizer's state (Adam: two
 /// fp32 moments; SGD: one momentum; plus fp32 master weights unless training in fp32).
