@@ -125,3 +125,22 @@ TEST_CASE("device measure adds context on top of reserved on top of allocated", 
     CHECK(a < r);
     CHECK(r < d);
 }
+
+TEST_CASE("a GPU trains in bf16 from compute capability 8.0, in fp8 from 8.9; unknown is no objection", "[model]") {
+    model::Training t;
+    auto cannot = [&](const std::string& precision, double capability) {
+        t.precision = precision;
+        t.compute_capability = capability;
+        return !model::precision_unsupported(t).empty();
+    };
+    CHECK(cannot("bf16", 7.0));  // V100
+    CHECK(cannot("bf16", 7.5));  // T4
+    CHECK_FALSE(cannot("bf16", 8.0));
+    CHECK_FALSE(cannot("fp16", 6.0));  // P100
+    CHECK(cannot("fp8", 8.0));  // A100
+    CHECK(cannot("fp8", 8.6));
+    CHECK_FALSE(cannot("fp8", 8.9));  // L40S, L4
+    CHECK_FALSE(cannot("fp8", 9.0));
+    CHECK_FALSE(cannot("bf16", 0));  // not a CUDA part, or not known
+    CHECK_FALSE(cannot("fp32", 3.7));
+}

@@ -169,6 +169,7 @@ TEST_CASE("cmr reaches the optimum where only the wider polish and sandwich orde
         job.training.seq_len = c.seq_len;
         job.training.global_batch = c.global_batch;
         job.training.distributed_optimizer = c.distributed_optimizer;
+        job.training.precision = "fp16";  // V100 and T4 have no bf16
         Allocation a;
         a.dp = c.dp;
         a.stages = c.stages;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <optional>
 
 #include <hetsched/alloc/planalloc.hpp>
@@ -80,6 +81,30 @@ TEST_CASE("planalloc refuses what it cannot price or bound", "[alloc]") {
     o.prices.clear();
     o.quotas = {"all=0"};
     throws_with<UsageError>(o, "both a price and a quota");
+}
+
+TEST_CASE("types that cannot train in the job's precision are skipped, or refused when named", "[alloc]") {
+    // The default catalog with a quota for all: bf16 leaves out the V100s and T4 (compute capability
+    // below 8.0) with the reason; fp16 keeps them; naming one for a bf16 job is an error.
+    const auto default_catalog = catalog::named_catalog("default");
+    auto o = juchi_job();
+    o.quotas = {"all=8"};
+    auto skipped = [&] {
+        const auto doc = io::parse_yaml({"out", run(o, default_catalog).text});
+        std::vector<std::string> out;
+        for (const auto& s : doc.root["search"]["skipped"]) out.push_back(s.as<std::string>());
+        return out;
+    };
+    auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    const auto bf16 = skipped();
+    CHECK(has(bf16, "T4: bf16 needs compute capability 8.0 or later (its matrix products are emulated in fp32 below)"));
+    CHECK(has(bf16, "V100-SXM2-32GB: bf16 needs compute capability 8.0 or later (its matrix products are emulated in fp32 below)"));
+    o.job.precision = "fp16";
+    const auto fp16 = skipped();
+    CHECK_FALSE(std::any_of(fp16.begin(), fp16.end(), [](const std::string& s) { return s.rfind("T4:", 0) == 0; }));
+    o.job.precision.clear();
+    o.types = "A100-40GB-SXM,T4";
+    throws_with<UsageError>(o, "T4 (named by --types) cannot train in bf16", default_catalog);
 }
 
 TEST_CASE("an SLO no plan meets names the fastest plan and writes it out", "[alloc]") {

@@ -53,7 +53,7 @@ struct TypeChoice {
     std::vector<std::string> skipped;  ///< "TYPE: why"
 };
 
-TypeChoice choose_types(const PlanallocOptions& o, catalog::GpuCatalog& cat) {
+TypeChoice choose_types(const PlanallocOptions& o, const model::Training& training, catalog::GpuCatalog& cat) {
     std::map<std::string, std::string> named;  // type -> the option that named it
     for (const auto& p : o.prices) {
         auto [type, value] = split_assignment(p, "--price");
@@ -94,6 +94,15 @@ TypeChoice choose_types(const PlanallocOptions& o, catalog::GpuCatalog& cat) {
         const auto q = quota.find(g.name);
         const int n = q != quota.end() ? q->second : all_quota >= 0 ? all_quota : g.quota;
         const auto why = named.find(g.name);
+        model::Training on_type = training;
+        on_type.compute_capability = catalog::compute_capability_of(g);
+        if (const std::string cannot = model::precision_unsupported(on_type); !cannot.empty()) {
+            if (why != named.end())
+                throw UsageError(g.name + " (named by " + why->second + ") cannot train in " + training.precision +
+                                 ": " + cannot);
+            out.skipped.push_back(g.name + ": " + cannot);
+            continue;
+        }
         if (g.price_per_hour <= 0) {
             if (why != named.end())
                 throw UsageError("no price for " + g.name + " (named by " + why->second + ") in catalog '" + cat.name +
@@ -184,7 +193,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     if (job.iterations <= 0)
         throw UsageError("the cost needs an iteration count: give --iterations N or training.iterations");
     const double slo = slo_of(o, doc);
-    const TypeChoice types = choose_types(o, cat);
+    const TypeChoice types = choose_types(o, job.training, cat);
 
     SearchSpace space;
     space.job = &job;

@@ -27,15 +27,22 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         Training on_gpu = job.training;
         if (gpu) on_gpu.compute_capability = catalog::compute_capability_of(*gpu);
         const MemoryEstimate est = estimate_memory(job.model, on_gpu, l, measure, method);
+        const std::string unsupported = gpu ? precision_unsupported(on_gpu) : "";
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
-            out.fits = est.peak_bytes() / kGiB <= usable;
-            if (!out.fits)
+            out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty();
+            if (!unsupported.empty())
+                out.message = gpu->name + " cannot train in " + on_gpu.precision + ": " + unsupported;
+            else if (!out.fits)
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
                               io::format_fixed(usable, 2) + " GiB usable";
         }
         doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, method_label, gpu, o.usable_fraction));
+        if (!unsupported.empty()) {
+            doc.root["memory"]["fits"] = false;
+            doc.root["memory"]["unsupported"] = unsupported;
+        }
         // Asked for flash attention, the estimate is of unfused attention: say why.
         if (method == Method::framework && on_gpu.flash_attention && !runs_fused_attention(on_gpu))
             doc.root["memory"]["attention"] = "unfused: Transformer Engine has no flash or cuDNN attention below "
@@ -51,10 +58,20 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     po.micro_batch = job.micro_batch;
     po.network = read_network(doc, Network{cat.inter_node_gb_s});
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
+    // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
+    std::string left_out, why;  // one precision, so one reason
+    for (const auto& g : chosen.gpus) {
+        Training on_gpu = job.training;
+        on_gpu.compute_capability = catalog::compute_capability_of(g);
+        if (const std::string cannot = precision_unsupported(on_gpu); !cannot.empty())
+            left_out += (left_out.empty() ? "" : ", ") + g.name, why = cannot;
+    }
+    if (!left_out.empty()) out.message = "no plans in " + job.training.precision + " on " + left_out + ": " + why;
     if (plans.empty()) {
         out.fits = false;
-        out.message = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
-                      chosen.name + "'";
+        const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
+                                 chosen.name + "'";
+        out.message = out.message.empty() ? none : none + "; " + out.message;
     }
     // The document only for YAML output: yaml-cpp spends about 14 KB per plan, 850 MB for 61,000.
     if (o.csv) {

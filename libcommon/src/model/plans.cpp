@@ -59,6 +59,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
     for (const auto& g : c.gpus) {
         Training on_gpu = t;
         on_gpu.compute_capability = catalog::compute_capability_of(g);
+        if (!precision_unsupported(on_gpu).empty()) continue;  // no plan in a precision the type cannot run
         const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
         const double usable = g.memory_gib * o.usable_fraction;
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;

@@ -115,6 +115,15 @@ bool megatron_global_buffer(const Training& t) { return megatron_core_era(t); }
 
 int default_zero_stage(Framework f) { return f == Framework::fsdp ? 3 : 0; }
 
+std::string precision_unsupported(const Training& t) {
+    const double cc = t.compute_capability;
+    if (cc <= 0) return "";
+    if (t.precision == "bf16" && cc < 8.0)
+        return "bf16 needs compute capability 8.0 or later (its matrix products are emulated in fp32 below)";
+    if (t.precision == "fp8" && cc < 8.9) return "fp8 needs compute capability 8.9 or later (fp8 tensor cores)";
+    return "";
+}
+
 namespace {
 bool transformer_engine_layers(const Training& t) { return megatron_core_era(t) && !t.local_impl; }
 }  // namespace

@@ -105,6 +105,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const long L = base_.layers;
     model::Training on_type = training_;
     on_type.compute_capability = catalog::compute_capability_of(g);
+    if (const std::string why = model::precision_unsupported(on_type); !why.empty())
+        throw DataError(g.name + " cannot train in " + on_type.precision + ": " + why, where_);
     StageType st;
     st.memory = std::make_shared<model::StageMemoryModel>(model_, on_type, layout_, options_.measure);
     const auto& memory = *st.memory;

@@ -91,6 +91,12 @@ struct Training {
     bool first_iteration = false;
 };
 
+/// Why a GPU of t.compute_capability cannot train in t.precision, or empty: bf16 needs 8.0 (Ampere;
+/// below, torch emulates its matrix products in fp32 and Transformer Engine refuses it), fp8 needs
+/// 8.9 (Ada, Hopper: fp8 tensor cores, which Transformer Engine and torch's scaled matmul require).
+/// An unknown compute capability (0) is no objection.
+std::string precision_unsupported(const Training& t);
+
 /// The sharding stage a job runs when it does not say: 3 under FSDP (FSDP2 and torchtitan shard
 /// parameters, gradients and optimizer states by default), 0 (none) under Megatron-LM and DeepSpeed.
 int default_zero_stage(Framework f);
