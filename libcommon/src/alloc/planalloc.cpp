@@ -249,6 +249,16 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
 
 // ---- cluster mode ----
 
+/// The catalog's types that the cluster's nodes have.
+catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vector<ClusterNode>& nodes) {
+    catalog::GpuCatalog present = cat;
+    present.gpus.clear();
+    for (const auto& g : cat.gpus)
+        if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
+            present.gpus.push_back(g);
+    return present;
+}
+
 /// The ranked plans from memest's `memory:` section, else enumerated here for the cluster's types.
 std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
                                       const model::JobSpec& job, const catalog::GpuCatalog& cat,
@@ -281,11 +291,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
         }
         return plans;
     }
-    catalog::GpuCatalog present = cat;
-    present.gpus.clear();
-    for (const auto& g : cat.gpus)
-        if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
-            present.gpus.push_back(g);
+    const catalog::GpuCatalog present = present_types(cat, nodes);
     model::PlanOptions po;
     po.measure = o.model.measure;
     po.usable_fraction = o.model.usable_fraction;
@@ -317,7 +323,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
                                              : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
     const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
-    if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster");
+    if (plans.empty()) {
+        // Say which of the cluster's types got no plan for the job's precision rather than its memory.
+        const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
+        throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" +
+                         (left.names.empty() ? ""
+                                             : "; " + left.names + " cannot train in " + job.training.precision + ": " + left.reason));
+    }
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {

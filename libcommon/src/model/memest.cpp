@@ -59,14 +59,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     po.network = read_network(doc, Network{cat.inter_node_gb_s});
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
-    std::string left_out, why;  // one precision, so one reason
-    for (const auto& g : chosen.gpus) {
-        Training on_gpu = job.training;
-        on_gpu.compute_capability = catalog::compute_capability_of(g);
-        if (const std::string cannot = precision_unsupported(on_gpu); !cannot.empty())
-            left_out += (left_out.empty() ? "" : ", ") + g.name, why = cannot;
-    }
-    if (!left_out.empty()) out.message = "no plans in " + job.training.precision + " on " + left_out + ": " + why;
+    if (const PrecisionLeftOut left = precision_left_out(job.training, chosen); !left.names.empty())
+        out.message = "no plans in " + job.training.precision + " on " + left.names + ": " + left.reason;
     if (plans.empty()) {
         out.fits = false;
         const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +

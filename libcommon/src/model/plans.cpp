@@ -49,6 +49,19 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     return time;
 }
 
+PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c) {
+    PrecisionLeftOut out;
+    for (const auto& g : c.gpus) {
+        Training on_gpu = t;
+        on_gpu.compute_capability = catalog::compute_capability_of(g);
+        if (std::string why = precision_unsupported(on_gpu); !why.empty()) {
+            out.names += (out.names.empty() ? "" : ", ") + g.name;
+            out.reason = std::move(why);  // one precision, one reason
+        }
+    }
+    return out;
+}
+
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o) {
     validate(m, t);

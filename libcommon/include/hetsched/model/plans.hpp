@@ -31,9 +31,17 @@ struct Plan {
     double iteration_s = 0;  ///< rough estimate (compute, bubbles, tp and dp traffic), for ranking only
 };
 
-/// All fitting plans, best first. Deterministic: ties broken by type name and degrees.
+/// All fitting plans, best first. Deterministic: ties broken by type name and degrees. Types that
+/// cannot train in t.precision (precision_left_out) get none.
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o);
+
+/// The types of `c` that cannot train in t.precision, for messages: "T4, V100-SXM2-32GB" and the
+/// reason (precision_unsupported), or empty names when all can.
+struct PrecisionLeftOut {
+    std::string names, reason;
+};
+PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c);
 
 /// The rough iteration time used to rank plans on one GPU type: compute by the roofline over the
 /// pipeline's fill and drain, tensor-parallel all-reduces, the gradient sync and the optimizer step.
