@@ -101,7 +101,12 @@ TEST_CASE("zero_stage not given: 3 under fsdp (FSDP shards fully by default), el
     model::apply_job_options(o, job);
     CHECK(job.training.zero_stage == 2);
     o.zero_stage = -1;
-    auto kept = read(head + ", framework: megatron, zero_stage: 1}\n");
-    model::apply_job_options(o, kept);  // the document's stage stays under --framework fsdp
-    CHECK(kept.training.zero_stage == 1);
+    // A document's stage is its framework's: --framework of another resets it to that one's default,
+    // so a document memest wrote for Megatron-LM (zero_stage 0) shards fully under --framework fsdp.
+    auto written = read(head + ", framework: megatron, zero_stage: 0}\n");
+    model::apply_job_options(o, written);
+    CHECK(written.training.zero_stage == 3);
+    auto same = read(head + ", framework: fsdp, zero_stage: 2}\n");
+    model::apply_job_options(o, same);  // --framework fsdp on an fsdp document keeps its stage
+    CHECK(same.training.zero_stage == 2);
 }

@@ -98,8 +98,8 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         on_type.compute_capability = catalog::compute_capability_of(g);
         if (const std::string cannot = model::precision_unsupported(on_type); !cannot.empty()) {
             if (why != named.end())
-                throw UsageError(g.name + " (named by " + why->second + ") cannot train in " + training.precision +
-                                 ": " + cannot);
+                throw UsageError(g.name + " (named by " + why->second + ", compute capability " +
+                                 io::format_fixed(on_type.compute_capability, 1) + "): " + cannot);
             out.skipped.push_back(g.name + ": " + cannot);
             continue;
         }
@@ -119,8 +119,13 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         }
         out.candidates.push_back({g.name, g.price_per_hour, n});
     }
-    if (out.candidates.empty())
-        throw UsageError("no GPU type in catalog '" + cat.name + "' has both a price and a quota");
+    if (out.candidates.empty()) {
+        const model::PrecisionLeftOut left = model::precision_left_out(training, cat);
+        throw UsageError(left.count == cat.gpus.size()
+                             ? "no GPU type in catalog '" + cat.name + "' can train in " + training.precision + ": " + left.reason
+                             : "no GPU type in catalog '" + cat.name + "' has both a price and a quota" +
+                                   (left.names.empty() ? "" : " and can train in " + training.precision));
+    }
     return out;
 }
 
@@ -320,16 +325,22 @@ void check_cluster_options(const PlanallocOptions& o) {
 PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
                              io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
     check_cluster_options(o);
-    const std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
+    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
                                              : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
-    const std::vector<model::Plan> plans = ranked_plans(o, doc, job, cat, nodes);
-    if (plans.empty()) {
-        // Say which of the cluster's types got no plan for the job's precision rather than its memory.
-        const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
-        throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" +
-                         (left.names.empty() ? ""
-                                             : "; " + left.names + " cannot train in " + job.training.precision + ": " + left.reason));
-    }
+    // Nodes whose GPUs cannot train in the job's precision take no plan, whatever memory they have
+    // (best-fit matches memory alone, and plans piped from memest may be sized for another type).
+    const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                               [&](const ClusterNode& n) {
+                                   const catalog::GpuType* g = cat.lookup(n.gpu);
+                                   model::Training on_type = job.training;
+                                   on_type.compute_capability = g ? catalog::compute_capability_of(*g) : 0;
+                                   return !model::precision_unsupported(on_type).empty();
+                               }),
+                nodes.end());
+    const std::string precision_note = left.names.empty() ? "" : "; the cluster's " + left.names + ": " + left.reason;
+    const std::vector<model::Plan> plans = nodes.empty() ? std::vector<model::Plan>{} : ranked_plans(o, doc, job, cat, nodes);
+    if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
@@ -406,7 +417,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
-                     (io::optional_child(doc, doc.root, "memory").IsDefined() ? " (memest --top 0 lists every plan)" : ""));
+                     (io::optional_child(doc, doc.root, "memory").IsDefined() ? " (memest --top 0 lists every plan)" : "") +
+                     precision_note);
 }
 
 }  // namespace

@@ -38,13 +38,17 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     set(o.iterations, job.iterations);
     if (!o.precision.empty()) t.precision = o.precision;
     if (!o.optimizer.empty()) t.optimizer = o.optimizer;
+    const Framework before = t.framework;
     if (!o.framework.empty()) t.framework = parse_framework(o.framework);
     if (!o.recompute.empty()) t.recompute = parse_recompute(o.recompute);
     if (o.zero_stage >= 0) {
         t.zero_stage = o.zero_stage;
         job.zero_stage_given = true;
+    } else if (t.framework != before || !job.zero_stage_given) {
+        // A stage unsaid, or said for the framework --framework replaces: the new framework's default.
+        t.zero_stage = default_zero_stage(t.framework);
+        job.zero_stage_given = false;
     }
-    if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);  // --framework may have changed it
     if (o.distributed_optimizer) t.distributed_optimizer = true;
     if (o.seq_parallel) t.seq_parallel = true;
     if (o.no_flash_attention) t.flash_attention = false;

@@ -32,7 +32,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
             const double usable = gpu->memory_gib * o.usable_fraction;
             out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty();
             if (!unsupported.empty())
-                out.message = gpu->name + " cannot train in " + on_gpu.precision + ": " + unsupported;
+                out.message = gpu->name + " (compute capability " + io::format_fixed(on_gpu.compute_capability, 1) +
+                              "): " + unsupported;
             else if (!out.fits)
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
@@ -59,13 +60,14 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     po.network = read_network(doc, Network{cat.inter_node_gb_s});
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
-    if (const PrecisionLeftOut left = precision_left_out(job.training, chosen); !left.names.empty())
-        out.message = "no plans in " + job.training.precision + " on " + left.names + ": " + left.reason;
+    const PrecisionLeftOut left = precision_left_out(job.training, chosen);
+    if (!left.names.empty()) out.message = "no plans on " + left.names + ": " + left.reason;
     if (plans.empty()) {
         out.fits = false;
         const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
                                  chosen.name + "'";
-        out.message = out.message.empty() ? none : none + "; " + out.message;
+        if (left.names.empty()) out.message = none;
+        else if (left.count < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
     }
     // The document only for YAML output: yaml-cpp spends about 14 KB per plan, 850 MB for 61,000.
     if (o.csv) {
@@ -74,6 +76,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     }
     doc.root["memory"] = with_job_key(job, YAML::Node(YAML::NodeType::Map));
     plans_to_yaml(doc.root["memory"], plans, o.top, po.measure, method_label);
+    if (!left.names.empty()) doc.root["memory"]["no_plans_on"] = left.names + ": " + left.reason;
     out.text = io::emit_yaml(doc.root);
     return out;
 }

@@ -56,6 +56,7 @@ PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog
         on_gpu.compute_capability = catalog::compute_capability_of(g);
         if (std::string why = precision_unsupported(on_gpu); !why.empty()) {
             out.names += (out.names.empty() ? "" : ", ") + g.name;
+            ++out.count;
             out.reason = std::move(why);  // one precision, one reason
         }
     }

@@ -119,8 +119,10 @@ std::string precision_unsupported(const Training& t) {
     const double cc = t.compute_capability;
     if (cc <= 0) return "";
     if (t.precision == "bf16" && cc < 8.0)
-        return "bf16 needs compute capability 8.0 or later (its matrix products are emulated in fp32 below)";
-    if (t.precision == "fp8" && cc < 8.9) return "fp8 needs compute capability 8.9 or later (fp8 tensor cores)";
+        return "bf16 needs compute capability 8.0 or later (below, its matrix products are emulated in fp32; "
+               "train in fp16 there)";
+    if (t.precision == "fp8" && cc < 8.9)
+        return "fp8 needs compute capability 8.9 or later (fp8 tensor cores; train in bf16 or fp16 there)";
     return "";
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/model/job_document.hpp>
 #include <hetsched/model/stage_memory.hpp>
 #include <hetsched/model/transformer.hpp>
@@ -106,7 +107,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
     model::Training on_type = training_;
     on_type.compute_capability = catalog::compute_capability_of(g);
     if (const std::string why = model::precision_unsupported(on_type); !why.empty())
-        throw DataError(g.name + " cannot train in " + on_type.precision + ": " + why, where_);
+        throw DataError(g.name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + "): " + why,
+                        where_);
     StageType st;
     st.memory = std::make_shared<model::StageMemoryModel>(model_, on_type, layout_, options_.measure);
     const auto& memory = *st.memory;

@@ -296,6 +296,9 @@ private:
             memory = true;
             size = size || installed[i] >= j.num_gpus;
         }
+        if (std::none_of(j.throughput.begin(), j.throughput.end(), [](double x) { return x > 0; }))
+            throw DataError("job '" + j.id + "' has a throughput on no GPU type of the state, so none can run it",
+                            doc_.where(item));
         if (!memory) {
             std::string need = io::format_number(j.memory_gib) + " GiB";
             if (!j.memory_gib_by_type.empty()) {  // as estimated on each type it has a throughput for

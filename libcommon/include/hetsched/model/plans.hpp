@@ -40,6 +40,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
 /// reason (precision_unsupported), or empty names when all can.
 struct PrecisionLeftOut {
     std::string names, reason;
+    size_t count = 0;
 };
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c);
 
