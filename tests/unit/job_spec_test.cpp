@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/job_document.hpp>
 #include <hetsched/model/job_options.hpp>
 #include <hetsched/model/job_spec.hpp>
 
@@ -109,4 +110,28 @@ TEST_CASE("zero_stage not given: 3 under fsdp (FSDP shards fully by default), el
     auto same = read(head + ", framework: fsdp, zero_stage: 2}\n");
     model::apply_job_options(o, same);  // --framework fsdp on an fsdp document keeps its stage
     CHECK(same.training.zero_stage == 2);
+}
+
+TEST_CASE("a section computed for other training settings is refused, iterations aside", "[model]") {
+    const io::YamlDocument doc = io::parse_yaml(
+        {"job.yaml", "kind: job\nversion: 1\nmodel: {name: gpt2}\n"
+                     "training: {seq_len: 8, global_batch: 8, precision: bf16, iterations: 10}\n"
+                     "memory: {job: {model: gpt2, seq_len: 8, global_batch: 8}, plans: []}\n"});
+    model::JobSpec job = model::read_job_spec(doc);
+    CHECK_NOTHROW(model::check_training_unchanged(doc, "memory", job, "memest"));
+    job.iterations = 1000;  // the cost's setting: no part of the memory
+    CHECK_NOTHROW(model::check_training_unchanged(doc, "memory", job, "memest"));
+    job.training.precision = "fp32";
+    try {
+        model::check_training_unchanged(doc, "memory", job, "memest");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) ==
+              "'memory' was computed for training.precision bf16, which the flags change to fp32; rerun memest with them");
+        CHECK(e.pos().line == 5);
+    }
+    job.training.precision = "bf16";
+    job.micro_batch = 2;  // a key the document did not have
+    CHECK_THROWS_WITH(model::check_training_unchanged(doc, "memory", job, "memest"),
+                      Catch::Contains("training.micro_batch (none), which the flags change to 2"));
 }

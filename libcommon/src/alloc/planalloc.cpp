@@ -273,6 +273,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : memory;
     if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
+        model::check_training_unchanged(doc, "memory", job, "memest");
         for (const auto& e : list) {
             model::Plan p;
             auto integer = [&](const char* key, long hi) {

@@ -62,6 +62,26 @@ YAML::Node with_job_key(const JobSpec& job, const YAML::Node& section) {
     return n;
 }
 
+void check_training_unchanged(const io::YamlDocument& doc, const char* section_name, const JobSpec& job,
+                              const char* producer) {
+    const YAML::Node written = training_to_yaml(read_job_spec(doc)), now = training_to_yaml(job);
+    auto value = [](const YAML::Node& map, const std::string& key) {
+        const YAML::Node v = map[key];
+        return v.IsDefined() ? YAML::Dump(v) : std::string("(none)");
+    };
+    std::vector<std::string> keys;
+    for (const YAML::Node* map : {&written, &now})
+        for (const auto& kv : *map) keys.push_back(kv.first.Scalar());
+    for (const auto& k : keys) {
+        if (k == "iterations") continue;  // the cost's, not the memory's
+        const std::string was = value(written, k), is = value(now, k);
+        if (was != is)
+            throw DataError(std::string("'") + section_name + "' was computed for training." + k + " " + was +
+                                ", which the flags change to " + is + "; rerun " + producer + " with them",
+                            doc.where(io::optional_child(doc, doc.root, section_name)));
+    }
+}
+
 void check_job_key(const io::YamlDocument& doc, const char* section_name, const JobSpec& job, const char* producer) {
     const YAML::Node sec = io::optional_child(doc, doc.root, section_name);
     if (!sec.IsDefined()) return;
