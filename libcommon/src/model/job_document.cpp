@@ -1,5 +1,7 @@
 #include <hetsched/model/job_document.hpp>
 
+#include <set>
+
 #include <hetsched/cli/error.hpp>
 
 namespace hetsched::model {
@@ -69,9 +71,9 @@ void check_training_unchanged(const io::YamlDocument& doc, const char* section_n
         const YAML::Node v = map[key];
         return v.IsDefined() ? YAML::Dump(v) : std::string("(none)");
     };
-    std::vector<std::string> keys;
+    std::set<std::string> keys;  // in either, each once
     for (const YAML::Node* map : {&written, &now})
-        for (const auto& kv : *map) keys.push_back(kv.first.Scalar());
+        for (const auto& kv : *map) keys.insert(kv.first.Scalar());
     for (const auto& k : keys) {
         if (k == "iterations") continue;  // the cost's, not the memory's
         const std::string was = value(written, k), is = value(now, k);
