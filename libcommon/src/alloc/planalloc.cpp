@@ -94,8 +94,7 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         const auto q = quota.find(g.name);
         const int n = q != quota.end() ? q->second : all_quota >= 0 ? all_quota : g.quota;
         const auto why = named.find(g.name);
-        model::Training on_type = training;
-        on_type.compute_capability = catalog::compute_capability_of(g);
+        const model::Training on_type = model::on_gpu(training, g);
         if (const std::string cannot = model::precision_unsupported(on_type); !cannot.empty()) {
             if (why != named.end())
                 throw UsageError(g.name + " (named by " + why->second + ", compute capability " +
@@ -334,9 +333,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
                                [&](const ClusterNode& n) {
                                    const catalog::GpuType* g = cat.lookup(n.gpu);
-                                   model::Training on_type = job.training;
-                                   on_type.compute_capability = g ? catalog::compute_capability_of(*g) : 0;
-                                   return !model::precision_unsupported(on_type).empty();
+                                   return g && !model::precision_unsupported(model::on_gpu(job.training, *g)).empty();
                                }),
                 nodes.end());
     const std::string precision_note = left.names.empty() ? "" : "; the cluster's " + left.names + ": " + left.reason;

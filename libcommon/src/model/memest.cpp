@@ -24,15 +24,14 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         const Layout l = layout_from_options(o.job, job);
         const Measure measure = o.measure.value_or(Measure::allocated);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
-        Training on_gpu = job.training;
-        if (gpu) on_gpu.compute_capability = catalog::compute_capability_of(*gpu);
-        const MemoryEstimate est = estimate_memory(job.model, on_gpu, l, measure, method);
-        const std::string unsupported = gpu ? precision_unsupported(on_gpu) : "";
+        const Training on_type = gpu ? on_gpu(job.training, *gpu) : job.training;
+        const MemoryEstimate est = estimate_memory(job.model, on_type, l, measure, method);
+        const std::string unsupported = precision_unsupported(on_type);
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
             out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty();
             if (!unsupported.empty())
-                out.message = gpu->name + " (compute capability " + io::format_fixed(on_gpu.compute_capability, 1) +
+                out.message = gpu->name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) +
                               "): " + unsupported;
             else if (!out.fits)
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
@@ -45,7 +44,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
             doc.root["memory"]["unsupported"] = unsupported;
         }
         // Asked for flash attention, the estimate is of unfused attention: say why.
-        if (method == Method::framework && on_gpu.flash_attention && !runs_fused_attention(on_gpu))
+        if (method == Method::framework && on_type.flash_attention && !runs_fused_attention(on_type))
             doc.root["memory"]["attention"] = "unfused: Transformer Engine has no flash or cuDNN attention below "
                                               "compute capability 8.0 (" + gpu->name + ")";
         out.text = o.csv ? breakdown_to_csv(est) : io::emit_yaml(doc.root);

@@ -52,9 +52,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c) {
     PrecisionLeftOut out;
     for (const auto& g : c.gpus) {
-        Training on_gpu = t;
-        on_gpu.compute_capability = catalog::compute_capability_of(g);
-        if (std::string why = precision_unsupported(on_gpu); !why.empty()) {
+        if (std::string why = precision_unsupported(on_gpu(t, g)); !why.empty()) {
             out.names += (out.names.empty() ? "" : ", ") + g.name;
             ++out.count;
             out.reason = std::move(why);  // one precision, one reason
@@ -71,9 +69,8 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         std::to_string(t.global_batch) + ")");
     std::vector<Plan> plans;
     for (const auto& g : c.gpus) {
-        Training on_gpu = t;
-        on_gpu.compute_capability = catalog::compute_capability_of(g);
-        if (!precision_unsupported(on_gpu).empty()) continue;  // no plan in a precision the type cannot run
+        const Training on_type = on_gpu(t, g);
+        if (!precision_unsupported(on_type).empty()) continue;  // no plan in a precision the type cannot run
         const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
         const double usable = g.memory_gib * o.usable_fraction;
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
@@ -95,7 +92,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         // The paper's formula has no micro-batch or pipeline: one plan per (tp, dp).
                         const bool frenzy = o.method == Method::frenzy;
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
-                        const double bytes = estimate_memory(m, on_gpu, l, o.measure, o.method).peak_bytes();
+                        const double bytes = estimate_memory(m, on_type, l, o.measure, o.method).peak_bytes();
                         if (bytes / kGiB > usable) break;  // larger micro-batches only need more
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g, o.network)});
                     }

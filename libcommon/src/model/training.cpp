@@ -115,6 +115,12 @@ bool megatron_global_buffer(const Training& t) { return megatron_core_era(t); }
 
 int default_zero_stage(Framework f) { return f == Framework::fsdp ? 3 : 0; }
 
+Training on_gpu(const Training& t, const catalog::GpuType& g) {
+    Training out = t;
+    out.compute_capability = catalog::compute_capability_of(g);
+    return out;
+}
+
 std::string precision_unsupported(const Training& t) {
     const double cc = t.compute_capability;
     if (cc <= 0) return "";

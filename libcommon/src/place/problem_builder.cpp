@@ -104,8 +104,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
     for (const auto& [t, per_node] : types_)
         if (t.name == g.name) return t;
     const long L = base_.layers;
-    model::Training on_type = training_;
-    on_type.compute_capability = catalog::compute_capability_of(g);
+    const model::Training on_type = model::on_gpu(training_, g);
     if (const std::string why = model::precision_unsupported(on_type); !why.empty())
         throw DataError(g.name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + "): " + why,
                         where_);

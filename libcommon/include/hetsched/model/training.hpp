@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/catalog/model_preset.hpp>
 
 namespace hetsched::model {
@@ -90,6 +91,9 @@ struct Training {
     /// optimizer makes in its first step is absent before that step.
     bool first_iteration = false;
 };
+
+/// `t` as it runs on a GPU of type `g`: its compute capability (catalog::compute_capability_of).
+Training on_gpu(const Training& t, const catalog::GpuType& g);
 
 /// Why a GPU of t.compute_capability cannot train in t.precision, or empty: bf16 needs 8.0 (Ampere;
 /// below, torch emulates its matrix products in fp32 and Transformer Engine refuses it), fp8 needs
