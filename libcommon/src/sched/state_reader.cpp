@@ -36,6 +36,12 @@ public:
         }
         read_types();
         read_nodes();
+        // Each type's compute capability, for jobs sized by their model (the catalog's, else its family's).
+        for (const auto& type : s_.types) {
+            const catalog::GpuType* g = catalog_.lookup(type.name);
+            type_capability_.push_back(g ? catalog::compute_capability_of(*g)
+                                         : catalog::default_family_compute_capability(type.name));
+        }
         read_jobs();
         return std::move(s_);
     }
@@ -270,12 +276,8 @@ private:
                 const model::JobSpec spec = model::read_job_spec(sub);
                 // Estimated on each type's GPU (its compute capability decides, e.g., whether
                 // Transformer Engine has fused attention); memory_gib is the least of them.
-                for (const auto& type : s_.types) {
-                    const catalog::GpuType* g = catalog_.lookup(type.name);
-                    const double capability =
-                        g ? catalog::compute_capability_of(*g) : catalog::default_family_compute_capability(type.name);
+                for (double capability : type_capability_)
                     j.memory_gib_by_type.push_back(model_memory_gib(spec, j.num_gpus, capability));
-                }
                 j.memory_gib = j.memory_gib_by_type.empty()
                                    ? model_memory_gib(spec, j.num_gpus)
                                    : *std::min_element(j.memory_gib_by_type.begin(), j.memory_gib_by_type.end());
@@ -390,6 +392,7 @@ private:
 
     const YamlDocument& doc_;
     const catalog::GpuCatalog& catalog_;
+    std::vector<double> type_capability_;  ///< per type of s_.types
     const StateModels* models_;
     ClusterState s_;
     std::unordered_map<std::string, int> type_index_, node_index_;
