@@ -69,8 +69,8 @@ TEST_CASE("A job's model gives its memory per GPU and its checkpoint", "[state]"
     const StateDocument doc = read_state(example(), default_catalog());
     const Job& j = doc.state.jobs.back();
     REQUIRE(j.id == "gptneo-e");
-    CHECK(j.memory_gib > 16);  // a 1.3B model with Adam does not fit a 16 GiB P100 ...
-    CHECK(j.memory_gib < 32);  // ... but fits the 32 GiB V100
+    CHECK(j.memory_on(1) > 16);  // a 1.3B model with Adam does not fit a 16 GiB P100 ...
+    CHECK(j.memory_on(0) < 32);  // ... but fits the 32 GiB V100
     CHECK_FALSE(doc.state.can_run(j, 1));
     CHECK(doc.state.can_run(j, 0));
     const double params = model::total_params(catalog::find_model("gpt-neo-1.3b"));
@@ -95,7 +95,6 @@ TEST_CASE("A job's model is sized on each type's GPU: no fused attention for Tra
     job.training.flash_attention = false;
     CHECK(j.memory_on(1) == Approx(model_memory_gib(job, 8, 8.0)));  // as unfused attention anywhere
     CHECK(j.memory_on(1) > j.memory_on(0));
-    CHECK(j.memory_gib == Approx(j.memory_on(0)));  // the least it needs
 }
 
 TEST_CASE("Without a gpu_types list, node types and their memory come from the catalog", "[state]") {

@@ -278,9 +278,6 @@ private:
                 // Transformer Engine has fused attention); memory_gib is the least of them.
                 for (double capability : type_capability_)
                     j.memory_gib_by_type.push_back(model_memory_gib(spec, j.num_gpus, capability));
-                j.memory_gib = j.memory_gib_by_type.empty()
-                                   ? model_memory_gib(spec, j.num_gpus)
-                                   : *std::min_element(j.memory_gib_by_type.begin(), j.memory_gib_by_type.end());
                 checkpoint = model_checkpoint_gib(spec);
             } catch (const DataError& e) {
                 if (!e.pos().file.empty()) throw;

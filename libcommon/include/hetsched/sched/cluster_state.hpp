@@ -94,9 +94,9 @@ struct Job {
     double done = 0;  ///< work units completed
     /// Work units per second on each type (indexed like the types); 0 = the type cannot run it.
     std::vector<double> throughput;
-    double memory_gib = 0;      ///< per GPU; 0 = unknown (every type with a throughput may run it)
-    /// Per GPU on each type (indexed like the types) where it differs by type (a job described by its
-    /// model, estimated on each type's GPU); empty: memory_gib on every type.
+    double memory_gib = 0;      ///< per GPU, as the state gives it; 0 = unknown (every type with a throughput may run it)
+    /// Per GPU on each type (indexed like the types) for a job described by its model, estimated on
+    /// each type's GPU; empty: memory_gib on every type.
     std::vector<double> memory_gib_by_type;
     double util_pct = 0;        ///< GPU utilisation alone on one GPU, %; 0 = unknown (it never shares)
     /// Must keep its placement this round (sia pins it): the state says it is not preemptible, or
