@@ -32,7 +32,10 @@ import time
 import types
 from unittest import mock
 
-# name: (flavor, NGPU, tp, cp, local batch, seq, activation checkpointing, compile[, micro-batches])
+# name: (flavor, NGPU, tp, cp, local batch, seq, activation checkpointing, compile[, micro-batches
+#        [, pp, pipeline schedule, rank]]). With pp > 1 the local batch is the number of pipeline
+# micro-batches (torchtitan's default micro-batch size, 1), and the rank picks the stage measured:
+# ranks are laid out pp-major (rank = pp index x NGPU/pp + the rest), so rank NGPU/pp x k runs stage k.
 CASES = {
     "l8b-fsdp8-sel-b1-s8192": ("8B", 8, 1, 1, 1, 8192, "selective", False),
     "l8b-fsdp8-sel-b2-s8192": ("8B", 8, 1, 1, 2, 8192, "selective", False),
@@ -49,6 +52,23 @@ CASES = {
     "l8b-fsdp8-sel-b1-s8192-ga2": ("8B", 8, 1, 1, 1, 8192, "selective", False, 2),
     "s06b-fsdp4-full-b4-s4096-ga2": ("0.6B", 4, 1, 1, 4, 4096, "full", False, 2),
     "m3b-fsdp8-none-b1-s4096": ("3B", 8, 1, 1, 1, 4096, "none", False),
+    "s06b-pp2-fsdp2-none-b4-s4096-r0": ("0.6B", 4, 1, 1, 4, 4096, "none", False, 1, 2, "1F1B", 0),
+    "s06b-pp2-fsdp2-none-b4-s4096-r2": ("0.6B", 4, 1, 1, 4, 4096, "none", False, 1, 2, "1F1B", 2),
+    "l8b-pp4-fsdp2-sel-b8-s8192-r0": ("8B", 8, 1, 1, 8, 8192, "selective", False, 1, 4, "1F1B", 0),
+    "l8b-pp4-fsdp2-sel-b8-s8192-r2": ("8B", 8, 1, 1, 8, 8192, "selective", False, 1, 4, "1F1B", 2),
+    "l8b-pp4-fsdp2-sel-b8-s8192-r6": ("8B", 8, 1, 1, 8, 8192, "selective", False, 1, 4, "1F1B", 6),
+    "l8b-pp4-fsdp2-full-b8-s8192-r0": ("8B", 8, 1, 1, 8, 8192, "full", False, 1, 4, "1F1B", 0),
+    "l8b-pp2-vpp2-fsdp4-sel-b8-s8192-r0": ("8B", 8, 1, 1, 8, 8192, "selective", False, 1, 2,
+                                           "Interleaved1F1B", 0),
+    "l8b-pp2-vpp2-fsdp4-sel-b8-s8192-r4": ("8B", 8, 1, 1, 8, 8192, "selective", False, 1, 2,
+                                           "Interleaved1F1B", 4),
+    "l70b-tp8-pp4-fsdp2-full-b8-s8192-r0": ("70B", 64, 8, 1, 8, 8192, "full", False, 1, 4, "1F1B", 0),
+    "l70b-tp8-pp4-fsdp2-full-b8-s8192-r48": ("70B", 64, 8, 1, 8, 8192, "full", False, 1, 4, "1F1B", 48),
+    "l405b-tp8-pp8-fsdp8-full-b8-s8192-r0": ("405B", 512, 8, 1, 8, 8192, "full", False, 1, 8, "1F1B", 0),
+    "l405b-tp8-pp8-fsdp8-full-b8-s8192-r448": ("405B", 512, 8, 1, 8, 8192, "full", False, 1, 8, "1F1B",
+                                               448),
+    "l405b-tp8-pp8-vpp2-fsdp8-full-b16-s8192-r0": ("405B", 512, 8, 1, 16, 8192, "full", False, 1, 8,
+                                                   "Interleaved1F1B", 0),
 }
 
 # Model shapes beside torchtitan's own flavors: a few hundred million parameters, and Llama 3.2 3B's.
@@ -102,9 +122,10 @@ class RandomTokens:
 
 
 def run_case(name, tt_dir):
-    flavor, ngpu, tp, cp, batch, seq, ac, compile_, *accum = CASES[name]
-    micro_batches = accum[0] if accum else 1
-    os.environ.update(NGPU=str(ngpu), LOCAL_RANK="0", RANK="0", WORLD_SIZE=str(ngpu))
+    flavor, ngpu, tp, cp, batch, seq, ac, compile_, *rest = CASES[name]
+    micro_batches, pp, schedule, rank = (list(rest) + [1, 1, "1F1B", 0][len(rest):])
+    trace_step = int(os.environ.get("TT_TRACE_STEP", "0"))
+    os.environ.update(NGPU=str(ngpu), LOCAL_RANK="0", RANK=str(rank), WORLD_SIZE=str(ngpu))
     sys.path.insert(0, tt_dir)
     stand_in("tyro", lambda n: mock.MagicMock(name=n))
     for m in ("datasets", "datasets.distributed", "torchdata", "torchdata.stateful_dataloader"):
@@ -115,6 +136,13 @@ def run_case(name, tt_dir):
     from torchtitan.models.llama3.model.args import TransformerModelArgs
     from torchtitan.protocols.train_spec import get_train_spec, register_train_spec
     from torchtitan.train import Trainer
+    import torchtitan.distributed.utils as tt_dist
+
+    def init_fake_rank(world_size, comm_mode="fake_backend"):
+        # torchtitan's dry run is always rank 0; a pipeline's other stages need other ranks.
+        torch.distributed.init_process_group("fake", rank=rank, world_size=world_size)
+
+    tt_dist.init_fake_mode = init_fake_rank
 
     base = get_train_spec("llama3")
     flavors = dict(base.model_args)
@@ -124,13 +152,25 @@ def run_case(name, tt_dir):
         base, model_args=flavors, build_tokenizer_fn=None, build_validator_fn=None,
         build_dataloader_fn=lambda **kw: RandomTokens(vocab, batch, seq))
     register_train_spec("llama3", spec)
+    if pp > 1:
+        # A stage after the first learns its input's shape from the previous stage
+        # (recv_object_list), which a fake process group never fills: the hidden states a
+        # llama3 stage passes on are (micro-batch 1, seq, dim) in bf16, split on the sequence
+        # over tp (sequence parallelism).
+        def recv_shape(objects, *a, **k):
+            objects[0] = (torch.empty(1, seq // tp, flavors[flavor].dim, dtype=torch.bfloat16,
+                                      device="meta"),)
+
+        torch.distributed.recv_object_list = recv_shape
 
     cfg = JobConfig()
     cfg.job.dump_folder = tempfile.mkdtemp()
     cfg.model.name, cfg.model.flavor = "llama3", flavor
     cfg.training.local_batch_size, cfg.training.seq_len, cfg.training.steps = batch, seq, 3
     # Gradient accumulation: torchtitan runs global / (local x data-parallel ranks) micro-batches.
-    cfg.training.global_batch_size = batch * (ngpu // (tp * cp)) * micro_batches
+    cfg.training.global_batch_size = batch * (ngpu // (tp * cp * pp)) * micro_batches
+    cfg.parallelism.pipeline_parallel_degree = pp
+    cfg.parallelism.pipeline_parallel_schedule = schedule
     cfg.lr_scheduler.warmup_steps = 1
     cfg.parallelism.tensor_parallel_degree, cfg.parallelism.context_parallel_degree = tp, cp
     cfg.activation_checkpoint.mode = ac
@@ -175,8 +215,15 @@ def run_case(name, tt_dir):
 
             self.optimizers.step = measured_step
             self.loss_fn = measured_loss
+            trace = self.step == trace_step
+            if trace:
+                torch.cuda.memory._record_memory_history(max_entries=4_000_000, stacks="python")
             t0 = time.perf_counter()
             super().train_step(data_iterator)
+            if trace:
+                torch.cuda.synchronize()
+                print_peak_allocations(torch.cuda.memory._snapshot(), before["allocated_at_start"])
+                torch.cuda.memory._record_memory_history(enabled=None)
             torch.cuda.synchronize()
             self.optimizers.step, self.loss_fn = step, loss_fn
             phase("rest")
@@ -193,23 +240,55 @@ def run_case(name, tt_dir):
     trainer.train()
 
     args = trainer.model_args
-    model = trainer.model_parts[0]
+    parts = trainer.model_parts
+    model = parts[0]
     try:
         ffn = int(next(iter(model.layers.values())).feed_forward.w1.weight.shape[0])
     except AttributeError:
         ffn = -1
     gpu = torch.cuda.get_device_properties(0)
     return dict(
-        case=name, flavor=flavor, ngpu=ngpu, tp=tp, cp=cp, dp=ngpu // (tp * cp), local_batch=batch, seq=seq,
-        micro_batches=micro_batches,
+        case=name, flavor=flavor, ngpu=ngpu, tp=tp, cp=cp, pp=pp, dp=ngpu // (tp * cp * pp), local_batch=batch,
+        seq=seq, micro_batches=micro_batches, schedule=schedule if pp > 1 else "", rank=rank,
+        # This rank's stages: their transformer layers, and whether each holds the embedding or
+        # the output (norm and projection).
+        stages=[dict(layers=len(getattr(p, "layers", None) or []),
+                     embedding=getattr(p, "tok_embeddings", None) is not None,
+                     output=getattr(p, "output", None) is not None) for p in parts],
         ac=ac, selective_ac_option="op" if ac == "selective" else "", compile=compile_,
         layers=args.n_layers, hidden=args.dim, heads=args.n_heads, kv_heads=args.n_kv_heads or args.n_heads,
         ffn_hidden=ffn, vocab=args.vocab_size,
-        params=sum(p.numel() for p in model.parameters()), steps=steps,
+        params=sum(p.numel() for part in parts for p in part.parameters()), steps=steps,
         gpu=gpu.name, capability=f"{gpu.major}.{gpu.minor}", torch=torch.__version__,
         cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version(),
         alloc_conf=os.environ.get("PYTORCH_ALLOC_CONF", ""),
         cudnn_sdpa=cudnn_attention_runs(torch, args.dim // args.n_heads))
+
+
+def print_peak_allocations(snapshot, at_start, top=40):
+    """The step's allocations live at its peak, grouped by where Python made them (TRACE lines)."""
+    live, total, peak, at_peak = {}, 0, 0, {}
+    for event in snapshot["device_traces"][0]:
+        action = event["action"]
+        if action == "alloc":
+            live[event["addr"]] = event
+            total += event["size"]
+        elif action == "free_completed" and event["addr"] in live:
+            total -= live.pop(event["addr"])["size"]
+        if total > peak:
+            peak, at_peak = total, dict(live)
+    groups = {}
+    for event in at_peak.values():
+        frames = [f"{f['filename'].split('site-packages/')[-1].split('.tt/')[-1]}:{f['line']}:{f['name']}"
+                  for f in event.get("frames", [])
+                  if "torch/utils/_" not in f["filename"] and "torch/nn/modules/module.py" not in f["filename"]]
+        key = " < ".join(frames[:5])
+        size, count = groups.get(key, (0, 0))
+        groups[key] = (size + event["size"], count + 1)
+    print(f"TRACE peak {(at_start + peak) / 2**30:.3f} GiB: {at_start / 2**30:.3f} at the step's start, "
+          f"{peak / 2**30:.3f} allocated in it and live at its peak", flush=True)
+    for key, (size, count) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]:
+        print(f"TRACE {size / 2**30:8.3f} GiB {count:6d}x {key}", flush=True)
 
 
 def cudnn_attention_runs(torch, head_dim):
@@ -262,6 +341,9 @@ def main():
             text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
             out, err, rc = text(e.stdout), text(e.stderr), "timeout"
         lines = [line[7:] for line in (out or "").splitlines() if line.startswith("RESULT ")]
+        for line in (out or "").splitlines():
+            if line.startswith("TRACE "):
+                print(line, flush=True)
         if rc != 0 or not lines:
             failed += 1
             print(f"# {name}: failed ({rc})\n" + "\n".join((err or "").splitlines()[-25:]), flush=True)

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Rows for `memest --check` from the JSON lines of bench/gpu/torchtitan_memory.py.
+
+    bench/gpu/torchtitan_rows.py RUNS.jsonl GPU [--header] > rows.csv
+
+Each case gives four rows: the second step's and (first_iteration 1) the first step's peak, each as
+max_allocated and max_reserved. GPU is the gpu cell (e.g. h100-sxm-80gb). A pipelined case is read at
+the stage its rank runs (rank // (NGPU / pp)), with torchtitan 0.2.2's own split of the layers
+(embedding and output each weighing one layer) in layers_per_stage, one count per pipeline rank
+(the sum of its virtual stages' under interleaving).
+"""
+import csv
+import json
+import sys
+
+HEADER = ("id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,micro_batch,"
+          "global_batch,num_microbatches,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+          "seq_parallel,flash_attn,precision,stage_measured,gpu,measured_gib,measure_kind,trust,source,"
+          "framework,layers_per_stage,compile,fp8_all_gather,framework_version,first_iteration,"
+          "unfused_fp32_softmax,attention_backend,deepspeed_model,dropout,transformer_impl").split(",")
+
+
+def torchtitan_split(stages, layers):
+    """Layers of each virtual stage, as torchtitan 0.2.2's generate_llm_fqn_per_model_part cuts them."""
+    effective = layers + 2
+    base, extra = divmod(effective, stages)
+    counts = [base + (i < extra) for i in range(stages)]
+    counts[0] -= 1
+    counts[-1] -= 1
+    return counts
+
+
+def rows(run, gpu):
+    pp = run.get("pp", 1)
+    vpp = 2 if run.get("schedule", "").startswith("Interleaved") else 1
+    per_rank = run["ngpu"] // pp
+    split = ""
+    stage = "all"
+    if pp > 1:
+        chunks = torchtitan_split(pp * vpp, run["layers"])
+        # Looped schedules: rank r runs virtual stages r, r + pp, ...
+        split = " ".join(str(sum(chunks[r::pp])) for r in range(pp))
+        stage = str(run["rank"] // per_rank)
+        mine = [chunks[s] for s in range(run["rank"] // per_rank, pp * vpp, pp)]
+        assert mine == [s["layers"] for s in run["stages"]], (run["case"], mine, run["stages"])
+    local = run["local_batch"]
+    pipelined = pp > 1
+    for index, suffix in ((1, ""), (0, "-first")):
+        step = run["steps"][index]
+        for kind, key in (("max_allocated", "max_allocated"), ("max_reserved", "max_reserved")):
+            yield dict(
+                id=f"own-tt-{run['case']}-{gpu.split('-')[0]}{suffix}" + ("-reserved" if kind == "max_reserved" else ""),
+                layers=run["layers"], hidden=run["hidden"], heads=run["heads"], kv_heads=run["kv_heads"],
+                ffn_hidden=run["ffn_hidden"], gated_mlp=1, vocab=run["vocab"], tied_embeddings=0,
+                seq_len=run["seq"], micro_batch=1 if pipelined else local,
+                global_batch=local * run["dp"] * run["micro_batches"],
+                num_microbatches=local if pipelined else run["micro_batches"],
+                tp=run["tp"], pp=pp, vpp=vpp, dp=run["dp"], cp=run["cp"], zero_stage=3, distributed_optimizer=0,
+                recompute=run["ac"], seq_parallel=int(run["tp"] > 1), flash_attn=1, precision="bf16",
+                stage_measured=stage, gpu=gpu, measured_gib=f"{step[key] / 2**30:.3f}", measure_kind=kind,
+                trust="high",
+                source=f"hetsched bench/gpu/torchtitan_memory.py case {run['case']}, step {step['step']}",
+                framework="fsdp", layers_per_stage=split, compile=int(run["compile"]) if run["compile"] else "",
+                fp8_all_gather="", framework_version="0.2.2", first_iteration=int(index == 0),
+                unfused_fp32_softmax="", attention_backend="cudnn" if run["cudnn_sdpa"] else "flash",
+                deepspeed_model="", dropout="", transformer_impl="")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    out = csv.DictWriter(sys.stdout, HEADER, lineterminator="\n")
+    if "--header" in sys.argv:
+        out.writeheader()
+    for line in open(sys.argv[1]):
+        for row in rows(json.loads(line), sys.argv[2]):
+            out.writerow(row)
+
+
+if __name__ == "__main__":
+    main()
