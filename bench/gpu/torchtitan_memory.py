@@ -14,7 +14,10 @@ sets it. It prints one JSON line per case: the layout, the model's sizes, and pe
 allocated and reserved bytes, overall and in each phase (forward, the loss's forward and backward, the
 rest of backward with clipping, the optimizer step, the rest), with what is allocated as each ends.
 
-    bench/gpu/torchtitan_memory.py --torchtitan DIR [--out FILE] [--budget S] [CASE ...]
+    bench/gpu/torchtitan_memory.py --torchtitan DIR [--out FILE] [--budget S] [--trace STEP] [CASE ...]
+
+With --trace, step STEP runs under torch's allocation history, and the allocations it made that are
+live at its peak are printed (TRACE lines) grouped by the Python frames that made them.
 
 DIR holds torchtitan's source (its `torchtitan/` package, e.g. the v0.2.2 tag). Packages torchtitan
 imports but this measurement never uses (tyro for its command line, datasets and torchdata for its
@@ -273,7 +276,7 @@ def print_peak_allocations(snapshot, at_start, top=40):
         if action == "alloc":
             live[event["addr"]] = event
             total += event["size"]
-        elif action == "free_completed" and event["addr"] in live:
+        elif action == "free_requested" and event["addr"] in live:  # when torch's allocated count drops
             total -= live.pop(event["addr"])["size"]
         if total > peak:
             peak, at_peak = total, dict(live)
@@ -312,6 +315,8 @@ def main():
     p.add_argument("--timeout", type=float, default=240, help="seconds a case may run")
     p.add_argument("--alloc-conf", default="expandable_segments:True",
                    help="PYTORCH_ALLOC_CONF for the runs (default: torchtitan's launcher's)")
+    p.add_argument("--trace", type=int, default=0, metavar="STEP",
+                   help="record step STEP's allocations and print those live at its peak by where they were made")
     p.add_argument("--list", action="store_true", help="print the cases and exit")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("cases", nargs="*", help="cases to run (default: all)")
@@ -326,7 +331,7 @@ def main():
     if not a.torchtitan:
         p.error("--torchtitan is required")
     start, failed = time.monotonic(), 0
-    env = dict(os.environ, PYTORCH_ALLOC_CONF=a.alloc_conf, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTORCH_ALLOC_CONF=a.alloc_conf, PYTHONUNBUFFERED="1", TT_TRACE_STEP=str(a.trace))
     for name in a.cases or CASES:
         if name not in CASES:
             p.error(f"unknown case {name!r} (see --list)")
