@@ -95,6 +95,11 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
         // to return them from its step: the earlier micro-batches' stand beside the last one's loss.
         if (stage == l.pp - 1 && torchtitan_keeps_pipeline_outputs(t))
             p.kept_logits = static_cast<double>(micro_batches - 1) * logits;
+        // The schedule's backward takes the micro-batch's output from its forward cache and holds it
+        // until the stage's backward returns: unlike torchtitan's own step without a pipeline, which
+        // deletes `pred` once the loss is computed, the last stage keeps its 16-bit logits beside the
+        // loss's backward and the blocks'.
+        if (stage == l.pp - 1) p.output_logits = logits;
         return p;
     }
     // DeepSpeed's pipeline engine keeps each in-flight micro-batch's received input (cloned for the
@@ -219,6 +224,18 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // them, so reserved memory still holds them.
     grads_cached_until_last_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && shards_ > 1 &&
                                         l.pp > 1 && measure == Measure::allocated;
+    // Under torchtitan's tensor parallelism the embedding is split by vocabulary rows (RowwiseParallel),
+    // but DTensor has no row-split rule for the embedding's backward: its gradient comes out Partial,
+    // a whole vocab x hidden matrix on every tp rank, redistributed to the rank's rows only when FSDP2
+    // reduce-scatters it. Under a pipeline FSDP2 first upcasts and accumulates it as it is, in fp32,
+    // from the first micro-batch's backward to the last (measured: 3.9 GiB on the first stage of a
+    // 70B at tp 8, not 0.49).
+    const bool fsdp_accumulates = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1 && l.pp > 1;
+    const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
+    if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
+    // Each micro-batch's embedding backward, the last of the first stage's, makes a new 16-bit gradient
+    // before FSDP2 adds it into the fp32 one.
+    if (fsdp_accumulates) embedding_grad_new_ = element_bytes(t) * embedding_grad;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
@@ -332,6 +349,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // final norm and output layer form one that stays gathered (a tied weight lives in the embedding's
     // unit, which the output layer then keeps gathered).
     if (fsdp_units_) held += element_ * ((own_unit_ ? 0 : embedding_) + output_);
+    // The embedding's fp32 gradient, accumulated whole under torchtitan's tensor parallelism (see above).
+    if (first && embedding_grad_new_ > 0) held += 4 * embedding_grad_extra_;
     CommBytes layer_comm =
         comm_bytes(training_, layout_, layer_, params, params - static_cast<double>(count) * layer_, micro_batches_,
                    zero3_module_, ds_buckets_);
@@ -356,12 +375,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
     //    16-bit grad: a 4-byte copy of the largest parameter (the vocabulary matrix on the first stage,
     //    and on the last when it holds the output layer). The embedding's grad comes last in the first
-    //    stage's backward, when that micro-batch's activations are gone;
+    //    stage's backward, when that micro-batch's activations are gone. FSDP2 under a pipeline holds
+    //    there the embedding's new 16-bit gradient beside the fp32 one it accumulates into;
     //  - with FSDP2's gradients made in backward, the first block's backward (see below).
     // Up to 0.16.4, DeepSpeed's BF16 optimizer frees the 16-bit grads as each backward starts: at a
     // layer's replay the other layers' are back, at the loss none are. In the first iteration, what the
     // optimizer makes at its first step is absent from all but the step.
     const double largest = std::max(upcast_layer_, first || (last && output_ >= upcast_vocab_) ? upcast_vocab_ : 0.0);
+    const double embedding_new = first ? embedding_grad_new_ : 0;
     const double lazy_grads = lazy_gradients_ * params, lazy_optimizer = lazy_optimizer_ * params;
     struct Candidate {
         Phase phase;
@@ -383,7 +404,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double first_block = first_checkpointed ? stored_ : full_;
     // The unit holding the embedding reduce-scatters last, once its backward is done: resharded by
     // then, its 16-bit grads and their fp32 reduce-scatter input beside every other unit's grads (the
-    // root, with the output layer, before torchtitan 0.2 or when tied).
+    // root, with the output layer, before torchtitan 0.2 or when tied). Under torchtitan's tensor
+    // parallelism the whole-vocabulary 16-bit gradient is still held as its rows are reduced out.
     const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
     const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
     // Grads absent before the stage's last backward (in the first iteration, what no step has made yet).
@@ -391,7 +413,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     const std::array<Candidate, 8> candidates{{
-        {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits, comm + head_whole,
+        {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
+         comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer},
@@ -400,20 +423,20 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
-        {loss_phase_, stash, loss_ + loss_kept, loss_comm,
+        {loss_phase_, stash, loss_ + loss_kept + pipe.output_logits, loss_comm,
          loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
-         pipe.kept_logits, comm + 4 * largest, lazy_grads, lazy_optimizer},
+         pipe.kept_logits, comm + 4 * largest + embedding_new, before_reduce, lazy_optimizer},
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,
          gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer},
-        {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + pipe.receive + fixed,
+        {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + element_ * embedding_grad_extra_ + pipe.receive + fixed,
          (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     const double pools = fsdp_pipeline_pools_ ? stream_pools(stage_root, stage_root, count) : stream_pools_;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
-        if ((k == 4 && !last) || (k == 5 && largest == 0) || (k == 6 && !grads_made_in_backward_) ||
+        if ((k == 4 && !last) || (k == 5 && largest == 0 && embedding_new == 0) || (k == 6 && !grads_made_in_backward_) ||
             (k == 7 && !fsdp_units_))
             continue;
         const Candidate& c = candidates[k];

@@ -162,6 +162,9 @@ bool torchtitan_fused_rms_norm(const Training& t);
 /// Whether torchtitan's attention takes K and V at their own heads (scaled_dot_product_attention's
 /// enable_gqa, from 0.2.2: ff0829c, January 2026) rather than repeated to every query head.
 bool torchtitan_gqa_without_repeat(const Training& t);
+/// Whether torchtitan's AdamW is torch's fused kernel (its default from 6e49885, February 2025, and so
+/// in every release from 0.1.0), which updates in place; before, the foreach implementation.
+bool torchtitan_fused_adamw(const Training& t);
 /// Whether torchtitan's pipeline schedule keeps the last stage's outputs, the logits of every
 /// micro-batch, until its step returns them (before 0.2.1, e5ef99a of October 2025, which passes
 /// return_outputs=False).

@@ -1,0 +1,83 @@
+// FSDP2 under torch.distributed.pipelining (torchtitan): the embedding's gradient under tensor
+// parallelism, the last stage's own logits, and torch's fused AdamW. Each case was first seen on the
+// project's H100 pipeline runs (tests/data/memory_measured_torchtitan_h100_pp.csv).
+#include <catch2/catch.hpp>
+
+#include <hetsched/model/model_states.hpp>
+
+#include "memory_fixture.hpp"
+
+using namespace hetsched;
+using namespace hetsched::model::test;
+using model::Phase;
+
+namespace {
+
+/// llama() with a 50,000-word vocabulary under torchtitan 0.2.2, fully sharded: pp 2 x `tp` x dp 2,
+/// eight sequences of 128 tokens, one a micro-batch per rank (four micro-batches).
+struct Pipelined {
+    catalog::ModelSpec m = llama();
+    model::Training t = training(Framework::fsdp, 128, 8);
+    Layout l;
+    explicit Pipelined(int tp) : l{tp, 2, 2, 1, 1, 1, {}} {
+        m.vocab = 50000;
+        t.zero_stage = 3;
+        t.framework_version = "0.2.2";
+    }
+    model::StageMemory stage(int i) const {
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(static_cast<size_t>(i));
+    }
+};
+
+constexpr double kVocabRows = 50000.0 * 64;  // the embedding's weights, whole
+constexpr double kMicroBatches = 4, kBoundary = 2 * 128 * 64;  // one stage output, 16-bit
+
+}  // namespace
+
+TEST_CASE("the first stage peaks as an embedding backward ends: its new 16-bit gradient beside the fp32 one", "[model]") {
+    // tp 1. The stage's every weight stays gathered in 16 bits and its grads accumulate unsharded in
+    // fp32 (6 bytes a weight), the gradients of its four outputs have receive buffers, and the
+    // embedding's backward, the last of a micro-batch's, makes a new 16-bit gradient (2 bytes a row
+    // weight) before FSDP2 adds it into the fp32 one.
+    const Pipelined p(1);
+    const auto st = p.stage(0);
+    REQUIRE(st.phase == Phase::backward);
+    const double params = stage_params(p.m, p.l, 0, 2, false);
+    CHECK(st.comm_buffers == Approx(6 * params + kMicroBatches * kBoundary + 2 * kVocabRows));
+}
+
+TEST_CASE("under torchtitan's tensor parallelism the embedding's gradient is the whole vocabulary's", "[model]") {
+    // tp 2: each rank's embedding holds half the rows, but DTensor's embedding backward gives every
+    // tp rank a Partial gradient of all of them, which FSDP2 upcasts and accumulates whole: 4 bytes a
+    // row weight for the half the shard does not count, and the new 16-bit gradient whole too.
+    const Pipelined p(2);
+    const auto st = p.stage(0);
+    REQUIRE(st.phase == Phase::backward);
+    const double params = stage_params(p.m, p.l, 0, 2, false);
+    CHECK(st.comm_buffers == Approx(6 * params + kMicroBatches * kBoundary + 4 * kVocabRows / 2 + 2 * kVocabRows));
+    // The last stage's output layer is split by columns, whose backward DTensor splits too: no such term.
+    const auto last = p.stage(1);
+    CHECK(last.comm_buffers == Approx(6 * stage_params(p.m, p.l, 1, 2, false) + kMicroBatches * kBoundary));
+}
+
+TEST_CASE("the last pipeline stage holds its own 16-bit logits through its loss and backward", "[model]") {
+    // torchtitan without a pipeline deletes `pred` once the loss is made; the schedule keeps the stage's
+    // output in its forward cache until the micro-batch's backward returns. At the loss: the eager
+    // cross entropy's 12 bytes a logit and the 16-bit logits themselves.
+    Pipelined p(1);
+    p.m.layers = 2;  // one block a stage, the loss the last stage's peak
+    const auto st = p.stage(1);
+    REQUIRE(st.phase == Phase::backward);
+    CHECK(st.logits == Approx((12 + 2) * 128 * 50000.0));
+}
+
+TEST_CASE("torchtitan's fused AdamW (from 0.1.0) steps in place; before, foreach's sqrt(v) per shard", "[model]") {
+    // Bytes a parameter the optimizer step allocates beside the states, over two shards.
+    auto t = training(Framework::fsdp);
+    t.zero_stage = 3;
+    CHECK(model::step_bytes(t, 2).step == Approx(4.0 / 2));  // torchtitan's code before 0.1: foreach
+    t.framework_version = "0.1.0";
+    CHECK(model::step_bytes(t, 2).step == 0);
+    t.framework_version = "0.2.2";
+    CHECK(model::step_bytes(t, 2).step == 0);
+}
