@@ -16,8 +16,13 @@ rest of backward with clipping, the optimizer step, the rest), with what is allo
 
     bench/gpu/torchtitan_memory.py --torchtitan DIR [--out FILE] [--budget S] [--trace STEP] [CASE ...]
 
-With --trace, step STEP runs under torch's allocation history, and the allocations it made that are
-live at its peak are printed (TRACE lines) grouped by the Python frames that made them.
+With --trace, step STEP runs under torch's allocation history, and the allocations made in that step
+that are live at its peak are printed (TRACE lines) grouped by the Python frames that made them (what
+was allocated before the step is not listed).
+
+A pipelined case (pp > 1) measures the stage its rank runs. Its schedule keeps the loss function it
+was built with, so its per-phase peaks are only backward (the whole schedule, forwards included), step
+and rest.
 
 DIR holds torchtitan's source (its `torchtitan/` package, e.g. the v0.2.2 tag). Packages torchtitan
 imports but this measurement never uses (tyro for its command line, datasets and torchdata for its
@@ -166,9 +171,9 @@ def run_case(name, tt_dir):
         # A stage after the first learns its input's shape from the previous stage
         # (recv_object_list), which a fake process group never fills: the hidden states a
         # llama3 stage passes on are (micro-batch 1, seq, dim) in bf16, split on the sequence
-        # over tp (sequence parallelism).
+        # over cp and over tp (sequence parallelism).
         def recv_shape(objects, *a, **k):
-            objects[0] = (torch.empty(1, seq // tp, flavors[flavor].dim, dtype=torch.bfloat16,
+            objects[0] = (torch.empty(1, seq // (tp * cp), flavors[flavor].dim, dtype=torch.bfloat16,
                                       device="meta"),)
 
         torch.distributed.recv_object_list = recv_shape
@@ -277,16 +282,24 @@ def run_case(name, tt_dir):
 
 def print_peak_allocations(snapshot, at_start, top=40):
     """The step's allocations live at its peak, grouped by where Python made them (TRACE lines)."""
-    live, total, peak, at_peak = {}, 0, 0, {}
-    for event in snapshot["device_traces"][0]:
-        action = event["action"]
-        if action == "alloc":
-            live[event["addr"]] = event
+    events = snapshot["device_traces"][0]
+    # torch's allocated count drops at a free request, also for blocks allocated before the step (the
+    # last step's gradients, freed by zero_grad): find the peak's place in one pass, then replay up
+    # to it to know which of the step's own allocations are live there.
+    total, peak, peak_at = 0, 0, -1
+    for i, event in enumerate(events):
+        if event["action"] == "alloc":
             total += event["size"]
-        elif action == "free_requested" and event["addr"] in live:  # when torch's allocated count drops
-            total -= live.pop(event["addr"])["size"]
+        elif event["action"] == "free_requested":
+            total -= event["size"]
         if total > peak:
-            peak, at_peak = total, dict(live)
+            peak, peak_at = total, i
+    at_peak = {}
+    for event in events[: peak_at + 1]:
+        if event["action"] == "alloc":
+            at_peak[event["addr"]] = event
+        elif event["action"] == "free_requested":
+            at_peak.pop(event["addr"], None)
     groups = {}
     for event in at_peak.values():
         frames = [f"{f['filename'].split('site-packages/')[-1].split('.tt/')[-1]}:{f['line']}:{f['name']}"
@@ -296,7 +309,8 @@ def print_peak_allocations(snapshot, at_start, top=40):
         size, count = groups.get(key, (0, 0))
         groups[key] = (size + event["size"], count + 1)
     print(f"TRACE peak {(at_start + peak) / 2**30:.3f} GiB: {at_start / 2**30:.3f} at the step's start, "
-          f"{peak / 2**30:.3f} allocated in it and live at its peak", flush=True)
+          f"{peak / 2**30:+.3f} allocated and freed in it up to its peak; the step's own allocations "
+          "live there:", flush=True)
     for key, (size, count) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"TRACE {size / 2**30:8.3f} GiB {count:6d}x {key}", flush=True)
 

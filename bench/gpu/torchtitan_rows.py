@@ -32,7 +32,8 @@ def torchtitan_split(stages, layers):
 
 def rows(run, gpu):
     pp = run.get("pp", 1)
-    vpp = 2 if run.get("schedule", "").startswith("Interleaved") else 1
+    run.setdefault("dp", run["ngpu"] // (run["tp"] * run["cp"] * pp))
+    vpp = len(run.get("stages") or [None])  # virtual stages this rank ran
     per_rank = run["ngpu"] // pp
     split = ""
     stage = "all"
@@ -43,7 +44,7 @@ def rows(run, gpu):
         stage = str(run["rank"] // per_rank)
         mine = [chunks[s] for s in range(run["rank"] // per_rank, pp * vpp, pp)]
         assert mine == [s["layers"] for s in run["stages"]], (run["case"], mine, run["stages"])
-    local = run["local_batch"]
+    local, accumulated = run["local_batch"], run.get("micro_batches", 1)
     pipelined = pp > 1
     for index, suffix in ((1, ""), (0, "-first")):
         step = run["steps"][index]
@@ -53,8 +54,8 @@ def rows(run, gpu):
                 layers=run["layers"], hidden=run["hidden"], heads=run["heads"], kv_heads=run["kv_heads"],
                 ffn_hidden=run["ffn_hidden"], gated_mlp=1, vocab=run["vocab"], tied_embeddings=0,
                 seq_len=run["seq"], micro_batch=1 if pipelined else local,
-                global_batch=local * run["dp"] * run["micro_batches"],
-                num_microbatches=local if pipelined else run["micro_batches"],
+                global_batch=local * run["dp"] * accumulated,
+                num_microbatches=local if pipelined else accumulated,
                 tp=run["tp"], pp=pp, vpp=vpp, dp=run["dp"], cp=run["cp"], zero_stage=3, distributed_optimizer=0,
                 recompute=run["ac"], seq_parallel=int(run["tp"] > 1), flash_attn=1, precision="bf16",
                 stage_measured=stage, gpu=gpu, measured_gib=f"{step[key] / 2**30:.3f}", measure_kind=kind,

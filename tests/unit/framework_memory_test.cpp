@@ -50,10 +50,7 @@ TEST_CASE("eager attention without flash keeps the fp32 softmax beside the 16-bi
 namespace {
 
 /// llama() with a 32,000-token vocabulary under torchtitan (FSDP, fully sharded over dp 2, compiled
-/// blocks, sequence parallel), one micro-batch of four 128-token sequences a rank: the loss is the peak
-/// (above the embedding's reduce-scatter at the backward's end, whose gradient under tensor
-/// parallelism is the whole vocabulary's) and `activations` is the stash alone.
-constexpr long kSequences = 4;
+/// blocks, sequence parallel): the loss is the peak and `activations` is the stash alone.
 model::StageMemory torchtitan_stage(int tp, bool compiled_loss, model::Recompute recompute) {
     auto m = llama();
     m.vocab = 32000;
@@ -63,14 +60,14 @@ model::StageMemory torchtitan_stage(int tp, bool compiled_loss, model::Recompute
     t.compiled_loss = compiled_loss;
     t.seq_parallel = tp > 1;
     t.recompute = recompute;
-    const Layout l{tp, 1, 2, 1, 1, kSequences, {}};
+    const Layout l{tp, 1, 2, 1, 1, 1, {}};
     return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
 }
 
 }  // namespace
 
 TEST_CASE("torchtitan's loss: 12 bytes a logit eager, 16 under loss parallel, 4 compiled", "[model]") {
-    const double tokens = 128.0 * kSequences, vocab = 32000;
+    const double tokens = 128, vocab = 32000;
     const auto eager = torchtitan_stage(1, false, model::Recompute::none);
     REQUIRE(eager.phase == Phase::backward);
     CHECK(eager.logits == Approx(12 * tokens * vocab));  // fp32 log-softmax, nll grad, its input grad
@@ -107,21 +104,20 @@ TEST_CASE("DeepSpeed's loss: Megatron's fused one for GPT models, eager or compi
 }
 
 TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its column-parallel GEMMs", "[model]") {
-    // tp 2, sequence parallel, 2-byte elements, per 128-token sequence: sbh = 8,192 elements. Per layer, with
+    // tp 2, sequence parallel, 2-byte elements, 128 tokens: sbh = 8,192 elements. Per layer, with
     // nothing recomputed: two norm inputs split by sp (2 x 2 x 8,192 / 2), the gathered inputs of
     // wq/wk/wv and w1/w3 in full (2 x 2 x 8,192), and Q, K, V, context, SwiGLU's three tensors and the
     // flash log-sum-exp split by tp: 2 x 128 x (64 + 64 + 64 + 2 x 176 + 176) + 4 x 128 x 4 = 186,368 / 2.
     // The last stage adds the final norm's input split (2 x 4,096) and the output layer's gathered input
     // (2 x 8,192).
     const double layer = 16384 + 32768 + 186368.0 / 2, head = 8192 + 16384;
-    CHECK(torchtitan_stage(2, true, model::Recompute::none).activations == Approx(kSequences * (4 * layer + head)));
+    CHECK(torchtitan_stage(2, true, model::Recompute::none).activations == Approx(4 * layer + head));
     // Selective (the op-level policy), compiled: the layer input split by sp; the attention output, wq's,
     // wv's and w1's outputs and the log-sum-exp split by tp, 2 x 128 x (64 + 64 + 32 + 176) + 2,048 =
     // 88,064 / 2; and wo's reduce-scatter output split by sp. No backward reads w2's output or its
     // reduce-scatter, so the partitioner saves neither.
     const double selective = 8192 + 88064.0 / 2 + 8192;
-    CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations ==
-          Approx(kSequences * (4 * selective + head)));
+    CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations == Approx(4 * selective + head));
 }
 
 TEST_CASE("eager selective checkpointing keeps every must-save output; compiled, only those the backward reads", "[model]") {

@@ -81,3 +81,40 @@ TEST_CASE("torchtitan's fused AdamW (from 0.1.0) steps in place; before, foreach
     t.framework_version = "0.2.2";
     CHECK(model::step_bytes(t, 2).step == 0);
 }
+
+TEST_CASE("the last stage's own logits stand beside a block's backward too", "[model]") {
+    // A 16-word vocabulary: a block's backward, not the loss (14 bytes a logit), is the last stage's
+    // peak, and the schedule still holds that micro-batch's 16-bit logits there.
+    Pipelined p(1);
+    p.m.vocab = 16;
+    const auto st = p.stage(1);
+    REQUIRE(st.phase == Phase::backward);
+    CHECK(st.logits == Approx(2 * 128 * 16.0));
+}
+
+TEST_CASE("without a pipeline the whole embedding gradient is narrowed to its rows before the fp32 input is made", "[model]") {
+    // tp 4, dp 2, no pipeline, 16-token sequences: the backward ends at the embedding's unit (its own
+    // from torchtitan 0.2), the peak. Its whole 16-bit gradient (4 x its rows) and the redistributed
+    // rows (1 x) stand together, then the rows alone beside their fp32 reduce-scatter input (2 + 4):
+    // 10 bytes a row weight, not 6.
+    auto m = llama();
+    m.vocab = 50000;
+    auto t = training(Framework::fsdp, 16, 2);
+    t.zero_stage = 3;
+    t.framework_version = "0.2.2";
+    const Layout l{4, 1, 2, 1, 1, 1, {}};
+    const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::backward);
+    CHECK(st.comm_buffers == Approx(10 * kVocabRows / 4));
+}
+
+TEST_CASE("without FSDP (dp 1) autograd keeps the whole embedding gradient in .grad until the step", "[model]") {
+    // pp 2 x tp 2, dp 1: no FSDP, fp32 parameters and gradients; the first stage's gradients count the
+    // embedding's whole vocabulary, the last stage's only its own parameters.
+    Pipelined p(2);
+    p.l.dp = 1;
+    p.t.global_batch = 4;
+    const auto first = p.stage(0), last = p.stage(1);
+    CHECK(first.gradients == Approx(4 * (stage_params(p.m, p.l, 0, 2, false) + kVocabRows / 2)));
+    CHECK(last.gradients == Approx(4 * stage_params(p.m, p.l, 1, 2, false)));
+}

@@ -311,7 +311,7 @@ void check_own_runs(const std::string& file, size_t rows, double allocated_max, 
 
 TEST_CASE("the project's torchtitan runs on an H200: allocated within 1%, reserved within 5% on average", "[model]") {
     // torchtitan 0.2.2's own trainer in its fake-backend mode, 15 layouts (FSDP 2-64, TP 2, CP 2,
-    // no/selective/full checkpointing, compile, accumulation), each read at its first and third step,
+    // no/selective/full checkpointing, compile, accumulation), each read at its first and second step,
     // allocated and reserved.
     check_own_runs("memory_measured_torchtitan_h200.csv", 60, 1, 15, 5);
 }

@@ -227,12 +227,14 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // Under torchtitan's tensor parallelism the embedding is split by vocabulary rows (RowwiseParallel),
     // but DTensor has no row-split rule for the embedding's backward: its gradient comes out Partial,
     // a whole vocab x hidden matrix on every tp rank, redistributed to the rank's rows only when FSDP2
-    // reduce-scatters it. Under a pipeline FSDP2 first upcasts and accumulates it as it is, in fp32,
-    // from the first micro-batch's backward to the last (measured: 3.9 GiB on the first stage of a
-    // 70B at tp 8, not 0.49).
+    // takes it for its reduce-scatter. Under a pipeline FSDP2 first upcasts and accumulates it as it
+    // is, in fp32, from the first micro-batch's backward to the last (measured: 3.9 GiB on the first
+    // stage of a 70B at tp 8, not 0.49). Without FSDP (dp x cp = 1) autograd keeps it so in .grad,
+    // in the gradients' own type, until the step.
     const bool fsdp_accumulates = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1 && l.pp > 1;
     const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
     if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
+    if (t.framework == Framework::fsdp && shards_ == 1) whole_embedding_grad_ = embedding_grad_extra_;
     // Each micro-batch's embedding backward, the last of the first stage's, makes a new 16-bit gradient
     // before FSDP2 adds it into the fp32 one.
     if (fsdp_accumulates) embedding_grad_new_ = element_bytes(t) * embedding_grad;
@@ -326,8 +328,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     double params = static_cast<double>(count) * layer_;
     if (first) params += embedding_;
     if (last) params += output_;
+    // Gradients held: the parameters' own, and on the first stage the embedding's beyond its rows when
+    // autograd keeps it whole (see the constructor).
+    const double grad_params = params + (first ? whole_embedding_grad_ : 0);
     st.weights = params * weights_;
-    st.gradients = params * gradients_;
+    st.gradients = grad_params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);
     const PipeBuffers& pipe = pipe_[static_cast<size_t>(i)];
@@ -404,9 +409,12 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double first_block = first_checkpointed ? stored_ : full_;
     // The unit holding the embedding reduce-scatters last, once its backward is done: resharded by
     // then, its 16-bit grads and their fp32 reduce-scatter input beside every other unit's grads (the
-    // root, with the output layer, before torchtitan 0.2 or when tied). Under torchtitan's tensor
-    // parallelism the whole-vocabulary 16-bit gradient is still held as its rows are reduced out.
+    // root, with the output layer, before torchtitan 0.2 or when tied).
     const double embedding_unit = own_unit_ ? embedding_ : embedding_ + output_;
+    // Whole under torchtitan's tensor parallelism, the embedding's 16-bit gradient is first
+    // redistributed to this rank's rows (a new tensor beside it) and let go before the fp32 input is made.
+    const double embedding_reduce = std::max(element_ * (embedding_unit + embedding_grad_extra_ + embedding_),
+                                             (element_ + 4) * embedding_unit);
     const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
     // Grads absent before the stage's last backward (in the first iteration, what no step has made yet).
     const double before_reduce =
@@ -423,13 +431,13 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
-        {loss_phase_, stash, loss_ + loss_kept + pipe.output_logits, loss_comm,
+        {loss_phase_, stash, loss_ + loss_kept + (loss_holds_logits_ ? 0 : pipe.output_logits), loss_comm,
          loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest + embedding_new, before_reduce, lazy_optimizer},
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,
          gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer},
-        {Phase::backward, 0, 0, (element_ + 4) * embedding_unit + element_ * embedding_grad_extra_ + pipe.receive + fixed,
+        {Phase::backward, 0, 0, embedding_reduce + pipe.receive + fixed,
          (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
@@ -451,7 +459,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         st.logits = c.logits;
         st.comm_buffers = c.comm;
         st.overhead = overhead;
-        st.gradients = params * gradients_ - c.grads_absent + c.grads_stale;
+        st.gradients = grad_params * gradients_ - c.grads_absent + c.grads_stale;
         st.optimizer = params * optimizer_ - c.optimizer_absent;
     }
     return st;

@@ -87,7 +87,8 @@ private:
     double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
     double first_block_prefetch_ = 0;  ///< torchtitan 0.2: the embedding prefetched in the first block's backward, less a block
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
-    double embedding_grad_extra_ = 0;  ///< DTensor tp: the embedding's gradient beyond its shard, per byte (see .cpp)
+    double embedding_grad_extra_ = 0;  ///< DTensor tp: the embedding's gradient beyond its rows, in elements (see .cpp)
+    double whole_embedding_grad_ = 0;  ///< the same, kept in .grad when no FSDP shards the model
     double embedding_grad_new_ = 0;    ///< FSDP2 pipelined: the embedding's 16-bit gradient as its backward ends
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
