@@ -79,6 +79,8 @@ CASES = {
     "l70b-tp8-pp8-vpp2-fsdp2-full-b16-s8192-r0": ("70B", 128, 8, 1, 16, 8192, "full", False, 1, 8,
                                                   "Interleaved1F1B", 0),
     "l405b-tp8-pp16-fsdp4-full-b16-s8192-r0": ("405B", 512, 8, 1, 16, 8192, "full", False, 1, 16, "1F1B", 0),
+    "l8b-pp2-cp2-fsdp2-full-b4-s16384-r0": ("8B", 8, 1, 2, 4, 16384, "full", False, 1, 2, "1F1B", 0),
+    "l8b-pp2-cp2-fsdp2-full-b4-s16384-r4": ("8B", 8, 1, 2, 4, 16384, "full", False, 1, 2, "1F1B", 4),
     "l405b-tp8-pp8-fsdp8-full-b8-s8192-r0": ("405B", 512, 8, 1, 8, 8192, "full", False, 1, 8, "1F1B", 0),
     "l405b-tp8-pp8-fsdp8-full-b8-s8192-r448": ("405B", 512, 8, 1, 8, 8192, "full", False, 1, 8, "1F1B",
                                                448),
