@@ -364,3 +364,15 @@ TEST_CASE("A measured run's CUBLAS_WORKSPACE_CONFIG: the cublas_workspace_config
     REQUIRE(bad.skipped.size() == 1);
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("cublas_workspace_config must be") && Catch::Contains("4096:8"));
 }
+
+TEST_CASE("memest --check's summary breaks the rows down by framework and by measure when they differ", "[model]") {
+    using model::CheckRow, model::Framework, model::Measure;
+    const std::vector<CheckRow> rows{{"a", Framework::fsdp, Measure::allocated, 10, 10.1, 1},
+                                     {"b", Framework::fsdp, Measure::reserved, 10, 10.3, 3},
+                                     {"c", Framework::megatron, Measure::allocated, 10, 9.5, -5}};
+    CHECK(model::summary_line(rows) ==
+          "3 cases, mean |error| 3%, max |error| 5%, 3 within 5%; by framework: megatron 1 (mean 5%, max 5%), fsdp 2 "
+          "(mean 2%, max 3%); by measure: allocated 2 (mean 3%, max 5%), reserved 1 (mean 3%, max 3%)");
+    // One framework and one measure: no breakdown.
+    CHECK(model::summary_line({rows[0]}) == "1 cases, mean |error| 1%, max |error| 1%, 1 within 5%");
+}

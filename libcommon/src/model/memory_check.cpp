@@ -340,23 +340,36 @@ CheckSummary summarize(const std::vector<CheckRow>& rows) {
     return s;
 }
 
-std::string summary_line(const std::vector<CheckRow>& rows) {
-    const auto s = summarize(rows);
-    std::string line = std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) +
-                       "%, max |error| " + io::format_fixed(s.max_abs_pct, 2) + "%, " +
-                       std::to_string(s.within_5pct) + " within 5%";
-    std::vector<std::string> parts;
-    for (Framework f : {Framework::megatron, Framework::deepspeed, Framework::fsdp}) {
+namespace {
+
+/// "; by LABEL: name n (mean m%, max x%), ..." over the groups `group_of` puts the rows in, in the
+/// order of `groups`; nothing when the rows fall in one group.
+template <typename Key, typename Name>
+std::string breakdown(const std::vector<CheckRow>& rows, const std::string& label, std::initializer_list<Key> groups,
+                      Key (*group_of)(const CheckRow&), Name name) {
+    std::string out;
+    for (Key g : groups) {
         std::vector<CheckRow> mine;
         for (const auto& r : rows)
-            if (r.framework == f) mine.push_back(r);
+            if (group_of(r) == g) mine.push_back(r);
         if (mine.empty() || mine.size() == rows.size()) continue;
         const auto m = summarize(mine);
-        parts.push_back(framework_name(f) + " " + std::to_string(m.cases) + " (mean " + io::format_fixed(m.mean_abs_pct, 2) +
-                        "%, max " + io::format_fixed(m.max_abs_pct, 2) + "%)");
+        out += (out.empty() ? "; by " + label + ": " : ", ") + name(g) + " " + std::to_string(m.cases) + " (mean " +
+               io::format_fixed(m.mean_abs_pct, 2) + "%, max " + io::format_fixed(m.max_abs_pct, 2) + "%)";
     }
-    for (size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? "; by framework: " : ", ") + parts[i];
-    return line;
+    return out;
+}
+
+}  // namespace
+
+std::string summary_line(const std::vector<CheckRow>& rows) {
+    const auto s = summarize(rows);
+    return std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) + "%, max |error| " +
+           io::format_fixed(s.max_abs_pct, 2) + "%, " + std::to_string(s.within_5pct) + " within 5%" +
+           breakdown(rows, "framework", {Framework::megatron, Framework::deepspeed, Framework::fsdp},
+                     +[](const CheckRow& r) { return r.framework; }, framework_name) +
+           breakdown(rows, "measure", {Measure::allocated, Measure::reserved, Measure::device},
+                     +[](const CheckRow& r) { return r.measure; }, measure_name);
 }
 
 }  // namespace hetsched::model

@@ -67,7 +67,8 @@ struct CheckSummary {
 /// Predicts each run's measured stage with `method` (middle: stage (pp - 1) / 2).
 std::vector<CheckRow> check_runs(const std::vector<MeasuredRun>& runs, Method method);
 CheckSummary summarize(const std::vector<CheckRow>& rows);
-/// The summary line memest --check prints: all rows, then each framework's when there are several.
+/// The summary line memest --check prints: all rows, then each framework's and each measure's when
+/// there are several.
 std::string summary_line(const std::vector<CheckRow>& rows);
 
 }  // namespace hetsched::model
