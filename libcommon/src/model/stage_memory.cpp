@@ -234,7 +234,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     const bool fsdp_accumulates = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1 && l.pp > 1;
     const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
     if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
-    if (t.framework == Framework::fsdp && shards_ == 1) whole_embedding_grad_ = embedding_grad_extra_;
+    // (With one micro-batch and no pipeline it is made last, as the backward ends and the activations
+    // are gone: no candidate peak of this model holds it.)
+    if (t.framework == Framework::fsdp && shards_ == 1 && !grads_made_in_backward_)
+        whole_embedding_grad_ = embedding_grad_extra_;
     // Each micro-batch's embedding backward, the last of the first stage's, makes a new 16-bit gradient
     // before FSDP2 adds it into the fp32 one.
     if (fsdp_accumulates) embedding_grad_new_ = element_bytes(t) * embedding_grad;
