@@ -18,7 +18,8 @@ rest of backward with clipping, the optimizer step, the rest), with what is allo
 
 With --trace, step STEP runs under torch's allocation history, and the allocations made in that step
 that are live at its peak are printed (TRACE lines) grouped by the Python frames that made them (what
-was allocated before the step is not listed).
+was allocated before the step is not listed), then each stream's reserved and allocated bytes and its
+largest free block as the step ends.
 
 A pipelined case (pp > 1) measures the stage its rank runs. Its schedule keeps the loss function it
 was built with, so its per-phase peaks are only backward (the whole schedule, forwards included), step
@@ -239,7 +240,9 @@ def run_case(name, tt_dir):
             super().train_step(data_iterator)
             if trace:
                 torch.cuda.synchronize()
-                print_peak_allocations(torch.cuda.memory._snapshot(), before["allocated_at_start"])
+                snapshot = torch.cuda.memory._snapshot()
+                print_peak_allocations(snapshot, before["allocated_at_start"])
+                print_segments(snapshot)
                 torch.cuda.memory._record_memory_history(enabled=None)
             torch.cuda.synchronize()
             self.optimizers.step, self.loss_fn = step, loss_fn
@@ -315,6 +318,25 @@ def print_peak_allocations(snapshot, at_start, top=40):
           "live there:", flush=True)
     for key, (size, count) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"TRACE {size / 2**30:8.3f} GiB {count:6d}x {key}", flush=True)
+
+
+def print_segments(snapshot):
+    """What the caching allocator holds as the step ends, per stream (TRACE lines): reserved bytes,
+    allocated bytes and the largest free block. Reserved never shrinks here (no empty_cache), so the
+    reserved bytes are the run's peak; the free blocks are where its fragmentation sits."""
+    streams = {}
+    for seg in snapshot["segments"]:
+        s = streams.setdefault(seg["stream"], dict(segments=0, reserved=0, allocated=0, largest_free=0))
+        s["segments"] += 1
+        s["reserved"] += seg["total_size"]
+        s["allocated"] += seg["allocated_size"]
+        for block in seg["blocks"]:
+            if block["state"] == "inactive":
+                s["largest_free"] = max(s["largest_free"], block["size"])
+    for stream, s in sorted(streams.items(), key=lambda kv: -kv[1]["reserved"]):
+        print(f"TRACE stream {stream}: {s['segments']} segments, reserved {s['reserved'] / 2**30:.3f} GiB, "
+              f"allocated {s['allocated'] / 2**30:.3f}, largest free block {s['largest_free'] / 2**30:.3f}",
+              flush=True)
 
 
 def cudnn_attention_runs(torch, head_dim):
