@@ -229,18 +229,17 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // a whole vocab x hidden matrix on every tp rank, redistributed to the rank's rows only when FSDP2
     // takes it for its reduce-scatter. Under a pipeline FSDP2 first upcasts and accumulates it as it
     // is, in fp32, from the first micro-batch's backward to the last (measured: 3.9 GiB on the first
-    // stage of a 70B at tp 8, not 0.49). Without FSDP (dp x cp = 1) autograd keeps it so in .grad,
+    // stage of a 70B at tp 8, not 0.49). Without FSDP2 (dp x cp = 1, or ZeRO below 2) autograd keeps it so in .grad,
     // in the gradients' own type, until the step.
-    const bool fsdp_accumulates = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.dp * l.cp > 1 && l.pp > 1;
     const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
     if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
     // (With one micro-batch and no pipeline it is made last, as the backward ends and the activations
     // are gone: no candidate peak of this model holds it.)
-    if (t.framework == Framework::fsdp && shards_ == 1 && !grads_made_in_backward_)
-        whole_embedding_grad_ = embedding_grad_extra_;
+    const bool fsdp2_grads = t.zero_stage >= 2 && l.dp * l.cp > 1, made_last = l.pp == 1 && micro_batches_ == 1;
+    if (t.framework == Framework::fsdp && !fsdp2_grads && !made_last) whole_embedding_grad_ = embedding_grad_extra_;
     // Each micro-batch's embedding backward, the last of the first stage's, makes a new 16-bit gradient
     // before FSDP2 adds it into the fp32 one.
-    if (fsdp_accumulates) embedding_grad_new_ = element_bytes(t) * embedding_grad;
+    if (t.framework == Framework::fsdp && fsdp2_grads && l.pp > 1) embedding_grad_new_ = element_bytes(t) * embedding_grad;
     // Two candidate peaks while back-propagating: the loss (last stage: stored activations + logits
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
