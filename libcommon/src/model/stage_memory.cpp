@@ -229,8 +229,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // a whole vocab x hidden matrix on every tp rank, redistributed to the rank's rows only when FSDP2
     // takes it for its reduce-scatter. Under a pipeline FSDP2 first upcasts and accumulates it as it
     // is, in fp32, from the first micro-batch's backward to the last (measured: 3.9 GiB on the first
-    // stage of a 70B at tp 8, not 0.49). Without FSDP2 (dp x cp = 1, or ZeRO below 2) autograd keeps it so in .grad,
-    // in the gradients' own type, until the step.
+    // stage of a 70B at tp 8, not 0.49). Without FSDP2 (dp x cp = 1, or ZeRO below 2) autograd keeps
+    // it so in .grad, in the gradients' own type, until the step.
     const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
     if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
     // (With one micro-batch and no pipeline it is made last, as the backward ends and the activations
