@@ -9,6 +9,20 @@
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
+namespace {
+
+/// torchtitan turns mixed precision off for tensor or pipeline parallelism without FSDP or context
+/// parallelism (dp x cp = 1): FSDP2's policy is then absent, and its maybe_enable_amp gives no autocast
+/// there, so such a job trains in fp32 whatever its mixed_precision_param. Empty when that is not so.
+std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
+    if (t.framework != Framework::fsdp || t.precision == "fp32" || l.dp * l.cp > 1 || (l.tp == 1 && l.pp == 1)) return {};
+    return "torchtitan trains this layout in fp32 (tensor or pipeline parallelism without FSDP or context "
+           "parallelism runs no mixed precision); this estimate is for " + t.precision + ": give --precision fp32 "
+           "for torchtitan's";
+}
+
+}  // namespace
+
 MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& cat,
                         const MemestOptions& o) {
     JobSpec job;
@@ -42,6 +56,11 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         if (!unsupported.empty()) {
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = unsupported;
+        }
+        const std::string fp32 = torchtitan_fp32_note(on_type, l);
+        if (!fp32.empty()) {
+            doc.root["memory"]["precision"] = fp32;
+            if (out.message.empty()) out.message = fp32;
         }
         // Asked for flash attention, the estimate is of unfused attention: say why.
         if (method == Method::framework && on_type.flash_attention && !runs_fused_attention(on_type))
