@@ -120,10 +120,10 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     }
     if (out.candidates.empty()) {
         const model::PrecisionLeftOut left = model::precision_left_out(training, cat);
-        throw UsageError(left.count == cat.gpus.size()
+        throw UsageError(left.types.size() == cat.gpus.size()
                              ? "no GPU type in catalog '" + cat.name + "' can train in " + training.precision + ": " + left.reason
                              : "no GPU type in catalog '" + cat.name + "' has both a price and a quota" +
-                                   (left.names.empty() ? "" : " and can train in " + training.precision));
+                                   (left.types.empty() ? "" : " and can train in " + training.precision));
     }
     return out;
 }
@@ -332,11 +332,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
                                [&](const ClusterNode& n) {
-                                   const catalog::GpuType* g = cat.lookup(n.gpu);
-                                   return g && !model::precision_unsupported(model::on_gpu(job.training, *g)).empty();
+                                   return std::find(left.types.begin(), left.types.end(), n.gpu) != left.types.end();
                                }),
                 nodes.end());
-    const std::string precision_note = left.names.empty() ? "" : "; the cluster's " + left.names + ": " + left.reason;
+    const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
     const std::vector<model::Plan> plans = nodes.empty() ? std::vector<model::Plan>{} : ranked_plans(o, doc, job, cat, nodes);
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times

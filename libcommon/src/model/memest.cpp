@@ -79,13 +79,13 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
     const PrecisionLeftOut left = precision_left_out(job.training, chosen);
-    if (!left.names.empty()) out.message = "no plans on " + left.names + ": " + left.reason;
+    if (!left.types.empty()) out.message = "no plans on " + left.names() + ": " + left.reason;
     if (plans.empty()) {
         out.fits = false;
         const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
                                  chosen.name + "'";
-        if (left.names.empty()) out.message = none;
-        else if (left.count < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
+        if (left.types.empty()) out.message = none;
+        else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
     }
     // The document only for YAML output: yaml-cpp spends about 14 KB per plan, 850 MB for 61,000.
     if (o.csv) {
@@ -94,7 +94,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     }
     doc.root["memory"] = with_job_key(job, YAML::Node(YAML::NodeType::Map));
     plans_to_yaml(doc.root["memory"], plans, o.top, po.measure, method_label);
-    if (!left.names.empty()) doc.root["memory"]["no_plans_on"] = left.names + ": " + left.reason;
+    if (!left.types.empty()) doc.root["memory"]["no_plans_on"] = left.names() + ": " + left.reason;
     out.text = io::emit_yaml(doc.root);
     return out;
 }

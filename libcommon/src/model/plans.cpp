@@ -49,12 +49,17 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     return time;
 }
 
+std::string PrecisionLeftOut::names() const {
+    std::string out;
+    for (const auto& t : types) out += (out.empty() ? "" : ", ") + t;
+    return out;
+}
+
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c) {
     PrecisionLeftOut out;
     for (const auto& g : c.gpus) {
         if (std::string why = precision_unsupported(on_gpu(t, g)); !why.empty()) {
-            out.names += (out.names.empty() ? "" : ", ") + g.name;
-            ++out.count;
+            out.types.push_back(g.name);
             out.reason = std::move(why);  // one precision, one reason
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <unordered_map>
 
 #include <hetsched/alloc/cluster.hpp>
@@ -274,10 +275,15 @@ private:
             const YamlDocument sub{doc_.name, item};
             try {
                 const model::JobSpec spec = model::read_job_spec(sub);
-                // Estimated on each type's GPU (its compute capability decides, e.g., whether
-                // Transformer Engine has fused attention); memory_gib is the least of them.
-                for (double capability : type_capability_)
-                    j.memory_gib_by_type.push_back(model_memory_gib(spec, j.num_gpus, capability));
+                // Estimated on each type's GPU: only its compute capability differs between types
+                // (it decides, e.g., whether Transformer Engine has fused attention), so once per
+                // capability.
+                std::map<double, double> by_capability;
+                for (double capability : type_capability_) {
+                    auto [it, fresh] = by_capability.try_emplace(capability, 0.0);
+                    if (fresh) it->second = model_memory_gib(spec, j.num_gpus, capability);
+                    j.memory_gib_by_type.push_back(it->second);
+                }
                 checkpoint = model_checkpoint_gib(spec);
             } catch (const DataError& e) {
                 if (!e.pos().file.empty()) throw;

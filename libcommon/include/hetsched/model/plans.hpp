@@ -36,11 +36,13 @@ struct Plan {
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o);
 
-/// The types of `c` that cannot train in t.precision, for messages: "T4, V100-SXM2-32GB" and the
-/// reason (precision_unsupported), or empty names when all can.
+/// The types of `c` that cannot train in t.precision and the reason (precision_unsupported); no
+/// types when all can.
 struct PrecisionLeftOut {
-    std::string names, reason;
-    size_t count = 0;
+    std::vector<std::string> types;
+    std::string reason;
+    /// For messages: "T4, V100-SXM2-32GB".
+    std::string names() const;
 };
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c);
 
