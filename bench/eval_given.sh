@@ -4,8 +4,8 @@
 # under DeepSpeed's pipeline engine on 12 V100s + 4 T4s (the T4 node hosting the last stages) and on
 # 16 T4s, 4 GPUs a node
 # (tests/data/pipeline_timings/, with their sources). Two estimates a run:
-#   profile   AMP's measured per-layer forward times at micro-batch 1 (backward taken as twice, as
-#             AMP's cost model does): only the runs at micro-batch 1 and tp 1 the profile covers;
+#   profile   AMP's measured per-layer forward times at micro-batch 1 and tp 1, 2 or 4 (backward taken
+#             as twice, as AMP's cost model does): only the runs at micro-batch 1 the profiles cover;
 #   compute   the compute model (roofline at --efficiency), every run.
 # Prints one row a run and each estimate's mean and max |error| per cluster and schedule.
 #   bench/eval_given.sh [BUILD_DIR] [SCHEDULE]     (SCHEDULE: blocking, DeepSpeed's, or overlapped)
@@ -48,7 +48,8 @@ allocation:
   stages: [$stages]
 EOF
   profile=""
-  [ "$mb" = 1 ] && [ "$tp" = 1 ] && profile=$(estimate "$tmp/job.yaml" --profile "$data/amp_gpt2_medium_profile.csv")
+  case $tp in 1) times=$data/amp_gpt2_medium_profile.csv ;; *) times=$data/amp_gpt2_medium_profile_tp$tp.csv ;; esac
+  [ "$mb" = 1 ] && [ -f "$times" ] && profile=$(estimate "$tmp/job.yaml" --profile "$times")
   compute=$(estimate "$tmp/job.yaml")
   awk -v id="$id" -v m="$measured" -v p="$profile" -v c="$compute" -v a="$amp" 'BEGIN {
     pe = p == "" ? "" : sprintf("%.1f", 100 * (p - m) / m)
@@ -57,7 +58,7 @@ done > "$tmp/rows.csv"
 cat "$tmp/rows.csv"
 awk -F, -v schedule="$schedule" '
   function add(k, e) { if (e == "") return; e = e < 0 ? -e : e; n[k]++; s[k] += e; if (e > x[k]) x[k] = e }
-  { c = $1 ~ /^amp-het/ ? "v100+t4" : "t4"; add(c " profile", $4); add(c " compute", $6)
+  { c = $1 ~ /^amp-het/ ? "v100+t4" : "t4"; add(c ($1 ~ /-tp1-/ ? " profile" : " profile at tp 2-4"), $4); add(c " compute", $6)
     add(c " amp", 100 * ($7 - $2) / $2) }
   END { for (k in n) printf "%s (%s): %d runs, mean |error| %.1f%%, max %.1f%%\n", k, schedule, n[k], s[k] / n[k], x[k] | "sort >&2" }
 ' "$tmp/rows.csv"

@@ -43,7 +43,7 @@ complete -c placestages -l layers-per-stage -x -d 'Layers of each stage, for --m
 complete -c placestages -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: default, juchi, sia, or a YAML/CSV file'
 complete -c placestages -l method -x -a 'cmr whale hph optimal given' -d 'cmr (Espresso), whale, hph, optimal (exact search), or given (evaluate the split given)'
 complete -c placestages -l keep-order -d 'Keep the allocation\'s stage order; only split the layers'
-complete -c placestages -l profile -r -F -d 'Measured per-layer times (CSV: gpu,layer,forward_s,backward_s)'
+complete -c placestages -l profile -r -F -d 'Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])'
 complete -c placestages -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
 complete -c placestages -l inter-node-gb-s -x -d 'Network between nodes in GB/s (default: the catalog\'s)'
 complete -c placestages -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'

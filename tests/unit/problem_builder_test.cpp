@@ -124,14 +124,14 @@ TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU coun
 TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto table = io::CsvTable::parse(io::read_input(std::string(HETSCHED_TEST_DATA) + "/layer_profile.csv"));
-    const auto prof = model::read_layer_profile(table, 26, 1, cat);
+    const auto prof = model::read_layer_profile(table, 26, 1, 1, cat);
     const auto& a30 = prof.complete("A30");
     CHECK(a30.forward[0] == Approx(0.00356));
     CHECK(a30.forward[1] == Approx(0.0031));
     CHECK(a30.head_forward == Approx(0.0004));
     CHECK_THROWS_AS(prof.complete("RTX-3090"), DataError);
-    CHECK_THROWS_AS(model::read_layer_profile(table, 26, 2, cat), DataError);  // micro-batch differs
-    CHECK_THROWS_AS(model::read_layer_profile(table, 20, 1, cat), DataError);  // layer 20 out of range
+    CHECK_THROWS_AS(model::read_layer_profile(table, 26, 2, 1, cat), DataError);  // micro-batch differs
+    CHECK_THROWS_AS(model::read_layer_profile(table, 20, 1, 1, cat), DataError);  // layer 20 out of range
 
     auto job = llama13b();
     place::ProblemOptions o;
@@ -139,6 +139,46 @@ TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[
     const auto p = place::make_problem(job, alloc(1, {"A30", "RTX-A4000"}), cat, o);
     CHECK(p.forward_s(0, 0, 0, 2) == Approx(0.0004 + 0.00356 + 0.0031));
     CHECK(p.types[1].tail_forward == Approx(0.0072 * 1.6));
+}
+
+TEST_CASE("a profile measured at a tensor-parallel degree times allocations of that degree", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto table = io::CsvTable::parse({"tp.csv", "gpu,layer,forward_s,backward_s,tp\n"
+                                                      "A30,*,0.002,0.005,2\n"
+                                                      "A30,embedding,0.0003,0.0006,2\n"});
+    const auto prof = model::read_layer_profile(table, 26, 1, 2, cat);
+    CHECK(prof.tp == 2);
+    auto job = llama13b();
+    place::ProblemOptions o;
+    o.profile = &prof;
+    auto a = alloc(1, {"A30"});
+    a.tp = 2;
+    // The measured times already hold the layer's own all-reduces: nothing is added for them.
+    const auto p = place::make_problem(job, a, cat, o);
+    CHECK(p.types[0].forward[2] == Approx(2 * 0.002));
+    CHECK(p.types[0].backward[3] == Approx(3 * 0.005));
+    CHECK(p.types[0].head_forward == Approx(0.0003));
+    // Another degree is refused, where the allocation or the row says it.
+    a.tp = 4;
+    CHECK_THROWS_WITH(place::make_problem(job, a, cat, o), Catch::Contains("measured at tp 2, the allocation uses tp 4"));
+    try {
+        model::read_layer_profile(table, 26, 1, 1, cat);
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 2);
+        CHECK(e.pos().col == 19);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("row measured at tp 2, the allocation uses tp 1"));
+    }
+    // Without a tp column the times are of whole layers: tp 1 only.
+    const auto whole = io::CsvTable::parse({"one.csv", "gpu,layer,forward_s,backward_s\nA30,*,0.002,0.005\n"});
+    CHECK(model::read_layer_profile(whole, 26, 1, 1, cat).tp == 1);
+    try {
+        model::read_layer_profile(whole, 26, 1, 2, cat);
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 1);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("no column 'tp'"));
+    }
 }
 
 TEST_CASE("each stage's optimizer step is priced by its type's memory bandwidth", "[place]") {

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
                                         "the split given)")
         ->check(CLI::IsMember({"cmr", "whale", "hph", "optimal", "given"}))->capture_default_str();
     app->add_flag("--keep-order", opt.keep_order, "Keep the allocation's stage order; only split the layers");
-    app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s)")
+    app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])")
         ->type_name("FILE");
     cli::add_model_flags(*app, model_flags);
     app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit")

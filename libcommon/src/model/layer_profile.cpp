@@ -27,13 +27,18 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     return it->second;
 }
 
-LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch, int tp,
                                 const catalog::GpuCatalog& catalog) {
     const int gpu = table.require("gpu"), layer = table.require("layer");
     const int fwd = table.require("forward_s"), bwd = table.require("backward_s");
-    const int mb = table.find("micro_batch");
+    const int mb = table.find("micro_batch"), split = table.find("tp");
     LayerProfile out;
     out.source = table.name();
+    if (split < 0 && tp > 1)
+        throw DataError("no column 'tp': the times are of whole layers on one GPU, but the allocation splits each "
+                        "layer over tp " + std::to_string(tp) + " GPUs (give times measured at that tp, with a tp column)",
+                        {out.source, 1, 0});
+    out.tp = tp;
     for (size_t r = 0; r < table.rows(); ++r) {
         std::string name;
         try {
@@ -45,6 +50,10 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
             throw DataError("row measured with micro-batch " + table.cell(r, mb).text + ", the job uses " +
                                 std::to_string(micro_batch) + " (profiles are not rescaled)",
                             table.where(r, mb));
+        if (split >= 0 && table.integer(r, split, 1, limits::degree) != tp)
+            throw DataError("row measured at tp " + table.cell(r, split).text + ", the allocation uses tp " +
+                                std::to_string(tp) + " (profiles are not rescaled)",
+                            table.where(r, split));
         const double f = table.number(r, fwd, limits::min_time_s, limits::max_time_s),
                      b = table.number(r, bwd, limits::min_time_s, limits::max_time_s);
         ProfiledTimes& times = out.by_gpu[name];

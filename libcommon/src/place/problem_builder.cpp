@@ -126,9 +126,10 @@ const StageType& ProblemFactory::type(const std::string& name) {
             st.per_layer_gib = (memory.stage(pos, 0, 3).total() - memory.stage(pos, 0, 2).total()) / kGiB;
         }
     }
-    if (tp_ > 1 && options_.profile)
-        throw DataError("--profile gives layer times on one GPU; an allocation with tp " + std::to_string(tp_) +
-                            " splits each layer over " + std::to_string(tp_) + " GPUs, which the profile did not measure",
+    if (options_.profile && options_.profile->tp != tp_)
+        throw DataError("profile " + options_.profile->source + " has times measured at tp " +
+                            std::to_string(options_.profile->tp) + ", the allocation uses tp " + std::to_string(tp_) +
+                            " (profiles are not rescaled)",
                         where_);
     if (tp_ > g.gpus_per_node)
         throw DataError("tp " + std::to_string(tp_) + " needs " + std::to_string(tp_) + " GPUs in one node, but a node of " +

@@ -2,9 +2,10 @@
 /// Measured per-layer forward and backward times per GPU type (`--profile FILE.csv`), in place of the
 /// compute model's FLOPs / achieved TFLOPS.
 ///
-/// Columns: gpu, layer, forward_s, backward_s, and optionally micro_batch. `layer` is a 0-based layer
-/// index, `*` for every transformer layer, `embedding` or `output` (output projection and loss). Times
-/// are seconds per micro-batch on one GPU.
+/// Columns: gpu, layer, forward_s, backward_s, and optionally micro_batch and tp. `layer` is a 0-based
+/// layer index, `*` for every transformer layer, `embedding` or `output` (output projection and loss).
+/// Times are seconds per micro-batch on one GPU: with tp, on each of the tp GPUs that split the layer,
+/// the tensor-parallel all-reduces inside it included.
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct ProfiledTimes {
 
 struct LayerProfile {
     std::string source;
+    int tp = 1;  ///< the tensor-parallel degree the times were measured at (1 without a tp column)
     std::map<std::string, ProfiledTimes> by_gpu;  ///< keyed by the catalog's name of the type
 
     /// The times of `gpu` with every one of the model's layers present; DataError naming the first
@@ -30,10 +32,11 @@ struct LayerProfile {
     const ProfiledTimes& complete(const std::string& gpu) const;
 };
 
-/// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch;
-/// DataError at the cell for unknown types (with suggestions), bad layer names, non-positive times,
-/// duplicates, or rows measured with another micro-batch (times are not rescaled).
-LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
+/// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch and
+/// tensor parallelism `tp`; DataError at the cell for unknown types (with suggestions), bad layer
+/// names, non-positive times, duplicates, or rows measured with another micro-batch or tp (times are
+/// not rescaled), and at the table when it has no tp column but `tp` is above 1.
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch, int tp,
                                 const catalog::GpuCatalog& catalog);
 
 }  // namespace hetsched::model
