@@ -76,9 +76,10 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     o.efficiency = 0.5;
     o.network.inter_node_gb_s = 2;
     const auto p = place::make_problem(job, alloc(2, {"A30", "A30", "RTX-A4000"}), cat, o);
-    const double flops = model::layer_forward_flops(job.model, 2048, 2048);
-    CHECK(p.types[0].forward[1] == Approx(flops / (165e12 * 0.5)));
-    CHECK(p.types[0].backward[1] == Approx(2 * flops / (165e12 * 0.5)));
+    // Flash attention over a causal mask: half the scores forward, 2.5 times that backward.
+    const double matmul = model::layer_matmul_flops(job.model, 2048), scores = model::attention_flops(job.model, 2048, 2048);
+    CHECK(p.types[0].forward[1] == Approx((matmul + scores / 2) / (165e12 * 0.5)));
+    CHECK(p.types[0].backward[1] == Approx((2 * matmul + 2.5 * scores / 2) / (165e12 * 0.5)));
     // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
     CHECK(p.cross_type_link_s == Approx(2048.0 * 2048 * 2 / 1e9));
     CHECK(p.stage_params(0, 1) > p.stage_params(1, 1));  // stage 0 also syncs the embedding

@@ -57,3 +57,41 @@ TEST_CASE("the optimizer step moves the states it reads and writes, sharded wher
     CHECK(model::optimizer_step_s(gpu(300, 2000), t, 1, 1e9) == Approx(34e9 / 1.6e12));
     CHECK(model::optimizer_step_s(gpu(300, 0), t, 1, 1e9) == 0);
 }
+
+TEST_CASE("a layer's FLOPs: matmuls, the attention its kernel computes, and what recompute replays", "[model]") {
+    catalog::ModelSpec m;
+    m.layers = 2, m.hidden = 8, m.heads = 2, m.kv_heads = 1, m.ffn_hidden = 32, m.vocab = 100, m.gated_mlp = true;
+    model::Training t;  // flash attention
+    t.seq_len = 16;
+    // Per token: QKV 8 x (8 + 2 x 4), projection 8 x 8, MLP 3 x 8 x 32 = 960 multiply-adds; 16 tokens.
+    const double matmul = 2 * 16 * 960.0;
+    CHECK(model::layer_matmul_flops(m, 16) == Approx(matmul));
+    // QK^T and PV: 16 tokens x 16 keys x 8 wide, twice, two FLOPs each.
+    const double scores = 4 * 16 * 16 * 8.0;
+    CHECK(model::attention_flops(m, 16, 16) == Approx(scores));
+    // Causal and fused: half the score blocks forward; backward recomputes them beside its gradients.
+    auto w = model::micro_batch_work(m, t, 1);
+    CHECK(w.layer_forward == Approx(matmul + scores / 2));
+    CHECK(w.layer_backward == Approx(2 * matmul + 2.5 * scores / 2));
+    // An encoder's fused kernel computes every block.
+    m.causal = false;
+    CHECK(model::micro_batch_work(m, t, 1).layer_forward == Approx(matmul + scores));
+    // Unfused attention computes and masks every score, and back-propagates two matmuls a product.
+    m.causal = true;
+    t.flash_attention = false;
+    w = model::micro_batch_work(m, t, 1);
+    CHECK(w.layer_forward == Approx(matmul + scores));
+    CHECK(w.layer_backward == Approx(2 * (matmul + scores)));
+    // Full recompute replays the forward of the checkpointed layers: every second one here.
+    t.flash_attention = true;
+    t.recompute = model::Recompute::full;
+    t.checkpoint_every = 2;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + (matmul + scores / 2) / 2));
+    // Selective: Megatron-LM replays the core attention; torchtitan's op-level policy wk, wo and w3
+    // (16 tokens x (8 x 4 + 8 x 8 + 8 x 32) multiply-adds).
+    t.recompute = model::Recompute::selective;
+    t.checkpoint_every = 1;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + scores / 2));
+    t.framework = model::Framework::fsdp;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + 2 * 16 * 352.0));
+}

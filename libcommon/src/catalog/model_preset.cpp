@@ -11,6 +11,12 @@ ModelSpec gpt(const char* name, long layers, long hidden, long heads, long vocab
     return {name, layers, hidden, heads, heads, 4 * hidden, false, vocab, true, false, true, positions, 0.1};
 }
 
+/// The same shape as an encoder: every token attends to every other.
+ModelSpec encoder(ModelSpec m) {
+    m.causal = false;
+    return m;
+}
+
 /// LLaMA style: RMSNorm, no biases, rotary positions, SwiGLU, untied output, no dropout.
 ModelSpec llama(const char* name, long layers, long hidden, long heads, long kv, long ffn, long vocab) {
     return {name, layers, hidden, heads, kv, ffn, true, vocab, false, true, false, 0, 0.0};
@@ -32,15 +38,15 @@ std::vector<ModelSpec> build() {
         llama("espresso-llama-1.3b", 26, 2048, 16, 16, 5632, 32000),
         llama("espresso-llama-3b", 45, 2560, 20, 20, 6912, 32000),
         llama("espresso-llama-7b", 61, 3200, 32, 32, 8704, 32000),
-        {"espresso-vit-3.4b", 70, 2048, 16, 16, 8192, false, 1000, false, false, true, 257, 0.0},
+        {"espresso-vit-3.4b", 70, 2048, 16, 16, 8192, false, 1000, false, false, true, 257, 0.0, false},
         llama("llama-2-7b", 32, 4096, 32, 32, 11008, 32000),
         llama("llama-2-13b", 40, 5120, 40, 40, 13824, 32000),
         llama("llama-2-70b", 80, 8192, 64, 8, 28672, 32000),
         llama("llama-3.1-8b", 32, 4096, 32, 8, 14336, 128256),
         llama("llama-3.1-70b", 80, 8192, 64, 8, 28672, 128256),
         llama("llama-3.1-405b", 126, 16384, 128, 8, 53248, 128256),
-        gpt("bert-base", 12, 768, 12, 30522, 512),
-        gpt("bert-large", 24, 1024, 16, 30522, 512),
+        encoder(gpt("bert-base", 12, 768, 12, 30522, 512)),
+        encoder(gpt("bert-large", 24, 1024, 16, 30522, 512)),
         gpt("opt-6.7b", 32, 4096, 32, 50272, 2048),
         gpt("gpt-neo-1.3b", 24, 2048, 16, 50257, 2048),
         gpt("gpt-neo-2.7b", 32, 2560, 20, 50257, 2048),

@@ -71,6 +71,7 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
     m.tied_embeddings = read_flag(doc, sec, "tied_embeddings", m.tied_embeddings);
     m.rms_norm = read_flag(doc, sec, "rms_norm", m.rms_norm);
     m.linear_bias = read_flag(doc, sec, "linear_bias", m.linear_bias);
+    m.causal = read_flag(doc, sec, "causal", m.causal);
     if (YAML::Node d = io::optional_child(doc, sec, "dropout"); d.IsDefined()) {
         m.dropout = io::yaml_number(doc, d, "dropout", 0, 0.99);
     }
@@ -152,6 +153,7 @@ YAML::Node model_to_yaml(const catalog::ModelSpec& m) {
     n["linear_bias"] = m.linear_bias;
     n["learned_positions"] = m.learned_positions;
     n["dropout"] = io::yaml_number_node(m.dropout);
+    n["causal"] = m.causal;
     return n;
 }
 

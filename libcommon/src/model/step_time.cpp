@@ -28,10 +28,30 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = seq * static_cast<double>(micro_batch);
     MicroBatchWork f;
-    f.layer_forward = layer_forward_flops(m, tokens, seq);
-    f.layer_backward = 2 * f.layer_forward;
-    if (t.recompute == Recompute::full) f.layer_backward += f.layer_forward;
-    if (t.recompute == Recompute::selective) f.layer_backward += 4 * tokens * seq * static_cast<double>(m.hidden);
+    const double matmul = layer_matmul_flops(m, tokens);
+    // A fused attention kernel (flash, cuDNN's, Transformer Engine's) works the score matrix block by
+    // block and skips the blocks a causal mask zeroes whole: about half of them. Its backward computes
+    // the scores again beside the four gradient matmuls, 2.5 times its forward; unfused attention
+    // computes every score and masks it, and back-propagates with two matmuls a product, twice.
+    const bool fused = runs_fused_attention(t);
+    const double attention = attention_flops(m, tokens, seq) * (fused && m.causal ? 0.5 : 1);
+    f.layer_forward = matmul + attention;
+    f.layer_backward = 2 * matmul + (fused ? 2.5 : 2) * attention;
+    // Full recompute replays the forward of each checkpointed layer (every checkpoint_every-th).
+    if (t.recompute == Recompute::full) f.layer_backward += f.layer_forward / t.checkpoint_every;
+    if (t.recompute == Recompute::selective) {
+        if (t.framework == Framework::fsdp) {
+            // torchtitan's op-level policy saves every other matmul's output and the attention's: the
+            // backward replays wk, wo and one hidden x ffn matmul (w3, or w2 without gating), and the
+            // attention too where its kernel is not on the save list (cuDNN's before 0.2.1).
+            const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
+            const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
+            f.layer_backward += 2 * tokens * (h * kv + h * h + h * ff);
+            if (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t)) f.layer_backward += attention;
+        } else {
+            f.layer_backward += attention;  // Megatron-LM replays the core attention
+        }
+    }
     f.tail_forward = logits_forward_flops(m, tokens);
     f.tail_backward = 2 * f.tail_forward;
 

@@ -46,11 +46,13 @@ double total_params(const catalog::ModelSpec& m) {
     return p;
 }
 
-double layer_forward_flops(const catalog::ModelSpec& m, double tokens, double seq) {
+double layer_matmul_flops(const catalog::ModelSpec& m, double tokens) {
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-    const double matmul = 2 * tokens * (h * (h + 2 * kv_dim(m)) + h * h + h * f * (m.gated_mlp ? 3 : 2));
-    const double attention = 2 * 2 * tokens * seq * h;  // QK^T and PV
-    return matmul + attention;
+    return 2 * tokens * (h * (h + 2 * kv_dim(m)) + h * h + h * f * (m.gated_mlp ? 3 : 2));
+}
+
+double attention_flops(const catalog::ModelSpec& m, double tokens, double seq) {
+    return 2 * 2 * tokens * seq * static_cast<double>(m.hidden);  // QK^T and PV
 }
 
 double logits_forward_flops(const catalog::ModelSpec& m, double tokens) {

@@ -21,6 +21,7 @@ struct ModelSpec {
     bool linear_bias = true;    ///< biases on the linear layers
     long learned_positions = 0; ///< rows of a learned position table (0 = rotary, no table)
     double dropout = 0.1;       ///< hidden and attention dropout probability used in training
+    bool causal = true;         ///< each token attends only to those before it (false: an encoder, BERT or ViT)
 };
 
 /// Every preset, in the order --list-models shows them.

@@ -36,8 +36,10 @@ struct MicroBatchWork {
     double tail_forward = 0, tail_backward = 0;    ///< FLOPs of the output projection and loss (last stage)
     double layer_forward_bytes = 0, layer_backward_bytes = 0;  ///< bytes one layer reads and writes
 };
-/// Backward is twice the forward's matmuls; full recompute replays the forward, selective recompute
-/// the attention scores. The bytes count every operator's inputs and outputs once (weights, GEMM
+/// Backward is twice the forward's matmuls, and 2.5 times a fused attention kernel's (it recomputes the
+/// scores), which skips the blocks a causal mask zeroes; full recompute replays the forward of each
+/// checkpointed layer, selective recompute the core attention (Megatron-LM) or the matmuls torchtitan's
+/// op-level policy does not save. The bytes count every operator's inputs and outputs once (weights, GEMM
 /// operands, norms, activation function, residual adds, flash attention's Q, K, V and output); the
 /// backward moves about twice the forward's, plus the replayed forward under recompute.
 MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch);

@@ -20,9 +20,11 @@ double output_params(const catalog::ModelSpec& m, int tp, int pp, bool pad_vocab
 /// All parameters of the model (tp = 1, no padding).
 double total_params(const catalog::ModelSpec& m);
 
-/// Forward FLOPs of one layer for `tokens` tokens of a sequence of length `seq` (matmuls and
-/// attention scores; the backward pass is twice this).
-double layer_forward_flops(const catalog::ModelSpec& m, double tokens, double seq);
+/// Forward FLOPs of one layer's matmuls (QKV, projection and MLP) for `tokens` tokens.
+double layer_matmul_flops(const catalog::ModelSpec& m, double tokens);
+/// Forward FLOPs of one layer's attention (QK^T and PV) over the whole score matrix: `tokens` tokens
+/// each against the `seq` keys of its sequence.
+double attention_flops(const catalog::ModelSpec& m, double tokens, double seq);
 /// Forward FLOPs of the output projection for `tokens` tokens.
 double logits_forward_flops(const catalog::ModelSpec& m, double tokens);
 
