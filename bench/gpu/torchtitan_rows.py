@@ -31,6 +31,9 @@ def torchtitan_split(stages, layers):
 
 
 def rows(run, gpu):
+    if run["ac"] == "selective" and run.get("selective_ac_option", "op") not in ("", "op"):
+        sys.exit(f"{run['case']}: layer-level selective checkpointing (selective_ac_option "
+                 f"{run['selective_ac_option']}) has no row form here; write recompute full and checkpoint_every")
     pp = run.get("pp", 1)
     run.setdefault("dp", run["ngpu"] // (run["tp"] * run["cp"] * pp))
     vpp = len(run.get("stages") or [None])  # virtual stages this rank ran

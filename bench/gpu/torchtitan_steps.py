@@ -5,14 +5,15 @@
 
 Those runs train one rank of a layout on one GPU with a fake process group: every collective and
 pipeline transfer returns at once, so a step is that rank's compute alone, its micro-batches' forward
-and backward through its stages and its optimizer step. For each case this builds the job and the
-allocation (GPU_TYPE, a catalog name such as H100-SXM, on every stage; a looped schedule's virtual
-stages as stages of their own; links of 1 PB/s, so that the tensor-parallel all-reduces inside a
-layer, which the fake group skips, take no time either), runs `placestages --method given`, and adds up the forward_s,
-backward_s and optimizer_s of the stages the measured rank ran, once per micro-batch (the optimizer
-once). It prints one CSV row a case (the fastest of the steps after the first, which compiles and
-allocates) and the mean and max |error| on stderr. Cases with context parallelism are left out:
-placestages' allocations have none.
+and backward through its stages and its optimizer step. For each case this builds the job (the
+configuration torchtitan_rows.py writes as a memest row) and the allocation (GPU_TYPE, a catalog name
+such as H100-SXM, on every stage; a looped schedule's virtual stages as stages of their own; links of
+1 PB/s, so that the tensor-parallel all-reduces inside a layer, which the fake group skips, take no
+time either), runs `placestages --method given`, and adds up the forward_s, backward_s and
+optimizer_s of the stages the measured rank ran, once per micro-batch (the optimizer once). It prints
+one CSV row a case (the fastest of the steps after the first, which compiles and allocates) and the
+mean and max |error| on stderr. Cases with context parallelism are left out: placestages'
+allocations have none.
 """
 import argparse
 import json
@@ -23,25 +24,25 @@ import subprocess
 import sys
 import tempfile
 
-from torchtitan_rows import torchtitan_split
+from torchtitan_rows import rows, torchtitan_split
 
 
 def job_yaml(run, gpu):
-    pp = run.get("pp", 1)
-    vpp = len(run.get("stages") or [None])
-    dp = run.get("dp", run["ngpu"] // (run["tp"] * run["cp"] * pp))
+    """The virtual stages' layer counts and the job document of `run` on `gpu` everywhere."""
+    row = next(rows(run, gpu))
+    pp, vpp = int(row["pp"]), int(row["vpp"])
     chunks = torchtitan_split(pp * vpp, run["layers"]) if pp > 1 else [run["layers"]]
-    local, accumulated = run["local_batch"], run.get("micro_batches", 1)
-    micro = 1 if pp > 1 else local
     stages = ", ".join(f"{{gpu: {gpu}, layers: {n}}}" for n in chunks)
+    optional = "".join(f", {key}: {value}" for key, value in (("attention_backend", row["attention_backend"]),
+                                                              ("compile", row["compile"])) if value != "")
     return chunks, f"""kind: job
 version: 1
-model: {{name: {run['flavor']}, layers: {run['layers']}, hidden: {run['hidden']}, heads: {run['heads']}, kv_heads: {run['kv_heads']}, ffn_hidden: {run['ffn_hidden']}, gated_mlp: true, vocab: {run['vocab']}, tied_embeddings: false, rms_norm: true, linear_bias: false, learned_positions: 0, dropout: 0}}
-training: {{seq_len: {run['seq']}, global_batch: {local * dp * accumulated}, micro_batch: {micro}, precision: bf16, optimizer: adamw, framework: fsdp, framework_version: 0.2.2, zero_stage: 3, recompute: {run['ac']}, flash_attention: true, seq_parallel: {'true' if run['tp'] > 1 else 'false'}}}
+model: {{name: {run['flavor']}, layers: {row['layers']}, hidden: {row['hidden']}, heads: {row['heads']}, kv_heads: {row['kv_heads']}, ffn_hidden: {row['ffn_hidden']}, gated_mlp: true, vocab: {row['vocab']}, tied_embeddings: false, rms_norm: true, linear_bias: false, learned_positions: 0, dropout: 0}}
+training: {{seq_len: {row['seq_len']}, global_batch: {row['global_batch']}, micro_batch: {row['micro_batch']}, precision: bf16, optimizer: adamw, framework: fsdp, framework_version: {row['framework_version']}, zero_stage: 3, recompute: {row['recompute']}, flash_attention: true, seq_parallel: {'true' if row['seq_parallel'] else 'false'}{optional}}}
 network: {{intra_node_gb_s: 1e6, inter_node_gb_s: 1e6}}
 allocation:
-  dp: {dp}
-  tp: {run['tp']}
+  dp: {row['dp']}
+  tp: {row['tp']}
   stages: [{stages}]
 """
 
@@ -54,12 +55,14 @@ def predicted_s(run, gpu, placestages, efficiency):
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(text)
     try:
-        out = subprocess.run([placestages, f.name, "--method", "given", "--efficiency", str(efficiency), "-q"],
-                             capture_output=True, text=True, check=True).stdout
+        done = subprocess.run([placestages, f.name, "--method", "given", "--efficiency", str(efficiency), "-q"],
+                              capture_output=True, text=True)
     finally:
         os.unlink(f.name)
-    stages = {int(m[0]): tuple(map(float, m[1:])) for m in STAGE.findall(out)}
-    micro_batches = int(re.search(r"micro_batches: (\d+)", out).group(1))
+    if done.returncode != 0:
+        sys.exit(f"{run['case']}: placestages exited {done.returncode}: {done.stderr.strip()}")
+    stages = {int(m[0]): tuple(map(float, m[1:])) for m in STAGE.findall(done.stdout)}
+    micro_batches = int(re.search(r"micro_batches: (\d+)", done.stdout).group(1))
     pp = run.get("pp", 1)
     mine = range(run["rank"] // (run["ngpu"] // pp), len(chunks), pp) if pp > 1 else [0]
     return sum(micro_batches * (stages[s][0] + stages[s][1]) + stages[s][2] for s in mine)

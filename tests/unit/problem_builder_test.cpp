@@ -87,6 +87,25 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
 }
 
+TEST_CASE("each type's layer times follow the attention kernel it runs", "[place]") {
+    const auto cat = catalog::named_catalog("default");
+    auto job = llama13b();  // Megatron-Core's Transformer Engine layers, flash attention
+    job.training.precision = "fp16";
+    place::ProblemOptions o;
+    o.efficiency = 0.5;
+    const auto p = place::make_problem(job, alloc(1, {"V100-SXM2-32GB", "A100-80GB-SXM"}), cat, o);
+    for (const auto& t : p.types) {
+        CAPTURE(t.name);
+        // Below compute capability 8.0 Transformer Engine falls back to unfused attention: every score.
+        auto on = job.training;
+        on.compute_capability = cat.find(t.name).compute_capability;
+        const double matmul = model::layer_matmul_flops(job.model, 2048), scores = model::attention_flops(job.model, 2048, 2048);
+        const auto w = model::micro_batch_work(job.model, on, 1);
+        CHECK(w.layer_forward == Approx(matmul + (on.compute_capability < 8 ? scores : scores / 2)));
+        CHECK(t.forward[1] == Approx(model::roofline_s(cat.find(t.name), w.layer_forward, w.layer_forward_bytes, 0.5)));
+    }
+}
+
 TEST_CASE("allocations that do not suit the job are refused at the allocation", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     auto a = alloc(3, {"A30", "A30"});
@@ -161,7 +180,7 @@ TEST_CASE("a profile measured at a tensor-parallel degree times allocations of t
     CHECK(p.types[0].head_forward == Approx(0.0003));
     // Another degree is refused, where the allocation or the row says it.
     a.tp = 4;
-    CHECK_THROWS_WITH(place::make_problem(job, a, cat, o), Catch::Contains("measured at tp 2, the allocation uses tp 4"));
+    CHECK_THROWS_WITH(place::make_problem(job, a, cat, o), Catch::Contains("was measured at tp 2, the allocation uses tp 4"));
     try {
         model::read_layer_profile(table, 26, 1, 1, cat);
         FAIL("expected DataError");
@@ -178,7 +197,7 @@ TEST_CASE("a profile measured at a tensor-parallel degree times allocations of t
         FAIL("expected DataError");
     } catch (const DataError& e) {
         CHECK(e.pos().line == 1);
-        CHECK_THAT(std::string(e.what()), Catch::Contains("no column 'tp'"));
+        CHECK_THAT(std::string(e.what()), Catch::Contains("missing column 'tp' for an allocation with tp 2"));
     }
 }
 

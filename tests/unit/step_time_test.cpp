@@ -92,6 +92,20 @@ TEST_CASE("a layer's FLOPs: matmuls, the attention its kernel computes, and what
     t.recompute = model::Recompute::selective;
     t.checkpoint_every = 1;
     CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + scores / 2));
+    // Megatron-LM before Megatron-Core (and Megatron-DeepSpeed) skip that checkpoint for flash attention.
+    t.framework_version = "2.5";
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores));
+    t.framework = model::Framework::deepspeed;
+    t.framework_version = "";
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores));
+    t.flash_attention = false;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * (matmul + scores) + scores));
+    t.flash_attention = true;
     t.framework = model::Framework::fsdp;
     CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + 2 * 16 * 352.0));
+    // Transformer Engine runs attention unfused below compute capability 8.0.
+    t.framework = model::Framework::megatron;
+    t.recompute = model::Recompute::none;
+    t.compute_capability = 7.0;
+    CHECK(model::micro_batch_work(m, t, 1).layer_forward == Approx(matmul + scores));
 }

@@ -35,8 +35,8 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     LayerProfile out;
     out.source = table.name();
     if (split < 0 && tp > 1)
-        throw DataError("no column 'tp': the times are of whole layers on one GPU, but the allocation splits each "
-                        "layer over tp " + std::to_string(tp) + " GPUs (give times measured at that tp, with a tp column)",
+        throw DataError("missing column 'tp' for an allocation with tp " + std::to_string(tp) +
+                            ": without it the times are of whole layers on one GPU (give times measured at that tp)",
                         {out.source, 1, 0});
     out.tp = tp;
     for (size_t r = 0; r < table.rows(); ++r) {

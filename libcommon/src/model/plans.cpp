@@ -99,7 +99,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
                         const double bytes = estimate_memory(m, on_type, l, o.measure, o.method).peak_bytes();
                         if (bytes / kGiB > usable) break;  // larger micro-batches only need more
-                        plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, t, l, g, o.network)});
+                        plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, on_type, l, g, o.network)});
                     }
                 }
             }

@@ -37,7 +37,8 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     const double attention = attention_flops(m, tokens, seq) * (fused && m.causal ? 0.5 : 1);
     f.layer_forward = matmul + attention;
     f.layer_backward = 2 * matmul + (fused ? 2.5 : 2) * attention;
-    // Full recompute replays the forward of each checkpointed layer (every checkpoint_every-th).
+    // Full recompute replays the forward of each checkpointed layer (every checkpoint_every-th; a
+    // layer's share of them, as a stage's count is not known here).
     if (t.recompute == Recompute::full) f.layer_backward += f.layer_forward / t.checkpoint_every;
     if (t.recompute == Recompute::selective) {
         if (t.framework == Framework::fsdp) {
@@ -48,8 +49,8 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
             const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
             f.layer_backward += 2 * tokens * (h * kv + h * h + h * ff);
             if (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t)) f.layer_backward += attention;
-        } else {
-            f.layer_backward += attention;  // Megatron-LM replays the core attention
+        } else if (replays_core_attention(t)) {
+            f.layer_backward += attention;
         }
     }
     f.tail_forward = logits_forward_flops(m, tokens);
@@ -64,7 +65,9 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     const double per_token = (h + (h + 2 * kv)) + ((h + 2 * kv) + h) + 2 * h + (h + up) + (up + ff) + (ff + h) +
                              2 * 2 * h + 2 * 3 * h;
     f.layer_forward_bytes = e * (layer_params(m, 1) + tokens * per_token);
-    f.layer_backward_bytes = 2 * f.layer_forward_bytes + (t.recompute == Recompute::full ? f.layer_forward_bytes : 0);
+    // (The bytes a selective replay moves are left out: a few of the forward's operators.)
+    f.layer_backward_bytes =
+        2 * f.layer_forward_bytes + (t.recompute == Recompute::full ? f.layer_forward_bytes / t.checkpoint_every : 0);
     return f;
 }
 

@@ -136,6 +136,8 @@ namespace {
 bool transformer_engine_layers(const Training& t) { return megatron_core_era(t) && !t.local_impl; }
 }  // namespace
 
+bool replays_core_attention(const Training& t) { return megatron_core_era(t) || !runs_fused_attention(t); }
+
 bool runs_fused_attention(const Training& t) {
     // Transformer Engine's get_attention_backend: flash and fused (cuDNN) attention need sm80+.
     const bool pre_ampere = t.compute_capability > 0 && t.compute_capability < 8;

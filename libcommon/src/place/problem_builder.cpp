@@ -79,7 +79,6 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     base_.layer_params = model::layer_params(m, tp);
     base_.head_params = model::embedding_params(m, tp, pad);
     base_.tail_params = model::output_params(m, tp, stages, pad);
-    work_ = model::micro_batch_work(m, job.training, mb);
     training_ = job.training;
     const model::GradientSync sync = model::gradient_sync(job.training);
     per_param_ = sync.bytes_per_param * sync.allreduce_equivalents;
@@ -127,7 +126,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
         }
     }
     if (options_.profile && options_.profile->tp != tp_)
-        throw DataError("profile " + options_.profile->source + " has times measured at tp " +
+        throw DataError("profile '" + options_.profile->source + "' was measured at tp " +
                             std::to_string(options_.profile->tp) + ", the allocation uses tp " + std::to_string(tp_) +
                             " (profiles are not rescaled)",
                         where_);
@@ -136,7 +135,9 @@ const StageType& ProblemFactory::type(const std::string& name) {
                             g.name + " has " + std::to_string(g.gpus_per_node),
                         where_);
     const double intra = model::intra_node_bytes_s(g, options_.network);
-    fill_times(st, g, work_, L, options_, tp_, 2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
+    // On the type's own compute capability: below 8.0 Transformer Engine runs attention unfused.
+    const model::MicroBatchWork work = model::micro_batch_work(model_, on_type, layout_.micro_batch);
+    fill_times(st, g, work, L, options_, tp_, 2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
     st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
     // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;
     // two stages of one type share a node when both fit in it.

@@ -1,6 +1,7 @@
 #pragma once
 /// Transformer architectures by name: the facts the memory and time models need (GQA, gated MLP,
-/// vocabulary, tied embeddings, norm and bias style), for the models users ask for by name.
+/// vocabulary, tied embeddings, norm and bias style, causal or encoder attention), for the models users
+/// ask for by name.
 #include <string>
 #include <vector>
 

@@ -186,6 +186,10 @@ double transformer_engine_workspace(const Training& t);
 /// unfused DotProductAttention, which saves the scores as Megatron's local core attention does.
 /// torch's scaled_dot_product_attention falls back to its memory-efficient kernel there instead.
 bool runs_fused_attention(const Training& t);
+/// Whether selective recompute replays the core attention in backward: Megatron-Core's layers (from
+/// Megatron-LM 3.0) checkpoint it whatever its kernel; Megatron-LM's earlier layers and
+/// Megatron-DeepSpeed's only where it runs unfused (with flash attention they skip the checkpoint).
+bool replays_core_attention(const Training& t);
 /// Bytes of each cuBLAS workspace torch allocates (one per cuBLAS handle and stream, from the caching
 /// allocator): the job's CUBLAS_WORKSPACE_CONFIG; under "default" torch's, 32 MiB from compute
 /// capability 9.0 (or unknown) and 8 MiB + 128 KiB below; unsaid, 32 MiB (the larger). -1 when the

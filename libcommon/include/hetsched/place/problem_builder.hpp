@@ -76,7 +76,6 @@ private:
     double tied_sync_s(double bytes_s) const;
     SourcePos where_;
     Problem base_;  ///< everything but the types
-    model::MicroBatchWork work_;
     model::Training training_;
     catalog::ModelSpec model_;
     model::Layout layout_;
