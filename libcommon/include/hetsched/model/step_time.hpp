@@ -38,8 +38,8 @@ struct MicroBatchWork {
 };
 /// Backward is twice the forward's matmuls, and 2.5 times a fused attention kernel's (it recomputes the
 /// scores), which skips the blocks a causal mask zeroes; full recompute replays the forward of each
-/// checkpointed layer, selective recompute the core attention (Megatron-LM) or the matmuls torchtitan's
-/// op-level policy does not save. The bytes count every operator's inputs and outputs once (weights, GEMM
+/// checkpointed layer, selective recompute the core attention (where the layers replay it:
+/// replays_core_attention) or the matmuls torchtitan's op-level policy does not save. The bytes count every operator's inputs and outputs once (weights, GEMM
 /// operands, norms, activation function, residual adds, flash attention's Q, K, V and output); the
 /// backward moves about twice the forward's, plus the replayed forward under recompute.
 MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch);
