@@ -103,6 +103,10 @@ TEST_CASE("a layer's FLOPs: matmuls, the attention its kernel computes, and what
     t.flash_attention = true;
     t.framework = model::Framework::fsdp;
     CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * matmul + 1.25 * scores + 2 * 16 * 352.0));
+    // ... and the attention too when SDPA runs unfused (its bmm are not on the save list).
+    t.flash_attention = false;
+    CHECK(model::micro_batch_work(m, t, 1).layer_backward == Approx(2 * (matmul + scores) + 2 * 16 * 352.0 + scores));
+    t.flash_attention = true;
     // Transformer Engine runs attention unfused below compute capability 8.0.
     t.framework = model::Framework::megatron;
     t.recompute = model::Recompute::none;

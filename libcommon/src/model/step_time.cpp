@@ -44,11 +44,12 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
         if (t.framework == Framework::fsdp) {
             // torchtitan's op-level policy saves every other matmul's output and the attention's: the
             // backward replays wk, wo and one hidden x ffn matmul (w3, or w2 without gating), and the
-            // attention too where its kernel is not on the save list (cuDNN's before 0.2.1).
+            // attention too where its kernel is not on the save list: cuDNN's before 0.2.1, or SDPA's
+            // unfused math path, whose matmuls (bmm) the list does not name.
             const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
             const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
             f.layer_backward += 2 * tokens * (h * kv + h * h + h * ff);
-            if (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t)) f.layer_backward += attention;
+            if (!fused || (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t))) f.layer_backward += attention;
         } else if (replays_core_attention(t)) {
             f.layer_backward += attention;
         }
