@@ -27,6 +27,8 @@ double ring_allreduce_s(double bytes, int ranks, double bytes_s) {
 MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = seq * static_cast<double>(micro_batch);
+    const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
+    const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);  // K and V width
     MicroBatchWork f;
     const double matmul = layer_matmul_flops(m, tokens);
     // A fused attention kernel (flash, cuDNN's, Transformer Engine's) works the score matrix block by
@@ -46,8 +48,6 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
             // backward replays wk, wo and one hidden x ffn matmul (w3, or w2 without gating), and the
             // attention too where its kernel is not on the save list: cuDNN's before 0.2.1, or SDPA's
             // unfused math path, whose matmuls (bmm) the list does not name.
-            const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
-            const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
             f.layer_backward += 2 * tokens * (h * kv + h * h + h * ff);
             if (!fused || (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t))) f.layer_backward += attention;
         } else if (replays_core_attention(t)) {
@@ -57,8 +57,7 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     f.tail_forward = logits_forward_flops(m, tokens);
     f.tail_backward = 2 * f.tail_forward;
 
-    const double e = element_bytes(t), h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
-    const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);
+    const double e = element_bytes(t);
     const double up = ff * (m.gated_mlp ? 2 : 1);  // FC1's output width
     // Per token: QKV (in h, out h + 2kv), attention (Q, K, V in, h out), projection (h in, h out),
     // FC1 (h in, up out), activation (up in, f out), FC2 (f in, h out), two norms and two residual
