@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace hetsched;
     static const catalog::GpuCatalog catalog = catalog::named_catalog("default");
     fuzz::refuse_only_typed([&] {
-        model::read_layer_profile(io::CsvTable::parse(fuzz::as_input(data, size, "layers.csv")), 24, 1, 1, catalog);
+        model::read_layer_profile(io::CsvTable::parse(fuzz::as_input(data, size, "layers.csv")), 24, 1, catalog);
     });
     return 0;
 }

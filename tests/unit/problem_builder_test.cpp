@@ -144,14 +144,14 @@ TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU coun
 TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto table = io::CsvTable::parse(io::read_input(std::string(HETSCHED_TEST_DATA) + "/layer_profile.csv"));
-    const auto prof = model::read_layer_profile(table, 26, 1, 1, cat);
+    const auto prof = model::read_layer_profile(table, 26, 1, cat);
     const auto& a30 = prof.complete("A30");
     CHECK(a30.forward[0] == Approx(0.00356));
     CHECK(a30.forward[1] == Approx(0.0031));
     CHECK(a30.head_forward == Approx(0.0004));
     CHECK_THROWS_AS(prof.complete("RTX-3090"), DataError);
-    CHECK_THROWS_AS(model::read_layer_profile(table, 26, 2, 1, cat), DataError);  // micro-batch differs
-    CHECK_THROWS_AS(model::read_layer_profile(table, 20, 1, 1, cat), DataError);  // layer 20 out of range
+    CHECK_THROWS_AS(model::read_layer_profile(table, 26, 2, cat), DataError);  // micro-batch differs
+    CHECK_THROWS_AS(model::read_layer_profile(table, 20, 1, cat), DataError);  // layer 20 out of range
 
     auto job = llama13b();
     place::ProblemOptions o;
@@ -166,39 +166,48 @@ TEST_CASE("a profile measured at a tensor-parallel degree times allocations of t
     const auto table = io::CsvTable::parse({"tp.csv", "gpu,layer,forward_s,backward_s,tp\n"
                                                       "A30,*,0.002,0.005,2\n"
                                                       "A30,embedding,0.0003,0.0006,2\n"});
-    const auto prof = model::read_layer_profile(table, 26, 1, 2, cat);
+    const auto prof = model::read_layer_profile(table, 26, 1, cat);
     CHECK(prof.tp == 2);
     auto job = llama13b();
     place::ProblemOptions o;
     o.profile = &prof;
     auto a = alloc(1, {"A30"});
     a.tp = 2;
+    a.where = {"job.yaml", 7, 3};
     // The measured times already hold the layer's own all-reduces: nothing is added for them.
     const auto p = place::make_problem(job, a, cat, o);
     CHECK(p.types[0].forward[2] == Approx(2 * 0.002));
     CHECK(p.types[0].backward[3] == Approx(3 * 0.005));
     CHECK(p.types[0].head_forward == Approx(0.0003));
-    // Another degree is refused, where the allocation or the row says it.
+    // Another degree is refused where the allocation says it.
     a.tp = 4;
-    CHECK_THROWS_WITH(place::make_problem(job, a, cat, o), Catch::Contains("was measured at tp 2, the allocation uses tp 4"));
     try {
-        model::read_layer_profile(table, 26, 1, 1, cat);
+        place::make_problem(job, a, cat, o);
         FAIL("expected DataError");
     } catch (const DataError& e) {
-        CHECK(e.pos().line == 2);
-        CHECK(e.pos().col == 19);
-        CHECK_THAT(std::string(e.what()), Catch::Contains("row measured at tp 2, the allocation uses tp 1"));
+        CHECK(e.pos().line == 7);
+        CHECK(e.pos().col == 3);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("has times measured at tp 2, the allocation uses tp 4"));
+    }
+    // A profile of two degrees is refused at the row that changes it.
+    try {
+        model::read_layer_profile(io::CsvTable::parse({"two.csv", "gpu,layer,forward_s,backward_s,tp\n"
+                                                                   "A30,*,0.002,0.005,2\n"
+                                                                   "A30,embedding,0.0003,0.0006,4\n"}),
+                                  26, 1, cat);
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 3);
+        CHECK(e.pos().col == 29);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("row measured at tp 4, the rows above at tp 2"));
     }
     // Without a tp column the times are of whole layers: tp 1 only.
     const auto whole = io::CsvTable::parse({"one.csv", "gpu,layer,forward_s,backward_s\nA30,*,0.002,0.005\n"});
-    CHECK(model::read_layer_profile(whole, 26, 1, 1, cat).tp == 1);
-    try {
-        model::read_layer_profile(whole, 26, 1, 2, cat);
-        FAIL("expected DataError");
-    } catch (const DataError& e) {
-        CHECK(e.pos().line == 1);
-        CHECK_THAT(std::string(e.what()), Catch::Contains("missing column 'tp' for an allocation with tp 2"));
-    }
+    const auto one = model::read_layer_profile(whole, 26, 1, cat);
+    CHECK(one.tp == 1);
+    o.profile = &one;
+    a.tp = 2;
+    CHECK_THROWS_WITH(place::make_problem(job, a, cat, o), Catch::Contains("it has no tp column"));
 }
 
 TEST_CASE("each stage's optimizer step is priced by its type's memory bandwidth", "[place]") {

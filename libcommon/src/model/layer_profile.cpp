@@ -27,18 +27,13 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     return it->second;
 }
 
-LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch, int tp,
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
                                 const catalog::GpuCatalog& catalog) {
     const int gpu = table.require("gpu"), layer = table.require("layer");
     const int fwd = table.require("forward_s"), bwd = table.require("backward_s");
     const int mb = table.find("micro_batch"), split = table.find("tp");
     LayerProfile out;
     out.source = table.name();
-    if (split < 0 && tp > 1)
-        throw DataError("missing column 'tp' for an allocation with tp " + std::to_string(tp) +
-                            ": without it the times are of whole layers on one GPU (give times measured at that tp)",
-                        {out.source, 1, 0});
-    out.tp = tp;
     for (size_t r = 0; r < table.rows(); ++r) {
         std::string name;
         try {
@@ -50,10 +45,14 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
             throw DataError("row measured with micro-batch " + table.cell(r, mb).text + ", the job uses " +
                                 std::to_string(micro_batch) + " (profiles are not rescaled)",
                             table.where(r, mb));
-        if (split >= 0 && table.integer(r, split, 1, limits::degree) != tp)
-            throw DataError("row measured at tp " + table.cell(r, split).text + ", the allocation uses tp " +
-                                std::to_string(tp) + " (profiles are not rescaled)",
-                            table.where(r, split));
+        if (split >= 0) {
+            const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
+            if (r > 0 && row_tp != out.tp)
+                throw DataError("row measured at tp " + table.cell(r, split).text + ", the rows above at tp " +
+                                    std::to_string(out.tp) + " (one tp a profile)",
+                                table.where(r, split));
+            out.tp = row_tp;
+        }
         const double f = table.number(r, fwd, limits::min_time_s, limits::max_time_s),
                      b = table.number(r, bwd, limits::min_time_s, limits::max_time_s);
         ProfiledTimes& times = out.by_gpu[name];

@@ -45,8 +45,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     ProblemOptions po = problem_options(o.model, o.inter_node_gb_s, doc, cat);
     model::LayerProfile profile;
     if (profile_text) {
-        profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job),
-                                            alloc.tp, cat);
+        profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
     const Problem problem = make_problem(job, alloc, cat, po);

@@ -126,9 +126,10 @@ const StageType& ProblemFactory::type(const std::string& name) {
         }
     }
     if (options_.profile && options_.profile->tp != tp_)
-        throw DataError("profile '" + options_.profile->source + "' was measured at tp " +
-                            std::to_string(options_.profile->tp) + ", the allocation uses tp " + std::to_string(tp_) +
-                            " (profiles are not rescaled)",
+        throw DataError("profile '" + options_.profile->source + "' has times measured at tp " +
+                            std::to_string(options_.profile->tp) +
+                            (options_.profile->tp == 1 ? " (it has no tp column: whole layers on one GPU)" : "") +
+                            ", the allocation uses tp " + std::to_string(tp_) + " (profiles are not rescaled)",
                         where_);
     if (tp_ > g.gpus_per_node)
         throw DataError("tp " + std::to_string(tp_) + " needs " + std::to_string(tp_) + " GPUs in one node, but a node of " +

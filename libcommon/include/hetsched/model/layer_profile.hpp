@@ -32,11 +32,11 @@ struct LayerProfile {
     const ProfiledTimes& complete(const std::string& gpu) const;
 };
 
-/// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch and
-/// tensor parallelism `tp`; DataError at the cell for unknown types (with suggestions), bad layer
-/// names, non-positive times, duplicates, or rows measured with another micro-batch or tp (times are
-/// not rescaled), and at the table when it has no tp column but `tp` is above 1.
-LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch, int tp,
+/// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch;
+/// DataError at the cell for unknown types (with suggestions), bad layer names, non-positive times,
+/// duplicates, rows measured with another micro-batch (times are not rescaled) or rows of two tp
+/// degrees. The allocation's tp is checked against the profile's where the problem is built.
+LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
                                 const catalog::GpuCatalog& catalog);
 
 }  // namespace hetsched::model
