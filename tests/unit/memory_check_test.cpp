@@ -322,6 +322,37 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
     check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 12, 5);
 }
 
+TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and each measure adds to the one below it", "[model]") {
+    // BigScience's and SAILOR's runs (tests/data/README.md): all DeepSpeed pipeline engines, all device
+    // readings. The same run predicted as allocated, reserved and device memory must not shrink in
+    // that order: the allocator's cache comes on top of the tensors (none beyond them where the
+    // optimizer step peaks and its buffers reuse the backward's cached blocks), the context and NCCL on
+    // top of both.
+    auto table =
+        io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_device.csv"));
+    const auto read = model::read_measured_runs(table);
+    REQUIRE(read.skipped.empty());
+    REQUIRE(read.runs.size() == 103);
+    std::vector<model::MeasuredRun> as[3];
+    for (const auto& run : read.runs) {
+        CHECK(run.training.framework == model::Framework::deepspeed);
+        CHECK(run.measure == model::Measure::device);
+        const model::Measure measures[] = {model::Measure::allocated, model::Measure::reserved, model::Measure::device};
+        for (int k = 0; k < 3; ++k) {
+            as[k].push_back(run);
+            as[k].back().measure = measures[k];
+        }
+    }
+    const auto allocated = model::check_runs(as[0], model::Method::framework);
+    const auto reserved = model::check_runs(as[1], model::Method::framework);
+    const auto device = model::check_runs(as[2], model::Method::framework);
+    for (size_t i = 0; i < read.runs.size(); ++i) {
+        CAPTURE(read.runs[i].id);
+        CHECK(allocated[i].predicted_gib <= reserved[i].predicted_gib);
+        CHECK(reserved[i].predicted_gib + 0.8 < device[i].predicted_gib);  // context and NCCL: 0.9 GiB
+    }
+}
+
 TEST_CASE("A measured run's GPU: a compute_capability cell, else the gpu cell's family in the default catalog", "[model]") {
     const std::string header = kRequired + ",gpu,compute_capability\n";
     auto capability = [&](const std::string& gpu, const std::string& cc) {
