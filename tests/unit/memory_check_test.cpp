@@ -90,6 +90,36 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
     }
 }
 
+TEST_CASE("A measured run's words read in any case, and torch's and nvidia-smi's names for the measures", "[model]") {
+    const std::string header = kRequired + ",framework\n";
+    auto row = [](const std::string& recompute, const std::string& precision, const std::string& stage,
+                  const std::string& kind, const std::string& framework) {
+        return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,2,4,1,2,1,0,0," + recompute + ",0,1," + precision + "," +
+               stage + ",20," + kind + "," + framework + "\n";
+    };
+    auto read = [&](const std::string& text) {
+        const auto runs = read_csv(header + text);
+        REQUIRE(runs.skipped.empty());
+        return runs.runs.at(0);
+    };
+    const auto lower = read(row("full", "bf16", "first", "allocated", "megatron"));
+    const auto upper = read(row("Full", "BF16", "First", "Max_Memory_Allocated", "Megatron"));
+    CHECK(upper.training.recompute == lower.training.recompute);
+    CHECK(upper.training.precision == "bf16");
+    CHECK(upper.stage == "first");
+    CHECK(upper.measure == model::Measure::allocated);
+    CHECK(upper.training.framework == model::Framework::megatron);
+    CHECK(model::check_runs({upper}, model::Method::framework).at(0).predicted_gib ==
+          model::check_runs({lower}, model::Method::framework).at(0).predicted_gib);
+    CHECK(read(row("full", "bf16", "first", "max_memory_reserved", "megatron")).measure == model::Measure::reserved);
+    CHECK(read(row("full", "bf16", "first", "nvidia-smi", "megatron")).measure == model::Measure::device);
+    CHECK(read(row("full", "bf16", "first", "NVIDIA_SMI", "megatron")).measure == model::Measure::device);
+    // A word that is none of them is still refused at its cell.
+    const auto bad = read_csv(header + row("full", "bf16", "first", "peak", "megatron"));
+    REQUIRE(bad.skipped.size() == 1);
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("unknown measure 'peak'"));
+}
+
 TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
     const std::string text = kRequired + "\n"
                              "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16,3,20,allocated\n";

@@ -10,9 +10,10 @@ namespace hetsched::model {
 MemoryEstimate frenzy_estimate(const catalog::ModelSpec& m, const Training& t, const Layout& l);  // memory_frenzy.cpp
 
 Measure parse_measure(const std::string& s) {
-    if (s == "allocated" || s == "max_allocated") return Measure::allocated;
-    if (s == "reserved" || s == "max_reserved") return Measure::reserved;
-    if (s == "device" || s == "nvidia_smi") return Measure::device;
+    // Also torch's own names for the two peaks, and nvidia-smi spelt either way.
+    if (s == "allocated" || s == "max_allocated" || s == "max_memory_allocated") return Measure::allocated;
+    if (s == "reserved" || s == "max_reserved" || s == "max_memory_reserved") return Measure::reserved;
+    if (s == "device" || s == "nvidia_smi" || s == "nvidia-smi") return Measure::device;
     throw DataError("unknown measure '" + s + "' (expected allocated, reserved or device)");
 }
 

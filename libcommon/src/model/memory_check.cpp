@@ -224,10 +224,12 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 throw DataError(e.what(), t.where(r, column));
             }
         };
+        // A cell naming one of a fixed set of words, in any case ("BF16", "Full", "Megatron").
+        auto word = [&](int column) { return lower_case(t.cell(r, column).text); };
         // A setting's cell, if there and not empty, read by one of training.hpp's parse_*; whether it was.
         auto setting = [&](int column, void (*parse)(const std::string&, Training&)) {
             if (!given(column)) return false;
-            at(column, [&] { parse(t.cell(r, column).text, tr); });
+            at(column, [&] { parse(word(column), tr); });
             return true;
         };
         const bool impl_given = setting(impl, parse_transformer_impl);
@@ -248,11 +250,11 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (given(every))
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
-        tr.precision = t.cell(r, precision).text;
-        at(recompute, [&] { tr.recompute = parse_recompute(t.cell(r, recompute).text); });
+        tr.precision = word(precision);
+        at(recompute, [&] { tr.recompute = parse_recompute(word(recompute)); });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";
         if (given(framework))
-            at(framework, [&] { tr.framework = parse_framework(t.cell(r, framework).text); });
+            at(framework, [&] { tr.framework = parse_framework(word(framework)); });
         else
             tr.framework = tr.local_impl ? Framework::megatron  // only Megatron-LM has a local implementation
                                          : infer_framework(tr, source_text);
@@ -270,7 +272,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         // would lower the prediction, so a run that does not say which counts its blocks only.
         if (!compile_given && tr.framework == Framework::fsdp && names_compile(run.id + " " + source_text))
             parse_compile("model", tr);
-        at(kind, [&] { run.measure = parse_measure(t.cell(r, kind).text); });
+        at(kind, [&] { run.measure = parse_measure(word(kind)); });
         // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
         // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
         if (given(dropout)) m.dropout = t.number(r, dropout, 0, 0.99);
@@ -283,7 +285,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         l.dp = degree(t, r, dp);
         l.cp = degree(t, r, cp);
         l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
-        run.stage = t.cell(r, stage).text;
+        run.stage = word(stage);
         try {
             run.stage_index = check_stage(run.stage, l.pp);
         } catch (const DataError& e) {
