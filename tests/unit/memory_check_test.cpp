@@ -352,7 +352,7 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
     check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 12, 5);
 }
 
-TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and each measure adds to the one below it", "[model]") {
+TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {
     // BigScience's and SAILOR's runs (tests/data/README.md): all DeepSpeed pipeline engines, all device
     // readings. The same run predicted as allocated, reserved and device memory must not shrink in
     // that order: the allocator's cache comes on top of the tensors (none beyond them where the
