@@ -135,3 +135,38 @@ TEST_CASE("a section computed for other training settings is refused, iterations
     CHECK_THROWS_WITH(model::check_training_unchanged(doc, "memory", job, "memest"),
                       Catch::Contains("training.micro_batch (none), which the flags change to 2"));
 }
+
+TEST_CASE("a custom model's unstated norm, biases and dropout follow its style and framework", "[model]") {
+    const std::string llama = "kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 64, heads: 4, vocab: 100, "
+                              "gated_mlp: true}\ntraining: {seq_len: 8, global_batch: 8";
+    const std::string gpt = "kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 64, heads: 4, vocab: 100}\n"
+                            "training: {seq_len: 8, global_batch: 8";
+    auto hf = read(llama + ", framework: deepspeed}\n");
+    CHECK(hf.model.rms_norm);
+    CHECK_FALSE(hf.model.linear_bias);
+    CHECK(hf.model.dropout == 0.0);               // a LLaMA block trained as Hugging Face's
+    CHECK(read(llama + "}\n").model.dropout == 0.1);  // Megatron-LM's defaults, whatever the block
+    auto gpt_fsdp = read(gpt + ", framework: fsdp}\n");
+    CHECK_FALSE(gpt_fsdp.model.rms_norm);
+    CHECK(gpt_fsdp.model.linear_bias);
+    CHECK(gpt_fsdp.model.dropout == 0.0);  // torchtitan's models have none
+    CHECK(read(gpt + ", framework: deepspeed}\n").model.dropout == 0.1);
+    // Stated keys and a preset's style are kept.
+    auto stated = read("kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 64, heads: 4, vocab: 100, gated_mlp: "
+                       "true, rms_norm: false, linear_bias: true, dropout: 0.05}\ntraining: {seq_len: 8, global_batch: 8}\n");
+    CHECK_FALSE(stated.model.rms_norm);
+    CHECK(stated.model.linear_bias);
+    CHECK(stated.model.dropout == 0.05);
+    CHECK(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8}\n").model.dropout ==
+          0.0);
+    // --framework moves an unstated dropout with it; the command line's custom model (GPT-2 style) too.
+    model::JobOptions o;
+    o.framework = "fsdp";
+    auto moved = read(gpt + "}\n");
+    model::apply_job_options(o, moved);
+    CHECK(moved.model.dropout == 0.0);
+    o.layers = 2, o.hidden = 64, o.heads = 4, o.vocab = 100, o.seq_len = 8, o.global_batch = 8;
+    CHECK(model::job_from_options(o).model.dropout == 0.0);
+    o.framework = "megatron";
+    CHECK(model::job_from_options(o).model.dropout == 0.1);
+}

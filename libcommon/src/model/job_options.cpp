@@ -2,6 +2,7 @@
 
 #include <hetsched/catalog/model_preset.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/model_style.hpp>
 
 namespace hetsched::model {
 
@@ -11,6 +12,7 @@ JobSpec job_from_options(const JobOptions& o) {
     JobSpec job;
     if (!o.model.empty()) {
         job.model = catalog::find_model(o.model);
+        job.dropout_stated = true;  // a preset's style
     } else if (o.layers && o.hidden && o.heads && o.vocab) {
         job.model.kv_heads = o.heads;
         job.model.ffn_hidden = 4 * o.hidden;
@@ -68,6 +70,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.cublas_workspace_config.empty()) t.cublas_workspace_config = o.cublas_workspace_config;
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
+    if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
 }
 
 Layout layout_from_options(const JobOptions& o, const JobSpec& job) {

@@ -1,6 +1,7 @@
 #include <hetsched/model/job_spec.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/model_style.hpp>
 
 namespace hetsched::model {
 namespace {
@@ -46,7 +47,9 @@ std::string read_word(const YamlDocument& doc, const YAML::Node& sec, const char
     return n.IsDefined() ? io::yaml_string(doc, n, key) : fallback;
 }
 
-catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
+/// The model section; `dropout_stated` says whether it gives the dropout (or names a preset, whose
+/// style does).
+catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bool& dropout_stated) {
     catalog::ModelSpec m;
     YAML::Node name = io::optional_child(doc, sec, "name");
     bool preset = false;
@@ -69,11 +72,15 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
     m.vocab = read_count(doc, sec, "vocab", m.vocab, !preset, limits::vocab);
     m.gated_mlp = read_flag(doc, sec, "gated_mlp", m.gated_mlp);
     m.tied_embeddings = read_flag(doc, sec, "tied_embeddings", m.tied_embeddings);
-    m.rms_norm = read_flag(doc, sec, "rms_norm", m.rms_norm);
-    m.linear_bias = read_flag(doc, sec, "linear_bias", m.linear_bias);
+    // A custom model that does not state its norm or biases has those of the style its MLP names.
+    const NormAndBias style = preset ? NormAndBias{m.rms_norm, m.linear_bias} : style_norm_and_bias(m.gated_mlp);
+    m.rms_norm = read_flag(doc, sec, "rms_norm", style.rms_norm);
+    m.linear_bias = read_flag(doc, sec, "linear_bias", style.linear_bias);
     m.causal = read_flag(doc, sec, "causal", m.causal);
+    dropout_stated = preset;
     if (YAML::Node d = io::optional_child(doc, sec, "dropout"); d.IsDefined()) {
         m.dropout = io::yaml_number(doc, d, "dropout", 0, 0.99);
+        dropout_stated = true;
     }
     if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
         m.learned_positions = io::yaml_integer(doc, p, "learned_positions", 0, limits::seq_len);
@@ -89,7 +96,7 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec) {
 
 JobSpec read_job_spec(const YamlDocument& doc) {
     JobSpec job;
-    job.model = read_model(doc, io::required_child(doc, doc.root, "model"));
+    job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
     YAML::Node sec = io::required_child(doc, doc.root, "training");
     Training& t = job.training;
     t.seq_len = read_count(doc, sec, "seq_len", 0, true, limits::seq_len);
@@ -131,6 +138,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
         t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
         t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
         if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
+        if (!job.dropout_stated) job.model.dropout = default_dropout(job.model, t);
         validate_training(t);
     } catch (const DataError& e) {
         throw DataError(e.what(), doc.where(sec));

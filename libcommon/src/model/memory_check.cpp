@@ -10,6 +10,7 @@
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/model/model_style.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
@@ -194,8 +195,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         m.gated_mlp = t.boolean(r, gated);
         m.vocab = t.integer(r, vocab, 1, limits::vocab);
         m.tied_embeddings = t.boolean(r, tied);
-        m.rms_norm = rms >= 0 ? t.boolean(r, rms) : m.gated_mlp;
-        m.linear_bias = bias >= 0 ? t.boolean(r, bias) : !m.gated_mlp;
+        const NormAndBias style = style_norm_and_bias(m.gated_mlp);
+        m.rms_norm = rms >= 0 ? t.boolean(r, rms) : style.rms_norm;
+        m.linear_bias = bias >= 0 ? t.boolean(r, bias) : style.linear_bias;
 
         auto& tr = run.training;
         tr.seq_len = t.integer(r, seq, 1, limits::seq_len);
@@ -273,11 +275,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (!compile_given && tr.framework == Framework::fsdp && names_compile(run.id + " " + source_text))
             parse_compile("model", tr);
         at(kind, [&] { run.measure = parse_measure(word(kind)); });
-        // Without a dropout column, the framework's default: Megatron trains with 0.1 attention and
-        // hidden dropout unless told otherwise; torchtitan's LLaMA has none; HF models follow their style.
-        if (given(dropout)) m.dropout = t.number(r, dropout, 0, 0.99);
-        else if (tr.framework == Framework::megatron || tr.deepspeed_model == "megatron") m.dropout = 0.1;
-        else m.dropout = tr.framework == Framework::fsdp || m.gated_mlp ? 0.0 : 0.1;
+        m.dropout = given(dropout) ? t.number(r, dropout, 0, 0.99) : default_dropout(m, tr);
         auto& l = run.layout;
         l.tp = degree(t, r, tp);
         l.pp = degree(t, r, pp);

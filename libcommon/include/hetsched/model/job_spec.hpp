@@ -19,6 +19,7 @@ struct JobSpec {
     long iterations = 0;
     std::vector<long> layers_per_stage;  ///< training.layers_per_stage: a pipeline split; empty: not given
     bool zero_stage_given = false;         ///< else training.zero_stage is the framework's default
+    bool dropout_stated = false;           ///< else model.dropout is default_dropout() for the training
 };
 
 /// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
