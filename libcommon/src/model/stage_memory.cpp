@@ -135,13 +135,16 @@ double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, co
 }
 
 /// What the measure adds on top of live tensors: the cuBLAS workspaces (`workspace`), the caching
-/// allocator's reserve (beside `pools`, blocks cached for other streams), and the CUDA context plus
-/// NCCL buffers that only nvidia-smi sees.
-double overhead_bytes(Measure measure, double workspace, double dynamic, double pools, int gpus) {
+/// allocator's reserve (beside `pools`, blocks cached for other streams, and `cached`, blocks this
+/// peak's own allocations cannot reuse), and the CUDA context plus NCCL buffers that only nvidia-smi
+/// sees.
+double overhead_bytes(Measure measure, double workspace, double dynamic, double pools, double cached, int gpus) {
     if (measure == Measure::allocated) return workspace;
     // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
-    // caching allocator keeps the freed blocks split and cached, a share of the dynamic peak.
-    const double reserved = workspace + 0.12 * dynamic + pools;
+    // caching allocator keeps the freed blocks split and cached. An assumption, not a mechanism worked
+    // out block by block: a share of the dynamic peak (6%; the loss's largest cached block is counted
+    // apart, in `cached`).
+    const double reserved = workspace + 0.06 * dynamic + pools + cached;
     if (measure == Measure::reserved) return reserved;
     const double context = 0.6 * kGiB, nccl = gpus > 1 ? 0.3 * kGiB : 0.0;
     return reserved + context + nccl;
@@ -213,6 +216,11 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         // embedding, where that is a unit of its own (16-bit: not a linear, never fp8), not a block.
         if (own_unit_) first_block_prefetch_ = element_ * embedding_ - gathered_weight_bytes(t) * layer_;
     }
+    // Not resharded after forward (ZeRO-2 here), every unit's gathered copy is live from its forward
+    // to its backward (the weights count them): the all-gather stream has nothing cached beside the
+    // peak, but the reduce-scatter stream still keeps its two largest fp32 inputs.
+    if (t.framework == Framework::fsdp && t.zero_stage == 2 && shards_ > 1 && l.pp == 1)
+        stream_pools_ = stream_pools(-1, own_unit_ ? std::max(embedding_, output_) : embedding_ + output_, m.layers);
     // Under a pipeline FSDP2 keeps its two streams: each stage's units are gathered once a step, at
     // their first forward, and reduce-scattered once, at their last backward, so the same blocks stay
     // cached for those streams beside the peak: the stage's blocks and its part of the root (the
@@ -252,6 +260,11 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
     loss_phase_ = lb.phase;
+    // torchtitan deletes `pred` once the loss is computed: the 16-bit logits' block is free when the
+    // loss back-propagates, but every tensor the loss's backward makes before its peak is an fp32
+    // logits-sized one, twice that block, so it stays cached beside the peak. (Where the pipeline
+    // schedule keeps the output, the block is not freed; see stage().)
+    if (t.framework == Framework::fsdp && !lb.holds_logits) freed_logits_ = element_ * logits_;
     // Megatron-LM before 2.6 under fp16 had no gradient-accumulation fusion and no contiguous grad
     // buffer: from the second micro-batch on, autograd adds each weight's newly made 16-bit gradient
     // into its .grad, so a layer's backward holds its largest weight's new gradient beside its own
@@ -318,7 +331,8 @@ double StageMemoryModel::stream_pools(double gathered_root, double reduced_root,
     auto two_largest = [&](double root, double one_block) {
         return blocks >= 2 ? std::max(root, one_block) + one_block : root + one_block;  // one block: it and the root
     };
-    return two_largest(element_ * gathered_root, block) + 4 * two_largest(reduced_root, layer_);
+    const double gathered = gathered_root < 0 ? 0 : two_largest(element_ * gathered_root, block);
+    return gathered + 4 * two_largest(reduced_root, layer_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -393,7 +407,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double lazy_grads = lazy_gradients_ * params, lazy_optimizer = lazy_optimizer_ * params;
     struct Candidate {
         Phase phase;
-        double activations, logits, comm, grads_absent, optimizer_absent, grads_stale = 0;
+        double activations, logits, comm, grads_absent, optimizer_absent, grads_stale = 0, cached = 0;
     };
     const double stale = stale_grads_ * params;
     // Gradients made in backward (FSDP2): the last block's backward has only the output layer's (the
@@ -434,7 +448,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
         {loss_phase_, stash, loss_ + loss_kept + (loss_holds_logits_ ? 0 : pipe.output_logits), loss_comm,
-         loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale},
+         loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale, pipe.output_logits > 0 ? 0 : freed_logits_},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest + embedding_new, before_reduce, lazy_optimizer},
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,
@@ -451,7 +465,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             continue;
         const Candidate& c = candidates[k];
         const double overhead =
-            overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools, layout_.gpus());
+            overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools, c.cached, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate
