@@ -329,7 +329,7 @@ void check_own_runs(const std::string& file, size_t rows, double allocated_max, 
         if (row.measure == model::Measure::allocated) {
             CHECK(std::fabs(row.error_pct) <= allocated_max);
         } else {
-            // The allocator's fragmentation is an assumption (12% of the dynamic memory), not a simulation.
+            // The allocator's fragmentation is an assumption (6% of the dynamic memory), not a simulation.
             CHECK(std::fabs(row.error_pct) <= reserved_max);
             reserved_sum += std::fabs(row.error_pct);
         }
@@ -339,17 +339,17 @@ void check_own_runs(const std::string& file, size_t rows, double allocated_max, 
 
 }  // namespace
 
-TEST_CASE("the project's torchtitan runs on an H200: allocated within 1%, reserved within 5% on average", "[model]") {
+TEST_CASE("the project's torchtitan runs on an H200: allocated within 1%, reserved within 10% and 4% on average", "[model]") {
     // torchtitan 0.2.2's own trainer in its fake-backend mode, 15 layouts (FSDP 2-64, TP 2, CP 2,
     // no/selective/full checkpointing, compile, accumulation), each read at its first and second step,
     // allocated and reserved.
-    check_own_runs("memory_measured_torchtitan_h200.csv", 60, 1, 15, 5);
+    check_own_runs("memory_measured_torchtitan_h200.csv", 60, 1, 10, 4);
 }
 
-TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3.5%, reserved within 5% on average", "[model]") {
+TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3.5%, reserved within 10% and 4% on average", "[model]") {
     // The same trainer pipelined: 21 stages of 0.6B-405B Llamas under 1F1B and interleaved 1F1B, pp 2-16,
     // FSDP 2-8, TP 1, 2 and 8, CP 2, each at its first and second step, allocated and reserved.
-    check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 12, 5);
+    check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 10, 4);
 }
 
 TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {
