@@ -484,3 +484,23 @@ TEST_CASE("torchtitan's per-op checkpointing replays cuDNN attention before 0.2.
     megatron.cudnn_attention = true;
     CHECK_THROWS_WITH(model::validate_training(megatron), Catch::Contains("attention_backend cudnn applies to fsdp"));
 }
+
+TEST_CASE("per-op checkpointing keeps heads x head_dim wide queries and attention output", "[model]") {
+    // llama() with heads of 32 instead of hidden / heads = 16: Q and the attention output are 128 wide,
+    // K and V 64. torchtitan's per-op policy (eager, flash, no tp) keeps per token the block input (64),
+    // the attention output (128) and its log-sum-exp (4 heads, fp32), and the outputs of wq (128), wv
+    // (64), w1 (176) and w2 (64), 2 bytes each.
+    auto m = llama();
+    m.head_dim = 32;
+    auto t = torchtitan(128, 2);
+    t.recompute = model::Recompute::selective;
+    const double s = 128, e = 2;
+    const auto act = model::layer_activations(m, t, kDp2);
+    CHECK(act.stored == Approx(s * (e * 64 + e * 128 + 4 * 4 + e * (128 + 64 + 176) + e * 64)));
+    // Given as hidden / heads, the width changes nothing.
+    auto plain = llama();
+    auto given = llama();
+    given.head_dim = 16;
+    CHECK(model::layer_activations(given, t, kDp2).stored == Approx(model::layer_activations(plain, t, kDp2).stored));
+    CHECK(model::layer_activations(given, t, kDp2).full == Approx(model::layer_activations(plain, t, kDp2).full));
+}

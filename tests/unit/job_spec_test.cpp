@@ -34,7 +34,7 @@ TEST_CASE("job errors point at the offending key", "[model]") {
                       "missing key 'hidden'");
     CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: x, layers: 2, hidden: 65, heads: 4, vocab: 100}\n"
                            "training: {seq_len: 1, global_batch: 1}\n"),
-                      "heads (4) must divide hidden (65)");
+                      "heads (4) must divide hidden (65), or give head_dim");
     CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, recompute: some}\n"),
                       Catch::Contains("unknown recompute 'some'"));
 }
@@ -169,4 +169,28 @@ TEST_CASE("a custom model's unstated norm, biases and dropout follow its style a
     CHECK(model::job_from_options(o).model.dropout == 0.0);
     o.framework = "megatron";
     CHECK(model::job_from_options(o).model.dropout == 0.1);
+}
+
+TEST_CASE("model.head_dim: read, written back, refused out of range; --head-dim sets it", "[model]") {
+    const std::string head = "kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 100, heads: 3, vocab: 100";
+    const std::string tail = "}\ntraining: {seq_len: 8, global_batch: 8}\n";
+    auto job = read(head + ", head_dim: 64" + tail);  // 3 heads need not divide 100 once their width is given
+    CHECK(job.model.head_dim == 64);
+    CHECK(model::model_to_yaml(job.model)["head_dim"].as<long>() == 64);
+    CHECK_FALSE(model::model_to_yaml(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b" + tail).model)["head_dim"]);
+    try {
+        read(head + ", head_dim: 0" + tail);
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "expected an integer from 1 to 65536 for 'head_dim', got '0'");
+        CHECK(e.pos().line == 3);
+    }
+    CHECK_THROWS_WITH(read("kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 100, heads: 128, vocab: 100, "
+                           "head_dim: 65536" + tail),
+                      Catch::Contains("heads x head_dim (8388608) must be at most 4194304"));
+    model::JobOptions o;
+    o.head_dim = 128;
+    auto preset = read("kind: job\nversion: 1\nmodel: {name: llama-2-7b" + tail);
+    model::apply_job_options(o, preset);
+    CHECK(preset.model.head_dim == 128);
 }

@@ -437,3 +437,24 @@ TEST_CASE("memest --check's summary breaks the rows down by framework and by mea
     // One framework and one measure: no breakdown.
     CHECK(model::summary_line({rows[0]}) == "1 cases, mean |error| 1%, max |error| 1%, 1 within 5%");
 }
+
+TEST_CASE("A measured run's head_dim column: wider heads raise the prediction; 0 skips the row", "[model]") {
+    // Qwen3-32B's shape (64 heads of 128 over hidden 5120) under FSDP 8, full recompute.
+    const std::string header = kRequired + ",framework,head_dim\n";
+    auto read = [&](const std::string& head_dim) {
+        return read_csv(header + "r,64,5120,64,8,25600,1,151936,0,4096,1,8,1,1,1,8,1,3,0,full,0,1,bf16,all,81.47,"
+                               "max_reserved,fsdp," + head_dim + "\n");
+    };
+    const auto wide = read("128"), plain = read(""), same = read("80");
+    REQUIRE(wide.skipped.empty());
+    CHECK(wide.runs.at(0).model.head_dim == 128);
+    CHECK(plain.runs.at(0).model.head_dim == 0);
+    const auto predicted = [](const model::MeasuredRuns& r) {
+        return model::check_runs(r.runs, model::Method::framework).at(0).predicted_gib;
+    };
+    CHECK(predicted(wide) > predicted(plain));
+    CHECK(predicted(same) == Approx(predicted(plain)));  // 5120 / 64
+    const auto bad = read("0");
+    REQUIRE(bad.skipped.size() == 1);
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("head_dim"));
+}

@@ -110,7 +110,7 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
     CHECK_THROWS_AS(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1, {}}, Measure::allocated), DataError);
     m.hidden = 66;
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
-                      "heads (4) must divide hidden (66)");
+                      "heads (4) must divide hidden (66), or give head_dim");
 }
 
 TEST_CASE("device measure adds context on top of reserved on top of allocated", "[model]") {

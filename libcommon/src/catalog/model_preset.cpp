@@ -22,6 +22,15 @@ ModelSpec llama(const char* name, long layers, long hidden, long heads, long kv,
     return {name, layers, hidden, heads, kv, ffn, true, vocab, false, true, false, 0, 0.0};
 }
 
+/// Qwen3's dense models: a LLaMA block with heads of 128 whatever the hidden size (and RMSNorm on
+/// each head's queries and keys, whose 2 x 128 weights are left out), tied embeddings up to 4B.
+ModelSpec qwen3(const char* name, long layers, long hidden, long heads, long ffn, bool tied) {
+    ModelSpec m = llama(name, layers, hidden, heads, 8, ffn, 151936);
+    m.tied_embeddings = tied;
+    m.head_dim = 128;
+    return m;
+}
+
 std::vector<ModelSpec> build() {
     std::vector<ModelSpec> m = {
         gpt("gpt2", 12, 768, 12, 50257, 1024),
@@ -50,6 +59,13 @@ std::vector<ModelSpec> build() {
         gpt("opt-6.7b", 32, 4096, 32, 50272, 2048),
         gpt("gpt-neo-1.3b", 24, 2048, 16, 50257, 2048),
         gpt("gpt-neo-2.7b", 32, 2560, 20, 50257, 2048),
+        // torchtitan's qwen3 flavors (torchtitan/models/qwen3/__init__.py at v0.2.2), as Qwen's configs.
+        qwen3("qwen3-0.6b", 28, 1024, 16, 3072, true),
+        qwen3("qwen3-1.7b", 28, 2048, 16, 6144, true),
+        qwen3("qwen3-4b", 36, 2560, 32, 9728, true),
+        qwen3("qwen3-8b", 36, 4096, 32, 12288, false),
+        qwen3("qwen3-14b", 40, 5120, 40, 17408, false),
+        qwen3("qwen3-32b", 64, 5120, 64, 25600, false),
     };
     return m;
 }

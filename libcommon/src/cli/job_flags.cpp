@@ -13,6 +13,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->check(integer_in(1, lim::hidden));
     app.add_option("--heads", o.heads, "Attention heads")->group(m)->check(integer_in(1, lim::heads));
     app.add_option("--kv-heads", o.kv_heads, "Key/value heads (GQA groups)")->group(m)->check(integer_in(1, lim::heads));
+    app.add_option("--head-dim", o.head_dim, "Width of an attention head (default hidden / heads)")->group(m)
+        ->check(integer_in(1, lim::head_dim));
     app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->check(integer_in(1, lim::ffn_hidden));
     app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->check(integer_in(1, lim::vocab));
     const char* t = "Training";

@@ -31,6 +31,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     set(o.hidden, m.hidden);
     set(o.heads, m.heads);
     set(o.kv_heads, m.kv_heads);
+    set(o.head_dim, m.head_dim);
     set(o.ffn_hidden, m.ffn_hidden);
     set(o.vocab, m.vocab);
     auto& t = job.training;

@@ -68,6 +68,8 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bo
     m.hidden = read_count(doc, sec, "hidden", m.hidden, !preset, limits::hidden);
     m.heads = read_count(doc, sec, "heads", m.heads, !preset, limits::heads);
     m.kv_heads = read_count(doc, sec, "kv_heads", preset ? m.kv_heads : m.heads, false, limits::heads);
+    if (YAML::Node d = io::optional_child(doc, sec, "head_dim"); d.IsDefined())
+        m.head_dim = io::yaml_integer(doc, d, "head_dim", 1, limits::head_dim);
     m.ffn_hidden = read_count(doc, sec, "ffn_hidden", preset ? m.ffn_hidden : 4 * m.hidden, false, limits::ffn_hidden);
     m.vocab = read_count(doc, sec, "vocab", m.vocab, !preset, limits::vocab);
     m.gated_mlp = read_flag(doc, sec, "gated_mlp", m.gated_mlp);
@@ -153,6 +155,7 @@ YAML::Node model_to_yaml(const catalog::ModelSpec& m) {
     n["hidden"] = m.hidden;
     n["heads"] = m.heads;
     n["kv_heads"] = m.kv_heads;
+    if (m.head_dim > 0) n["head_dim"] = m.head_dim;
     n["ffn_hidden"] = m.ffn_hidden;
     n["gated_mlp"] = m.gated_mlp;
     n["vocab"] = m.vocab;

@@ -4,6 +4,7 @@
 
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/stage_memory.hpp>
+#include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
 
@@ -16,7 +17,9 @@ bool dtensor_tp(const Training& t, const Layout& l) { return t.framework == Fram
 LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double s = static_cast<double>(t.seq_len) / l.cp, b = static_cast<double>(l.micro_batch);
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), tp = l.tp;
-    const double a = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads) * (h / a);
+    // Queries, the attention output and wo's input are heads x head wide (hidden, unless the model
+    // gives head_dim); keys and values kv_heads x head.
+    const double a = static_cast<double>(m.heads), q = q_width(m), kv = kv_width(m);
     const double e = element_bytes(t);
     const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
     const bool dropout = m.dropout > 0, fused = runs_fused_attention(t);
@@ -37,15 +40,15 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         // Attention keeps Q, and K and V repeated to every head (repeat_kv) or at their own heads, and
         // its output, which is copied contiguous for wo unless flash attention laid it out so already;
         // SwiGLU keeps w1's output, its silu, w3's output and the product.
-        const double qkv = torchtitan_gqa_without_repeat(t) ? e * s * b * (h + 2 * kv) : 3 * e * sbh;
-        split = qkv + e * sbh + (fused ? 0 : e * sbh) + 4 * e * s * b * f + lse;
+        const double qkv = e * s * b * (torchtitan_gqa_without_repeat(t) ? q + 2 * kv : 3 * q);
+        split = qkv + e * s * b * q * (fused ? 1 : 2) + 4 * e * s * b * f + lse;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
         replicated = (2 * e * sbh + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
         // the activation function's output that feeds FC2.
-        split = e * s * b * (h + 2 * kv) + e * sbh + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
+        split = e * s * b * (q + 2 * kv) + e * s * b * q + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
     }
     // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
     // A softmax taken unfused in fp32 (an eager LLaMA block's, or Megatron's without its fused kernel
@@ -72,8 +75,8 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             const double w2_out = t.compiled ? 0 : (dtensor ? 1 : 1 / tp) * e * sbh;
             // The attention output is saved only if its kernel is on the policy's list: flash and
             // memory-efficient attention always, cuDNN's from torchtitan 0.2.1 (before, it is replayed).
-            const double attention = t.cudnn_attention && !torchtitan_saves_cudnn_attention(t) ? 0 : e * sbh + lse;
-            out.stored = e * sbh / sp + (attention + e * s * b * (h + kv + f)) / tp + w2_out;
+            const double attention = t.cudnn_attention && !torchtitan_saves_cudnn_attention(t) ? 0 : e * s * b * q + lse;
+            out.stored = e * sbh / sp + (attention + e * s * b * (q + kv + f)) / tp + w2_out;
             // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
             // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
             // spring 2025 (pytorch#149652), which this assumes; before, its side-effecting wait kept it.
@@ -97,13 +100,13 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         const bool in_place = t.framework == Framework::megatron || megatron_deepspeed(m, t);
         const double peak = fp32_softmax ? 12 : dropout ? 3 * e + 1 : (in_place ? 2 : 3) * e;
         const double ab = a * s * s * b / tp;
-        out.attention_kept = std::max(0.0, peak - score_bytes) * ab + s * b * e * h * (1 / tp + 1 / sp);
+        out.attention_kept = std::max(0.0, peak - score_bytes) * ab + s * b * e * (q / tp + h / sp);
         // A replayed layer (full recompute) holds at that point what its replay made. Hugging Face's
         // eager block: the first norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the
         // repeated K, the repeated V's gradient, the gradient coming in, the replayed output and the
         // input's gradient. Megatron's: everything the layer saves, less what the kept case frees.
         out.attention_replayed = fp32_softmax && eager_ops(m, t)
-            ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * h / tp)
+            ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * q / tp)
             : out.full - out.stored + out.attention_kept;
     }
     return out;

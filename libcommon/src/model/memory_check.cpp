@@ -177,7 +177,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
               source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability"),
-              cublas = t.find("cublas_workspace_config");
+              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -191,6 +191,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         m.hidden = t.integer(r, hidden, 1, limits::hidden);
         m.heads = t.integer(r, heads, 1, limits::heads);
         m.kv_heads = t.integer(r, kv, 1, limits::heads);
+        if (given(head_dim)) m.head_dim = t.integer(r, head_dim, 1, limits::head_dim);
         m.ffn_hidden = t.integer(r, ffn, 1, limits::ffn_hidden);
         m.gated_mlp = t.boolean(r, gated);
         m.vocab = t.integer(r, vocab, 1, limits::vocab);

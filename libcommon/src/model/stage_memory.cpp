@@ -24,9 +24,9 @@ namespace {
 /// (gate and up as one matrix when `fused_gate`, as Megatron-LM builds it; each its own in Hugging
 /// Face's and torchtitan's blocks).
 double largest_layer_weight(const catalog::ModelSpec& m, int tp, bool fused_gate) {
-    const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_heads) * h / m.heads;
+    const double h = static_cast<double>(m.hidden);
     const double fc1 = static_cast<double>(m.ffn_hidden) * (fused_gate && m.gated_mlp ? 2 : 1);
-    return std::max(h * fc1, h * (h + 2 * kv)) / tp;
+    return std::max(h * fc1, h * (q_width(m) + 2 * kv_width(m))) / tp;
 }
 
 /// Micro-batches in flight on `stage` at its peak: min(pp - i, m) under 1F1B; with interleaving,

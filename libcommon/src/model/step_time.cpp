@@ -28,7 +28,7 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = seq * static_cast<double>(micro_batch);
     const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.ffn_hidden);
-    const double kv = static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads);  // K and V width
+    const double q = q_width(m), kv = kv_width(m);  // Q (and attention output) and K and V widths
     MicroBatchWork f;
     const double matmul = layer_matmul_flops(m, tokens);
     // A fused attention kernel (flash, cuDNN's, Transformer Engine's) works the score matrix block by
@@ -48,7 +48,7 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
             // backward replays wk, wo and one hidden x ffn matmul (w3, or w2 without gating), and the
             // attention too where its kernel is not on the save list: cuDNN's before 0.2.1, or SDPA's
             // unfused math path, whose matmuls (bmm) the list does not name.
-            f.layer_backward += 2 * tokens * (h * kv + h * h + h * ff);
+            f.layer_backward += 2 * tokens * (h * kv + q * h + h * ff);
             if (!fused || (t.cudnn_attention && !torchtitan_saves_cudnn_attention(t))) f.layer_backward += attention;
         } else if (replays_core_attention(t)) {
             f.layer_backward += attention;
@@ -59,10 +59,10 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
 
     const double e = element_bytes(t);
     const double up = ff * (m.gated_mlp ? 2 : 1);  // FC1's output width
-    // Per token: QKV (in h, out h + 2kv), attention (Q, K, V in, h out), projection (h in, h out),
+    // Per token: QKV (in h, out q + 2kv), attention (Q, K, V in, q out), projection (q in, h out),
     // FC1 (h in, up out), activation (up in, f out), FC2 (f in, h out), two norms and two residual
     // adds (h in, h out each; an add reads two).
-    const double per_token = (h + (h + 2 * kv)) + ((h + 2 * kv) + h) + 2 * h + (h + up) + (up + ff) + (ff + h) +
+    const double per_token = (h + (q + 2 * kv)) + ((q + 2 * kv) + q) + (q + h) + (h + up) + (up + ff) + (ff + h) +
                              2 * 2 * h + 2 * 3 * h;
     f.layer_forward_bytes = e * (layer_params(m, 1) + tokens * per_token);
     // (The bytes a selective replay moves are left out: a few of the forward's operators.)

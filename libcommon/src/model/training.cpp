@@ -273,8 +273,14 @@ void validate_model(const catalog::ModelSpec& m) {
     positive(m.kv_heads, "kv_heads", limits::heads);
     positive(m.ffn_hidden, "ffn_hidden", limits::ffn_hidden);
     positive(m.vocab, "vocab", limits::vocab);
-    if (m.hidden % m.heads != 0)
-        throw DataError("heads (" + str(m.heads) + ") must divide hidden (" + str(m.hidden) + ")");
+    if (m.head_dim != 0) {
+        positive(m.head_dim, "head_dim", limits::head_dim);
+        if (m.heads * m.head_dim > limits::q_width)
+            throw DataError("heads x head_dim (" + str(m.heads * m.head_dim) + ") must be at most " +
+                            str(limits::q_width));
+    } else if (m.hidden % m.heads != 0) {
+        throw DataError("heads (" + str(m.heads) + ") must divide hidden (" + str(m.hidden) + "), or give head_dim");
+    }
     if (m.heads % m.kv_heads != 0)
         throw DataError("kv_heads (" + str(m.kv_heads) + ") must divide heads (" + str(m.heads) + ")");
     if (m.dropout < 0 || m.dropout >= 1) throw DataError("dropout must be in [0, 1)");

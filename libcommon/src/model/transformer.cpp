@@ -1,19 +1,20 @@
 #include <hetsched/model/transformer.hpp>
 
 namespace hetsched::model {
-namespace {
 
-double kv_dim(const catalog::ModelSpec& m) {
-    return static_cast<double>(m.kv_heads) * static_cast<double>(m.hidden / m.heads);
+double head_width(const catalog::ModelSpec& m) {
+    return m.head_dim > 0 ? static_cast<double>(m.head_dim) : static_cast<double>(m.hidden / m.heads);
 }
 
-}  // namespace
+double q_width(const catalog::ModelSpec& m) { return static_cast<double>(m.heads) * head_width(m); }
+
+double kv_width(const catalog::ModelSpec& m) { return static_cast<double>(m.kv_heads) * head_width(m); }
 
 double layer_params(const catalog::ModelSpec& m, int tp) {
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), t = tp;
-    const double qkv_out = h + 2 * kv_dim(m);
+    const double qkv_out = q_width(m) + 2 * kv_width(m);
     const double fc1_out = f * (m.gated_mlp ? 2 : 1);
-    double split = h * qkv_out + h * h + h * fc1_out + f * h;  // qkv, proj, fc1, fc2 matrices
+    double split = h * qkv_out + q_width(m) * h + h * fc1_out + f * h;  // qkv, proj, fc1, fc2 matrices
     double replicated = 2 * h * (m.rms_norm ? 1 : 2);          // two norms
     if (m.linear_bias) {
         split += qkv_out + fc1_out;  // column-parallel biases
@@ -48,11 +49,11 @@ double total_params(const catalog::ModelSpec& m) {
 
 double layer_matmul_flops(const catalog::ModelSpec& m, double tokens) {
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-    return 2 * tokens * (h * (h + 2 * kv_dim(m)) + h * h + h * f * (m.gated_mlp ? 3 : 2));
+    return 2 * tokens * (h * (q_width(m) + 2 * kv_width(m)) + q_width(m) * h + h * f * (m.gated_mlp ? 3 : 2));
 }
 
 double attention_flops(const catalog::ModelSpec& m, double tokens, double seq) {
-    return 2 * 2 * tokens * seq * static_cast<double>(m.hidden);  // QK^T and PV
+    return 2 * 2 * tokens * seq * q_width(m);  // QK^T and PV
 }
 
 double logits_forward_flops(const catalog::ModelSpec& m, double tokens) {

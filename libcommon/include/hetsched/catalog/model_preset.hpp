@@ -23,6 +23,7 @@ struct ModelSpec {
     long learned_positions = 0; ///< rows of a learned position table (0 = rotary, no table)
     double dropout = 0.1;       ///< hidden and attention dropout probability used in training
     bool causal = true;         ///< each token attends only to those before it (false: an encoder, BERT or ViT)
+    long head_dim = 0;          ///< width of an attention head; 0: hidden / heads (Qwen3's and Gemma's differ)
 };
 
 /// Every preset, in the order --list-models shows them.

@@ -11,7 +11,7 @@ namespace hetsched::model {
 /// Values given on the command line; zero or empty means "not given".
 struct JobOptions {
     std::string model;
-    long layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0;
+    long layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0;
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
     std::string precision, optimizer, recompute, framework, framework_version, attention_backend, deepspeed_model,
         transformer_impl, cublas_workspace_config;

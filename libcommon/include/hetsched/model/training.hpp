@@ -267,6 +267,8 @@ namespace limits {
 inline constexpr long layers = 10000;
 inline constexpr long hidden = 1L << 20;
 inline constexpr long heads = 1L << 16;
+inline constexpr long head_dim = 1L << 16;
+inline constexpr long q_width = 1L << 22;  ///< heads x head_dim
 inline constexpr long ffn_hidden = 1L << 22;
 inline constexpr long vocab = 1L << 24;
 inline constexpr long seq_len = 1L << 24;

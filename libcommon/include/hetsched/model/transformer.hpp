@@ -4,6 +4,13 @@
 
 namespace hetsched::model {
 
+/// Width of one attention head: head_dim where the model gives it, else hidden / heads.
+double head_width(const catalog::ModelSpec& m);
+/// Width of the queries (and of the attention output that wo projects back to hidden): heads x head.
+double q_width(const catalog::ModelSpec& m);
+/// Width of the keys, and of the values: kv_heads x head.
+double kv_width(const catalog::ModelSpec& m);
+
 /// Parameters of one transformer layer held by one tensor-parallel rank (matrices and
 /// column-parallel biases split by tp; norms and row-parallel biases replicated).
 double layer_params(const catalog::ModelSpec& m, int tp);
