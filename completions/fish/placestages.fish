@@ -46,7 +46,7 @@ complete -c placestages -l method -x -a 'cmr whale hph optimal given' -d 'cmr (E
 complete -c placestages -l keep-order -d 'Keep the allocation\'s stage order; only split the layers'
 complete -c placestages -l profile -r -F -d 'Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])'
 complete -c placestages -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
-complete -c placestages -l inter-node-gb-s -x -d 'Network between nodes in GB/s (default: the catalog\'s)'
+complete -c placestages -l inter-node-gb-s -x -d 'Network between nodes in GB/s, for GPU types without their own nic_gb_s (default: the catalog\'s)'
 complete -c placestages -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'
 complete -c placestages -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine)'
 complete -c placestages -l usable-fraction -x -d 'Share of a GPU\'s memory a stage may fill'

@@ -51,7 +51,7 @@ complete -c planalloc -l search-limit -x -d 'Tree nodes and plans the search may
 complete -c planalloc -l time-limit-s -x -d 'Seconds the search may take before it stops with its best plan and proven gap (default: none)'
 complete -c planalloc -l threads -x -d 'Threads placing plans; 0 = one per core (the answer is the same for any)'
 complete -c planalloc -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
-complete -c planalloc -l inter-node-gb-s -x -d 'Network between nodes in GB/s (default: the catalog\'s)'
+complete -c planalloc -l inter-node-gb-s -x -d 'Network between nodes in GB/s, for GPU types without their own nic_gb_s (default: the catalog\'s)'
 complete -c planalloc -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'
 complete -c planalloc -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine)'
 complete -c planalloc -l usable-fraction -x -d 'Share of a GPU\'s memory a stage may fill'

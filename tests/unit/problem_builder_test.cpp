@@ -87,6 +87,30 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
 }
 
+TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes; the slower NIC of two types", "[place]") {
+    // juchi's A30 on nodes with a 1 GB/s network, its RTX-A4000 on the network's 2 GB/s; dp 4 fills a
+    // node of either (4 GPUs share its NIC).
+    auto cat = catalog::named_catalog("juchi");
+    for (auto& g : cat.gpus) {
+        if (g.name == "A30") g.nic_gb_s = 1;
+        g.gpus_per_node = 4;
+    }
+    place::ProblemOptions o;
+    o.network.inter_node_gb_s = 2;
+    const auto p = place::make_problem(llama13b(), alloc(4, {"A30", "A30", "RTX-A4000"}), cat, o);
+    REQUIRE(p.types.size() == 2);
+    const double boundary = 2048.0 * 2048 * 2;  // one micro-batch's activation
+    CHECK(p.types[0].link_s == Approx(boundary / (1e9 / 4)));      // A30 to A30: two nodes of A30s
+    CHECK(p.transfer_s(0, 1) == Approx(boundary / (1e9 / 4)));     // A30 to RTX-A4000: the A30's 1 GB/s
+    CHECK(p.transfer_s(1, 0) == Approx(p.transfer_s(0, 1)));
+    CHECK(p.types[1].link_s == Approx(boundary / (2e9 / 4)));      // the network's own speed
+    CHECK(p.tied_sync_s == 0);                                      // untied
+    // Without a type's own network every pair is the network's, as before.
+    const auto plain = place::make_problem(llama13b(), alloc(4, {"A30", "A30", "RTX-A4000"}), catalog::named_catalog("juchi"), o);
+    CHECK(plain.cross_links.empty());
+    CHECK(plain.transfer_s(0, 1) == Approx(plain.cross_type_link_s));
+}
+
 TEST_CASE("each type's layer times follow the attention kernel it runs", "[place]") {
     const auto cat = catalog::named_catalog("default");
     auto job = llama13b();  // Megatron-Core's Transformer Engine layers, flash attention

@@ -43,7 +43,7 @@ std::string placement_context(const model::JobSpec& job, const catalog::GpuCatal
     for (const auto& name : types) {
         const catalog::GpuType& g = catalog.find(name);
         out << g.name << ' ' << g.memory_gib << ' ' << g.tflops << ' ' << g.mem_bw_gb_s << ' ' << g.link_gb_s << ' '
-            << g.gpus_per_node << '\n';
+            << g.nic_gb_s << ' ' << g.compute_capability << ' ' << g.gpus_per_node << '\n';
     }
     out << static_cast<int>(problem.measure) << ' ' << problem.usable_fraction << ' ' << problem.efficiency << ' '
         << problem.network.inter_node_gb_s << ' ' << problem.network.intra_node_gb_s << ' ' << problem.profile << ' '

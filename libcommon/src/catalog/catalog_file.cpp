@@ -20,6 +20,7 @@ constexpr Field kMemory{"memory_gib", 0.01, 1e5, false};
 constexpr Field kTflops{"tflops", 0.001, 1e6, false};
 constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false};
 constexpr Field kLink{"link_gb_s", 0, 1e6, false};
+constexpr Field kNic{"nic_gb_s", 0, 1e6, false};
 constexpr Field kComputeCapability{"compute_capability", 0, 100, false};
 constexpr Field kPerNode{"gpus_per_node", 1, 1024, true};
 constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
@@ -65,6 +66,7 @@ GpuCatalog from_yaml(const io::TextInput& in) {
         g.tflops = value(kTflops, 0, true);
         g.mem_bw_gb_s = value(kMemBw, 0);
         g.link_gb_s = value(kLink, 0);
+        g.nic_gb_s = value(kNic, 0);
         g.compute_capability = value(kComputeCapability, 0);
         g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
         g.price_per_hour = value(kPrice, -1);
@@ -77,7 +79,7 @@ GpuCatalog from_yaml(const io::TextInput& in) {
 GpuCatalog from_csv(const io::TextInput& in) {
     auto t = io::CsvTable::parse(in);
     int name = t.require("name"), mem = t.require("memory_gib"), tf = t.require("tflops");
-    int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), cc = t.find("compute_capability"),
+    int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), nic = t.find("nic_gb_s"), cc = t.find("compute_capability"),
         per = t.find("gpus_per_node"),
         price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency");
     GpuCatalog c{in.name, "USD", {}};
@@ -101,6 +103,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
         g.tflops = read(t, r, tf, kTflops);
         g.mem_bw_gb_s = value(kMemBw, bw, 0);
         g.link_gb_s = value(kLink, link, 0);
+        g.nic_gb_s = value(kNic, nic, 0);
         g.compute_capability = value(kComputeCapability, cc, 0);
         g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));
         g.price_per_hour = value(kPrice, price, -1);

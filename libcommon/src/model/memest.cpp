@@ -126,7 +126,7 @@ std::string list_models_csv() {
 
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
     io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "compute_capability",
-                     "gpus_per_node", "price_per_hour", "currency", "quota"});
+                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s"});
     // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
     auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
@@ -134,7 +134,7 @@ std::string list_gpus_csv(const catalog::GpuCatalog& c) {
                    g.tflops_from_fp32 ? "fp32" : "tensor", known(g.mem_bw_gb_s), known(g.link_gb_s),
                    known(g.compute_capability), std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
-                   g.quota < 0 ? "" : std::to_string(g.quota)});
+                   g.quota < 0 ? "" : std::to_string(g.quota), known(g.nic_gb_s)});
     return w.text();
 }
 

@@ -143,10 +143,12 @@ const StageType& ProblemFactory::type(const std::string& name) {
     // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;
     // two stages of one type share a node when both fit in it.
     const int gpus = dp_ * tp_;
-    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : inter_);
+    // A node of this type reaches other nodes through its own network where the catalog gives one.
+    st.nic_bytes_s = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_;
+    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : st.nic_bytes_s);
     const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
-    st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : inter_ / nic_share);
-    st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (inter_ / nic_share);
+    st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : st.nic_bytes_s / nic_share);
+    st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (st.nic_bytes_s / nic_share);
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
 }
@@ -170,12 +172,28 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     }
     if (total != stages_)
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
-    const double nic_bytes_s = inter_ / std::min(dp_ * tp_, widest_node);  // a GPU's share of its node's NIC
-    p.cross_type_link_s = boundary_ / nic_bytes_s;
+    const double share = std::min(dp_ * tp_, widest_node);  // the GPUs that share a node's NIC
+    p.cross_type_link_s = boundary_ / (inter_ / share);
+    // Between nodes of two types, the slower of their networks. Only where some type has its own:
+    // else every pair is cross_type_link_s.
+    double slowest = inter_;
+    bool own = false;
+    for (const auto& t : p.types) {
+        slowest = std::min(slowest, t.nic_bytes_s);
+        own = own || t.nic_bytes_s != inter_;
+    }
+    if (own) {
+        const size_t n = p.types.size();
+        p.cross_links.assign(n * n, 0);
+        for (size_t a = 0; a < n; ++a)
+            for (size_t b = 0; b < n; ++b)
+                p.cross_links[a * n + b] = boundary_ / (std::min(p.types[a].nic_bytes_s, p.types[b].nic_bytes_s) / share);
+    }
     // Each of the dp x tp pairs of first- and last-stage GPUs all-reduces its share (a two-rank ring
-    // moves it once each way) over the network, the pairs on a node sharing its NIC; within a node
-    // when every stage is of one type and the whole pipeline fits in one node (tied_alone_s).
-    p.tied_sync_s = p.types.size() == 1 ? p.types.front().tied_alone_s : tied_sync_s(nic_bytes_s);
+    // moves it once each way) over the network, the pairs on a node sharing its NIC (the slowest of
+    // the mix's, as the mix does not say which types hold the ends); within a node when every stage
+    // is of one type and the whole pipeline fits in one node (tied_alone_s).
+    p.tied_sync_s = p.types.size() == 1 ? p.types.front().tied_alone_s : tied_sync_s(slowest / share);
     return p;
 }
 
@@ -199,9 +217,15 @@ double ProblemFactory::least_nic_share() const {
     return std::min(dp_ * tp_, narrowest);
 }
 
-double ProblemFactory::fastest_cross_link_s() const { return boundary_ / (inter_ / least_nic_share()); }
+double ProblemFactory::fastest_nic_bytes_s() const {
+    double fastest = inter_;
+    for (const auto& [t, per_node] : types_) fastest = std::max(fastest, t.nic_bytes_s);
+    return fastest;
+}
 
-double ProblemFactory::fastest_tied_cross_s() const { return tied_sync_s(inter_ / least_nic_share()); }
+double ProblemFactory::fastest_cross_link_s() const { return boundary_ / (fastest_nic_bytes_s() / least_nic_share()); }
+
+double ProblemFactory::fastest_tied_cross_s() const { return tied_sync_s(fastest_nic_bytes_s() / least_nic_share()); }
 
 double ProblemFactory::tied_sync_s(double bytes_s) const {
     return tied_bytes_ > 0 ? model::ring_allreduce_s(tied_bytes_, 2, bytes_s) : 0;

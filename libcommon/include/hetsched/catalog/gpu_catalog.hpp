@@ -17,6 +17,8 @@ struct GpuType {
     bool tflops_from_fp32 = false;  ///< no tensor figure known: `tflops` is the FP32 peak
     double mem_bw_gb_s = 0;         ///< peak memory bandwidth (0 = unknown)
     double link_gb_s = 0;           ///< intra-node GPU link, bidirectional per GPU (0 = unknown)
+    double nic_gb_s = 0;            ///< a node's network to other nodes, GB/s one way, shared by its GPUs
+                                    ///< (0 = the network's inter_node_gb_s)
     double compute_capability = 0;  ///< CUDA compute capability, e.g. 9.0 (0 = unknown or not CUDA)
     int gpus_per_node = 8;
     double price_per_hour = -1;     ///< per GPU-hour in the catalog's currency; < 0 = unknown

@@ -25,6 +25,7 @@ struct StageType {
     double allreduce_s_per_param = 0;  ///< gradient sync among the stage's dp GPUs, per parameter
     double optimizer_s_per_param = 0;  ///< the optimizer step, per parameter of the stage
     double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type
+    double nic_bytes_s = 0;            ///< its node's network to other nodes (the catalog's nic_gb_s, else the network's)
     double tied_alone_s = 0;           ///< the tied-embedding sync when every stage is of this type
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
     double first_layer_gib = 0;        ///< a middle stage with one layer (for shortfall messages)
@@ -44,6 +45,9 @@ struct Problem {
     std::vector<StageType> types;
     double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync
     double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
+    /// The same for each pair of types, types.size() squared (row: from), when the types' nodes have
+    /// networks of their own; empty: cross_type_link_s for every pair.
+    std::vector<double> cross_links;
     double tied_sync_s = 0;        ///< the tied embedding's gradient all-reduce, first with last stage
     bool tied_before_allreduce = false;  ///< DeepSpeed syncs it before the data-parallel all-reduce
     ScheduleKind schedule = ScheduleKind::overlapped;
@@ -57,7 +61,10 @@ struct Problem {
     double tail_s(size_t type, int pos, long count) const {
         return stage_params(pos, count) * (types[type].allreduce_s_per_param + types[type].optimizer_s_per_param);
     }
-    double transfer_s(size_t from, size_t to) const { return from == to ? types[from].link_s : cross_type_link_s; }
+    double transfer_s(size_t from, size_t to) const {
+        if (from == to) return types[from].link_s;
+        return cross_links.empty() ? cross_type_link_s : cross_links[from * types.size() + to];
+    }
     /// Fastest forward + backward of any single layer on `type` (for lower bounds).
     double min_layer_s(size_t type) const;
 };

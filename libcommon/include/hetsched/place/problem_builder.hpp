@@ -72,6 +72,8 @@ private:
     int dp_, stages_, tp_;
     /// GPUs sharing a node's NIC in the mix of the built types that shares it least.
     double least_nic_share() const;
+    /// The fastest network a built type's node has (for lower bounds).
+    double fastest_nic_bytes_s() const;
     /// The tied embedding's two-rank gradient all-reduce at `bytes_s` (0 when nothing is tied).
     double tied_sync_s(double bytes_s) const;
     SourcePos where_;
