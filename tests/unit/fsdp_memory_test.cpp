@@ -178,10 +178,11 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
     CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
     // Without sharding there is nothing to gather.
     CHECK(pools(Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(0).margin(1e-6));
-    // Not resharded after forward (ZeRO-2), the gathered copies are live, not cached; the reduce-scatter
-    // stream keeps its two fp32 inputs all the same.
+    // Not resharded after forward (ZeRO-2) the same: each all-gather output is still freed to its
+    // stream once copied out (the unsharded copy lives on the compute stream), and the reduce-scatter
+    // stream keeps its two fp32 inputs.
     t.zero_stage = 2;
-    CHECK(pools(kDp2) == Approx(4 * (embedding + output + layer)));
+    CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
     t.zero_stage = 3;
     // Gathering fp8, a block is one byte a weight, but the embedding's unit stays 16-bit.
     t.framework_version = "0.2.2";
@@ -212,6 +213,10 @@ TEST_CASE("torchtitan's freed 16-bit logits stay cached while its loss back-prop
     // Under a pipeline the schedule keeps the last stage's output through its backward.
     auto piped = torchtitan(128, 4);
     CHECK(cached(piped, Layout{1, 2, 1, 1, 1, 1, {}}, 1) == Approx(0).margin(1e-6));
+    // In fp32 the freed block is the size of the loss's tensors, which reuse it.
+    auto fp32 = t;
+    fp32.precision = "fp32";
+    CHECK(cached(fp32, single, 0) == Approx(0).margin(1e-6));
 }
 
 TEST_CASE("in a pipeline FSDP2's streams keep each stage's two largest units reserved", "[model]") {

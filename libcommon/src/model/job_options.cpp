@@ -16,6 +16,9 @@ JobSpec job_from_options(const JobOptions& o) {
     } else if (o.layers && o.hidden && o.heads && o.vocab) {
         job.model.kv_heads = o.heads;
         job.model.ffn_hidden = 4 * o.hidden;
+        const NormAndBias style = style_norm_and_bias(job.model.gated_mlp);  // GPT-2's: no flag gates the MLP
+        job.model.rms_norm = style.rms_norm;
+        job.model.linear_bias = style.linear_bias;
     } else {
         throw UsageError("no model: give --model NAME, or --layers, --hidden, --heads and --vocab, or a job document");
     }

@@ -202,13 +202,19 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // block prefetched after it), the reduce-scatter stream's two largest fp32 inputs. Units: each
     // block; from torchtitan 0.2 the embedding, and the final norm with the output layer; before, the
     // root's embedding, norm and output, gathered once and kept, reduce-scattered last together.
-    const bool fsdp_streams = t.framework == Framework::fsdp && t.zero_stage >= 3 && shards_ > 1;
-    fsdp_units_ = fsdp_streams && l.pp == 1;
+    // Not resharded after forward (ZeRO-2 here) FSDP2 all-gathers and reduce-scatters on the same two
+    // streams: each unit's all-gather output is still freed to the all-gather stream once copied out
+    // (the unsharded copy it fills is the compute stream's, live until the backward: the weights count
+    // it), so the same blocks stay cached.
+    const bool fsdp_streams = t.framework == Framework::fsdp && t.zero_stage >= 2 && shards_ > 1;
+    fsdp_units_ = fsdp_streams && t.zero_stage >= 3 && l.pp == 1;
     own_unit_ = torchtitan_embedding_unit(t) && !m.tied_embeddings;
-    if (fsdp_units_) {
+    if (fsdp_streams && l.pp == 1) {
         // The root gathered once and kept is no unit the all-gather stream passes again.
         const double own = std::max(embedding_, output_);
         stream_pools_ = stream_pools(own_unit_ ? own : 0, own_unit_ ? own : embedding_ + output_, m.layers);
+    }
+    if (fsdp_units_) {
         // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
         // that follows at once.
         if (!torchtitan_embedding_unit(t)) last_block_gathered_ = gathered_weight_bytes(t) * layer_;
@@ -216,11 +222,6 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         // embedding, where that is a unit of its own (16-bit: not a linear, never fp8), not a block.
         if (own_unit_) first_block_prefetch_ = element_ * embedding_ - gathered_weight_bytes(t) * layer_;
     }
-    // Not resharded after forward (ZeRO-2 here), every unit's gathered copy is live from its forward
-    // to its backward (the weights count them): the all-gather stream has nothing cached beside the
-    // peak, but the reduce-scatter stream still keeps its two largest fp32 inputs.
-    if (t.framework == Framework::fsdp && t.zero_stage == 2 && shards_ > 1 && l.pp == 1)
-        stream_pools_ = stream_pools(-1, own_unit_ ? std::max(embedding_, output_) : embedding_ + output_, m.layers);
     // Under a pipeline FSDP2 keeps its two streams: each stage's units are gathered once a step, at
     // their first forward, and reduce-scattered once, at their last backward, so the same blocks stay
     // cached for those streams beside the peak: the stage's blocks and its part of the root (the
@@ -262,9 +263,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_phase_ = lb.phase;
     // torchtitan deletes `pred` once the loss is computed: the 16-bit logits' block is free when the
     // loss back-propagates, but every tensor the loss's backward makes before its peak is an fp32
-    // logits-sized one, twice that block, so it stays cached beside the peak. (Where the pipeline
-    // schedule keeps the output, the block is not freed; see stage().)
-    if (t.framework == Framework::fsdp && !lb.holds_logits) freed_logits_ = element_ * logits_;
+    // logits-sized one, twice that block, so it stays cached beside the peak (in fp32 the block is
+    // their size and is reused). Where the pipeline schedule keeps the output, the block is not freed;
+    // see stage().
+    if (t.framework == Framework::fsdp && !lb.holds_logits && element_ < 4) freed_logits_ = element_ * logits_;
     // Megatron-LM before 2.6 under fp16 had no gradient-accumulation fusion and no contiguous grad
     // buffer: from the second micro-batch on, autograd adds each weight's newly made 16-bit gradient
     // into its .grad, so a layer's backward holds its largest weight's new gradient beside its own
@@ -331,8 +333,7 @@ double StageMemoryModel::stream_pools(double gathered_root, double reduced_root,
     auto two_largest = [&](double root, double one_block) {
         return blocks >= 2 ? std::max(root, one_block) + one_block : root + one_block;  // one block: it and the root
     };
-    const double gathered = gathered_root < 0 ? 0 : two_largest(element_ * gathered_root, block);
-    return gathered + 4 * two_largest(reduced_root, layer_);
+    return two_largest(element_ * gathered_root, block) + 4 * two_largest(reduced_root, layer_);
 }
 
 StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
@@ -432,6 +433,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double embedding_reduce = std::max(element_ * (embedding_unit + embedding_grad_extra_ + embedding_),
                                              (element_ + 4) * embedding_unit);
     const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
+    const double loss_cached = pipe.output_logits > 0 ? 0 : freed_logits_;  // a kept output is not freed
     // Grads absent before the stage's last backward (in the first iteration, what no step has made yet).
     const double before_reduce =
         grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
@@ -448,7 +450,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
         {loss_phase_, stash, loss_ + loss_kept + (loss_holds_logits_ ? 0 : pipe.output_logits), loss_comm,
-         loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale, pipe.output_logits > 0 ? 0 : freed_logits_},
+         loss_grads_absent_ * params + before_reduce, lazy_optimizer, stale, loss_cached},
         {Phase::backward, (first ? stash * (st.in_flight - 1) / st.in_flight : stash) + pipe.backward,
          pipe.kept_logits, comm + 4 * largest + embedding_new, before_reduce, lazy_optimizer},
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,

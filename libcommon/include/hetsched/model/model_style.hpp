@@ -7,12 +7,13 @@
 
 namespace hetsched::model {
 
-/// Norm and linear biases by the style the MLP names: RMSNorm and no biases beside a gated MLP
-/// (LLaMA's), LayerNorm and biases otherwise (GPT-2's).
+/// A model's norm and whether its linear layers have biases.
 struct NormAndBias {
     bool rms_norm;
     bool linear_bias;
 };
+/// Norm and linear biases by the style the MLP names: RMSNorm and no biases beside a gated MLP
+/// (LLaMA's), LayerNorm and biases otherwise (GPT-2's).
 NormAndBias style_norm_and_bias(bool gated_mlp);
 
 /// The dropout a framework trains `m` with when the run does not say: Megatron-LM's 0.1 hidden and

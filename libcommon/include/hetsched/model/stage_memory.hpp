@@ -66,12 +66,12 @@ private:
     /// backward (all of the latter beyond its input when the whole layer is replayed).
     double layer_backward(bool checkpointed) const;
     /// Bytes the allocator keeps cached for FSDP2's all-gather and reduce-scatter streams over `blocks`
-    /// blocks and a root unit of `gathered_root` parameters gathered (0: none passes the stream;
-    /// negative: nothing gathered is cached) and `reduced_root` reduce-scattered.
+    /// blocks and a root unit of `gathered_root` parameters gathered (0: none passes the stream) and
+    /// `reduced_root` reduce-scattered.
     double stream_pools(double gathered_root, double reduced_root, long blocks) const;
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
-    double freed_logits_ = 0;  ///< 16-bit logits freed before the loss back-propagates, cached beside it (see .cpp)
+    double freed_logits_ = 0;                               ///< 16-bit logits freed before the loss's backward (.cpp)
     Phase loss_phase_ = Phase::backward;                    ///< when the loss peaks
     double sbh_ = 0, element_ = 0;
     double head_inputs_ = 0;                                ///< last stage: final norm and output-layer inputs
