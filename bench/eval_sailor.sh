@@ -1,0 +1,53 @@
+#!/bin/sh
+# Compares `placestages --method given` with Sailor's measured iteration times of OPT-350M pipelines
+# on a heterogeneous cluster of RTX-3090, RTX-2080 and Titan-RTX nodes (8 GPUs each), one pipeline
+# each, DeepSpeed's pipeline engine (Sailor's Megatron-DeepSpeed), fp32, no recomputation, micro-batch
+# 2 (tests/data/pipeline_timings/sailor_mit.csv, with Sailor's per-layer profiles at tp 2 and 8 and
+# their sources). The catalog gets the two Turing types and each type's network as Sailor measured it:
+# about 0.115 GB/s from the RTX-3090 node to any other, 2.86 GB/s between the others (nic_gb_s).
+# Prints one row a run and, on stderr, the mean and max |error|.
+#   bench/eval_sailor.sh [BUILD_DIR] [SCHEDULE]   (SCHEDULE: blocking, DeepSpeed's, or overlapped)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+schedule=${2:-blocking}
+data=$root/tests/data/pipeline_timings
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Turing's figures from NVIDIA's Turing architecture whitepaper (Titan RTX: 24 GB, 16.3 FP32 TFLOPS,
+# 672 GB/s; RTX 2080: 8 GB, 10.1 FP32 TFLOPS, 448 GB/s); fp32 training, so the FP32 peak. The
+# profiles time the layers; these set memory and the optimizer step.
+"$build/tools/placestages/placestages" --list-gpus | awk -F, -v OFS=, '
+  NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "gpus_per_node") n = i; if ($i == "nic_gb_s") c = i } print; next }
+  $1 == "RTX-3090" { $n = 8; $c = 0.115; print }
+  END { print "RTX-2080,8,10.1,fp32,448,32,7.5,8,,USD,,2.86"; print "Titan-RTX,24,16.3,fp32,672,32,7.5,8,,USD,,2.86" }' \
+  > "$tmp/catalog.csv"
+
+echo "id,measured_s,predicted_s,error_pct"
+tail -n +2 "$data/sailor_mit.csv" | while IFS=, read -r id tp dp pp gbs mbs gpus split measured trust source; do
+  stages=$(printf '%s\n%s\n' "$gpus" "$split" | awk 'NR == 1 { n = split($0, g, " ") } NR == 2 {
+    split($0, l, " "); s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") "{gpu: " g[i] ", layers: " l[i] "}"; print s }')
+  cat > "$tmp/job.yaml" <<YAML
+kind: job
+version: 1
+model: {name: opt-350m, layers: 24, hidden: 1024, heads: 16, kv_heads: 16, ffn_hidden: 4096, gated_mlp: false, vocab: 50257, tied_embeddings: true}
+training: {seq_len: 2048, global_batch: $gbs, micro_batch: $mbs, precision: fp32, optimizer: adamw, framework: deepspeed, deepspeed_model: megatron, zero_stage: 0, recompute: none, flash_attention: false}
+network: {inter_node_gb_s: 2.86}
+allocation:
+  dp: $dp
+  tp: $tp
+  stages: [$stages]
+YAML
+  "$build/tools/placestages/placestages" "$tmp/job.yaml" --catalog "$tmp/catalog.csv" --method given \
+    --schedule "$schedule" --profile "$data/sailor_opt350_profile_tp$tp.csv" --format csv -q > "$tmp/out.csv" ||
+    { echo "eval_sailor: placestages failed on $id" >&2; exit 1; }
+  awk -F, -v id="$id" -v m="$measured" '
+    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i }
+    NR == 2 { printf "%s,%s,%s,%.1f\n", id, m, $c, 100 * ($c - m) / m }' "$tmp/out.csv"
+done > "$tmp/rows.csv"
+cat "$tmp/rows.csv"
+awk -F, -v schedule="$schedule" '
+  { e = $4 < 0 ? -$4 : $4; n++; s += e; if (e > x) x = e }
+  END { printf "sailor het profile (%s): %d runs, mean |error| %.1f%%, max %.1f%%\n", schedule, n, s / n, x > "/dev/stderr" }
+' "$tmp/rows.csv"
