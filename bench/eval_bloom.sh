@@ -13,6 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 schedule=${2:-blocking}
 efficiency=${3:-}
+. "$root/bench/eval_lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,9 +40,7 @@ allocation:
 EOF
   "$build/tools/placestages/placestages" "$tmp/job.yaml" --method given --schedule "$schedule" --format csv -q \
     ${efficiency:+--efficiency "$efficiency"} > "$tmp/out.csv" || { echo "eval_bloom: placestages failed on $id" >&2; exit 1; }
-  awk -F, -v id="$id" -v m="$measured" '
-    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i }
-    NR == 2 { printf "%s,%s,%s,%.1f\n", id, m, $c, 100 * ($c - m) / m }' "$tmp/out.csv"
+  error_row "$id" "$measured" "$(iteration_time "$tmp/out.csv")"
 done > "$tmp/rows.csv"
 cat "$tmp/rows.csv"
 awk -F, -v schedule="$schedule" '

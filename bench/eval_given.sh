@@ -13,6 +13,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 schedule=${2:-blocking}
+. "$root/bench/eval_lib.sh"
 data=$root/tests/data/pipeline_timings
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,7 +24,7 @@ estimate() {  # job.yaml [extra flags] -> iteration seconds; a failed run stops 
   "$build/tools/placestages/placestages" "$job" --catalog "$tmp/catalog.csv" --method given --schedule "$schedule" \
     --format csv -q "$@" \
     > "$tmp/out.csv" || { echo "eval_given: placestages failed on $id" >&2; exit 1; }
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i } NR == 2 { print $c }' "$tmp/out.csv"
+  iteration_time "$tmp/out.csv"
 }
 
 # The two types as the catalog has them, on AWS's 4-GPU nodes (p3.8xlarge, g4dn.12xlarge).

@@ -12,6 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 schedule=${2:-blocking}
 data=$root/tests/data/pipeline_timings
+. "$root/bench/eval_lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -42,9 +43,7 @@ YAML
   "$build/tools/placestages/placestages" "$tmp/job.yaml" --catalog "$tmp/catalog.csv" --method given \
     --schedule "$schedule" --profile "$data/sailor_opt350_profile_tp$tp.csv" --format csv -q > "$tmp/out.csv" ||
     { echo "eval_sailor: placestages failed on $id" >&2; exit 1; }
-  awk -F, -v id="$id" -v m="$measured" '
-    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i }
-    NR == 2 { printf "%s,%s,%s,%.1f\n", id, m, $c, 100 * ($c - m) / m }' "$tmp/out.csv"
+  error_row "$id" "$measured" "$(iteration_time "$tmp/out.csv")"
 done > "$tmp/rows.csv"
 cat "$tmp/rows.csv"
 awk -F, -v schedule="$schedule" '

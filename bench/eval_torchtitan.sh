@@ -12,6 +12,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 efficiency=${2:-}
+. "$root/bench/eval_lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -45,9 +46,8 @@ EOF
     ${efficiency:+--efficiency "$efficiency"} > "$tmp/out.csv" || { echo "eval_torchtitan: placestages failed on $id" >&2; exit 1; }
   group=$([ "$compile" = none ] && echo eager || echo compiled)
   [ "$float8" = none ] || group="$group float8"
-  awk -F, -v id="$id" -v date="$date" -v group="$group" -v s="$((batch * seq * accum))" -v tps="$tps" -v tp="$tp" '
-    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i }
-    NR == 2 { m = s / (tps * tp); printf "%s,%s,%s,%.3f,%s,%.1f\n", id, date, group, m, $c, 100 * ($c - m) / m }' "$tmp/out.csv"
+  error_row "$id" "$(awk -v s="$((batch * seq * accum))" -v tps="$tps" -v tp="$tp" 'BEGIN { printf "%.3f", s / (tps * tp) }')" \
+    "$(iteration_time "$tmp/out.csv")" "$date,$group"
 done > "$tmp/rows.csv"
 cat "$tmp/rows.csv"
 awk -F, '
