@@ -329,3 +329,14 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     CHECK(place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o).tied_sync_s == 0);
     CHECK(place::make_problem(llama13b(), alloc(2, {"A30", "RTX-A4000"}), cat, o).tied_sync_s == 0);
 }
+
+TEST_CASE("the schedule follows the job's framework unless an option names one", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    auto job = llama13b();
+    CHECK(place::make_problem(job, alloc(2, {"A30", "A30"}), cat, {}).schedule == place::ScheduleKind::overlapped);
+    job.training.framework = model::Framework::deepspeed;  // its pipeline engine's sends block the stage
+    CHECK(place::make_problem(job, alloc(2, {"A30", "A30"}), cat, {}).schedule == place::ScheduleKind::blocking);
+    place::ProblemOptions o;
+    o.schedule = place::ScheduleKind::overlapped;
+    CHECK(place::make_problem(job, alloc(2, {"A30", "A30"}), cat, o).schedule == place::ScheduleKind::overlapped);
+}

@@ -47,7 +47,7 @@ std::string placement_context(const model::JobSpec& job, const catalog::GpuCatal
     }
     out << static_cast<int>(problem.measure) << ' ' << problem.usable_fraction << ' ' << problem.efficiency << ' '
         << problem.network.inter_node_gb_s << ' ' << problem.network.intra_node_gb_s << ' ' << problem.profile << ' '
-        << static_cast<int>(problem.schedule) << ' ' << static_cast<int>(placer) << ' ' << placer_limit;
+        << (problem.schedule ? static_cast<int>(*problem.schedule) : -1) << ' ' << static_cast<int>(placer) << ' ' << placer_limit;
     return out.str();
 }
 

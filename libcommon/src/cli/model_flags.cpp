@@ -9,7 +9,7 @@ place::ProblemOptions ModelFlags::problem() const {
     po.measure = model::parse_measure(measure);
     po.usable_fraction = usable_fraction;
     po.efficiency = efficiency;
-    po.schedule = place::parse_schedule_kind(schedule);
+    if (!schedule.empty()) po.schedule = place::parse_schedule_kind(schedule);
     return po;
 }
 
@@ -23,8 +23,8 @@ void add_model_flags(CLI::App& app, ModelFlags& f, const char* group) {
         ->group(g)->check(CLI::IsMember({"allocated", "reserved", "device"}))->capture_default_str();
     app.add_option("--schedule", f.schedule,
                    "How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed's "
-                   "pipeline engine)")
-        ->group(g)->check(CLI::IsMember({"overlapped", "blocking"}))->capture_default_str();
+                   "pipeline engine); default: the job's framework's")
+        ->group(g)->check(CLI::IsMember({"overlapped", "blocking"}));
     app.add_option("--usable-fraction", f.usable_fraction, "Share of a GPU's memory a stage may fill")
         ->group(g)->check(number_in(0.1, 1.0))->capture_default_str();
 }

@@ -27,6 +27,10 @@ ScheduleKind parse_schedule_kind(const std::string& s) {
     throw UsageError("unknown schedule '" + s + "' (expected overlapped or blocking)");
 }
 
+ScheduleKind default_schedule(const model::Training& t) {
+    return t.framework == model::Framework::deepspeed ? ScheduleKind::blocking : ScheduleKind::overlapped;
+}
+
 const char* schedule_kind_name(ScheduleKind k) { return k == ScheduleKind::blocking ? "blocking" : "overlapped"; }
 
 void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,

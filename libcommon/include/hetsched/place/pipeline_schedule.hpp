@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/model/training.hpp>
+
 namespace hetsched::place {
 
 /// One stage's costs per micro-batch, in seconds.
@@ -36,6 +38,9 @@ const char* event_kind_name(EventKind k);
 /// engine: every send and receive is a rendezvous that holds both stages until the transfer is done).
 enum class ScheduleKind { overlapped, blocking };
 ScheduleKind parse_schedule_kind(const std::string& s);  ///< UsageError unless overlapped or blocking
+/// The schedule a framework runs: blocking for DeepSpeed's pipeline engine, whose sends and receives
+/// hold the stage; overlapped for Megatron-LM and torchtitan.
+ScheduleKind default_schedule(const model::Training& t);
 const char* schedule_kind_name(ScheduleKind k);
 
 /// One interval of the simulated schedule, for plotting.

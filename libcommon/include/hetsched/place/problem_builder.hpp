@@ -13,6 +13,8 @@
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/place/allocation.hpp>
+#include <optional>
+
 #include <hetsched/place/pipeline_schedule.hpp>
 #include <hetsched/place/problem.hpp>
 
@@ -24,7 +26,8 @@ struct ProblemOptions {
     double efficiency = model::kDefaultEfficiency;   ///< achieved share of peak TFLOPS
     model::Network network;
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
-    ScheduleKind schedule = ScheduleKind::overlapped;  ///< how stages exchange tensors
+    /// How stages exchange tensors; unset: as the job's framework runs its pipeline (default_schedule).
+    std::optional<ScheduleKind> schedule;
 };
 
 /// `base` (the flags' measure, usable fraction and efficiency) with its network resolved: the flag's
