@@ -176,7 +176,7 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     p.cross_type_link_s = boundary_ / (inter_ / share);
     // Between nodes of two types, the slower of their networks. Only where some type has its own:
     // else every pair is cross_type_link_s.
-    double slowest = inter_;
+    double slowest = std::numeric_limits<double>::infinity();
     bool own = false;
     for (const auto& t : p.types) {
         slowest = std::min(slowest, t.nic_bytes_s);

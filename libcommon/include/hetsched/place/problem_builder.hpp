@@ -3,6 +3,7 @@
 /// layers each type holds at each stage position, the compute model (or a measured profile) what a
 /// micro-batch costs, and the network what transfers and gradient syncs take.
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,6 @@
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/place/allocation.hpp>
-#include <optional>
-
 #include <hetsched/place/pipeline_schedule.hpp>
 #include <hetsched/place/problem.hpp>
 
