@@ -71,7 +71,7 @@ Problem random_problem(std::mt19937& rng) {
     p.layer_params = 1;
     p.head_params = 2;
     p.tail_params = 2;
-    p.cross_type_link_s = 0.1 * unit(rng);
+    const double cross_link = 0.1 * unit(rng);
     const int n = ntypes(rng);
     int k = 0;
     std::vector<int> stages;
@@ -94,6 +94,7 @@ Problem random_problem(std::mt19937& rng) {
         st.link_s = 0.05 * unit(rng);
         p.types.push_back(st);
     }
+    p.cross_links.assign(p.types.size() * p.types.size(), cross_link);
     return p;
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     CHECK(p.types[0].forward[1] == Approx((matmul + scores / 2) / (165e12 * 0.5)));
     CHECK(p.types[0].backward[1] == Approx((2 * matmul + 2.5 * scores / 2) / (165e12 * 0.5)));
     // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
-    CHECK(p.cross_type_link_s == Approx(2048.0 * 2048 * 2 / 1e9));
+    CHECK(p.transfer_s(0, 1) == Approx(2048.0 * 2048 * 2 / 1e9));
     CHECK(p.stage_params(0, 1) > p.stage_params(1, 1));  // stage 0 also syncs the embedding
     CHECK(p.types[0].allreduce_s_per_param > 0);
     CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
@@ -107,8 +107,8 @@ TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes; the s
     CHECK(p.tied_sync_s == 0);                                      // untied
     // Without a type's own network every pair is the network's, as before.
     const auto plain = place::make_problem(llama13b(), alloc(4, {"A30", "A30", "RTX-A4000"}), catalog::named_catalog("juchi"), o);
-    CHECK(plain.cross_links.empty());
-    CHECK(plain.transfer_s(0, 1) == Approx(plain.cross_type_link_s));
+    CHECK(plain.transfer_s(0, 1) == Approx(boundary / (2e9 / 4)));
+    CHECK(plain.transfer_s(1, 0) == Approx(boundary / (2e9 / 4)));
 }
 
 TEST_CASE("each type's layer times follow the attention kernel it runs", "[place]") {

@@ -135,16 +135,15 @@ double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, co
 }
 
 /// What the measure adds on top of live tensors: the cuBLAS workspaces (`workspace`), the caching
-/// allocator's reserve (beside `pools`, blocks cached for other streams, and `cached`, blocks this
-/// peak's own allocations cannot reuse), and the CUDA context plus NCCL buffers that only nvidia-smi
-/// sees.
-double overhead_bytes(Measure measure, double workspace, double dynamic, double pools, double cached, int gpus) {
+/// allocator's reserve (beside `cached`: blocks cached for other streams, and those this peak's own
+/// allocations cannot reuse), and the CUDA context plus NCCL buffers that only nvidia-smi sees.
+double overhead_bytes(Measure measure, double workspace, double dynamic, double cached, int gpus) {
     if (measure == Measure::allocated) return workspace;
     // Activations and logits are freed and re-allocated every micro-batch in different sizes; the
     // caching allocator keeps the freed blocks split and cached. An assumption, not a mechanism worked
     // out block by block: a share of the dynamic peak (6%; the loss's largest cached block is counted
     // apart, in `cached`).
-    const double reserved = workspace + 0.06 * dynamic + pools + cached;
+    const double reserved = workspace + 0.06 * dynamic + cached;
     if (measure == Measure::reserved) return reserved;
     const double context = 0.6 * kGiB, nccl = gpus > 1 ? 0.3 * kGiB : 0.0;
     return reserved + context + nccl;
@@ -467,7 +466,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             continue;
         const Candidate& c = candidates[k];
         const double overhead =
-            overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools, c.cached, layout_.gpus());
+            overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools + c.cached, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         if (total <= best) continue;  // ties go to the earlier candidate

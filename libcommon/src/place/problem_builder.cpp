@@ -172,21 +172,15 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
     }
     if (total != stages_)
         throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
-    const double share = std::min(dp_ * tp_, widest_node);  // the GPUs that share a node's NIC
-    p.cross_type_link_s = boundary_ / (inter_ / share);
-    // Between nodes of two types, the slower of their networks. Only where some type has its own:
-    // else every pair is cross_type_link_s.
+    // Between nodes of two types, the slower of their networks, shared by the GPUs on a node.
+    const double share = std::min(dp_ * tp_, widest_node);
+    const size_t n = p.types.size();
     double slowest = std::numeric_limits<double>::infinity();
-    bool own = false;
-    for (const auto& t : p.types) {
-        slowest = std::min(slowest, t.nic_bytes_s);
-        own = own || t.nic_bytes_s != inter_;
-    }
-    if (own) {
-        const size_t n = p.types.size();
-        p.cross_links.assign(n * n, 0);
-        for (size_t a = 0; a < n; ++a)
-            for (size_t b = 0; b < n; ++b)
+    p.cross_links.assign(n * n, 0);
+    for (size_t a = 0; a < n; ++a) {
+        slowest = std::min(slowest, p.types[a].nic_bytes_s);
+        for (size_t b = 0; b < n; ++b)
+            if (a != b)
                 p.cross_links[a * n + b] = boundary_ / (std::min(p.types[a].nic_bytes_s, p.types[b].nic_bytes_s) / share);
     }
     // Each of the dp x tp pairs of first- and last-stage GPUs all-reduces its share (a two-rank ring

@@ -44,9 +44,8 @@ struct Problem {
     long micro_batches = 1;
     std::vector<StageType> types;
     double layer_params = 0, head_params = 0, tail_params = 0;  ///< for the gradient sync
-    double cross_type_link_s = 0;  ///< one micro-batch's activation between stages of different types
-    /// The same for each pair of types, types.size() squared (row: from), when the types' nodes have
-    /// networks of their own; empty: cross_type_link_s for every pair.
+    /// One micro-batch's activation between stages of two different types, types.size() squared (row:
+    /// from); empty: no time (hand-made problems without a network).
     std::vector<double> cross_links;
     double tied_sync_s = 0;        ///< the tied embedding's gradient all-reduce, first with last stage
     bool tied_before_allreduce = false;  ///< DeepSpeed syncs it before the data-parallel all-reduce
@@ -63,7 +62,7 @@ struct Problem {
     }
     double transfer_s(size_t from, size_t to) const {
         if (from == to) return types[from].link_s;
-        return cross_links.empty() ? cross_type_link_s : cross_links[from * types.size() + to];
+        return cross_links.empty() ? 0.0 : cross_links[from * types.size() + to];
     }
     /// Fastest forward + backward of any single layer on `type` (for lower bounds).
     double min_layer_s(size_t type) const;
