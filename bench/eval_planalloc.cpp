@@ -7,8 +7,10 @@
 // The espresso searches of one case share a placement memo (each plan is placed once for all its
 // SLOs, as the issue asks); --no-memo places afresh for every SLO. Exhaustive search is timed once a
 // case and counted for each SLO, as a search per SLO would cost.
+// --schedule blocking times every plan as DeepSpeed's pipeline engine runs it, whose bounds differ.
 // Run: cmake --build build --target eval_planalloc &&
 //      build/bench/eval_planalloc [generated-cases] [--generated-only | --paper-only] [--threads N] [--no-memo]
+//                                 [--schedule overlapped|blocking]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,8 +37,10 @@ struct Totals {
 /// Runs every SLO for one job and space; prints one line per SLO when `verbose`.
 int threads = 1;
 bool use_memo = true;
+place::ScheduleKind schedule = place::ScheduleKind::overlapped;
 
 void run_case(const char* label, alloc::SearchSpace space, Totals& tot, bool verbose) {
+    space.problem.schedule = schedule;
     alloc::SearchOptions ex;
     ex.threads = threads;
     ex.method = alloc::SearchMethod::exhaustive;
@@ -92,6 +96,7 @@ int main(int argc, char** argv) {
         else if (a == "--paper-only") generated = 0;
         else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (a == "--no-memo") use_memo = false;
+        else if (a == "--schedule" && i + 1 < argc) schedule = place::parse_schedule_kind(argv[++i]);
         else generated = std::atoi(a.c_str());
     }
     const auto juchi = catalog::named_catalog("juchi");

@@ -12,32 +12,55 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// What one layer of `t` adds to a stage's busy time over the iteration.
 double per_layer(const BoundType& t, double m) { return m * t.layer_s + t.sync_s; }
 
-/// Whole layers one stage of `t` holds when it may be busy at most `busy`.
-double room(const BoundType& t, double m, double busy) {
-    return std::min(static_cast<double>(t.max_layers), std::floor(busy / per_layer(t, m)));
+/// What a stage is held by transfers beyond its layers' busy time (all 0 when overlapped).
+struct TransferHold {
+    double every = 0;     ///< every stage: its 2m transfers over at least one link (k ≥ 2)
+    double boundary = 0;  ///< one stage of each type of a mix: 2m over a link between types
+};
+
+/// The holds of `stages` stages of `kinds` types (kinds ≤ 1: no boundary). A "type" may stand for
+/// several (completion_time_bound's fastest candidate), so every stage's link is the fastest of any.
+TransferHold transfer_hold(const BoundJob& job, double stages, double kinds) {
+    if (!job.blocking || stages < 2) return {};
+    const double m2 = 2.0 * static_cast<double>(job.micro_batches);
+    return {m2 * std::min(job.link_s, job.cross_link_s), kinds > 1 ? m2 * job.cross_link_s : 0.0};
+}
+
+/// Whole layers one stage of `t` holds when it may be busy at most `busy`, `hold` of it on transfers.
+double room(const BoundType& t, double m, double busy, double hold = 0) {
+    return std::min(static_cast<double>(t.max_layers), std::floor((busy - hold) / per_layer(t, m)));
+}
+
+/// Layers the `t.stages` stages of `t` hold under `busy`, one of them the boundary stage of a mix;
+/// -1 when a stage cannot take even one.
+double type_room(const BoundType& t, double m, double busy, const TransferHold& h, bool mix) {
+    const double each = room(t, m, busy, h.every), edge = mix ? room(t, m, busy, std::max(h.every, h.boundary)) : each;
+    if (each < 1 || edge < 1) return -1;
+    return (t.stages - (mix ? 1 : 0)) * each + (mix ? edge : 0);
 }
 
 /// Layers all stages hold under `busy`; 0 when a stage cannot take even one.
-double held(const std::vector<BoundType>& types, double m, double busy) {
+double held(const std::vector<BoundType>& types, double m, double busy, const TransferHold& h, bool mix) {
     double total = 0;
     for (const auto& t : types) {
-        const double r = room(t, m, busy);
-        if (r < 1) return 0;
-        total += t.stages * r;
+        const double r = type_room(t, m, busy, h, mix);
+        if (r < 0) return 0;
+        total += r;
     }
     return total;
 }
 
-/// The least Σ τ_s of a split whose stages of type t hold at most room_of(t) layers: one layer per
-/// stage, the rest to the fastest stages first; infinity when they cannot. `sorted` by layer_s.
+/// The least Σ τ_s of a split whose stages of type t hold at most room_of(t) layers in all (-1: a
+/// stage cannot hold one): one layer per stage, the rest to the fastest stages first; infinity when
+/// they cannot. `sorted` by layer_s.
 template <class Room>
 double least_total_within(const std::vector<BoundType>& sorted, double layers, Room&& room_of) {
     double left = layers, total = 0;
     for (const auto& t : sorted) total += t.stages * t.layer_s, left -= t.stages;
     for (const auto& t : sorted) {
         const double r = room_of(t);
-        if (r < 1) return kInf;
-        const double take = std::min(left, t.stages * (r - 1));
+        if (r < 0) return kInf;
+        const double take = std::min(left, r - t.stages);
         total += take * t.layer_s;
         left -= take;
         if (left <= 0) return total;
@@ -46,8 +69,9 @@ double least_total_within(const std::vector<BoundType>& sorted, double layers, R
 }
 
 /// The least Σ τ_s of a split under `busy`.
-double least_total(const std::vector<BoundType>& sorted, double m, double layers, double busy) {
-    return least_total_within(sorted, layers, [&](const BoundType& t) { return room(t, m, busy); });
+double least_total(const std::vector<BoundType>& sorted, double m, double layers, double busy, const TransferHold& h,
+                   bool mix) {
+    return least_total_within(sorted, layers, [&](const BoundType& t) { return type_room(t, m, busy, h, mix); });
 }
 
 /// The least Σ τ_s + c·max τ_s over every split: at some cap B on τ (a breakpoint x·layer_s, where
@@ -58,7 +82,8 @@ double least_chain(const std::vector<BoundType>& sorted, double layers, double c
         for (long x = 1; x <= b.max_layers; ++x) {
             const double cap = static_cast<double>(x) * b.layer_s;
             const double total = least_total_within(sorted, layers, [&](const BoundType& t) {
-                return std::min(static_cast<double>(t.max_layers), std::floor(cap * (1 + 1e-12) / t.layer_s));
+                const double r = std::min(static_cast<double>(t.max_layers), std::floor(cap * (1 + 1e-12) / t.layer_s));
+                return r < 1 ? -1 : t.stages * r;
             });
             best = std::min(best, total + c * cap);
         }
@@ -82,12 +107,15 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     }
     if (sorted.empty() || capacity < L || k > L) return kInf;
     std::sort(sorted.begin(), sorted.end(), [](const BoundType& a, const BoundType& b) { return a.layer_s < b.layer_s; });
+    const TransferHold hold = transfer_hold(job, k, kinds);
+    const bool mix = kinds > 1;
+    busy_hi += std::max(hold.every, hold.boundary);
 
     // The least busy time at which the stages hold every layer.
     double lo = 0, hi = busy_hi * (1 + 1e-12);
     for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
         const double mid = (lo + hi) / 2;
-        (held(sorted, m, mid) >= L ? hi : lo) = mid;
+        (held(sorted, m, mid, hold, mix) >= L ? hi : lo) = mid;
     }
     // T(busy) = max(busy, latency(busy)) with latency non-increasing in busy: bisect for the crossing.
     const double same = std::min(job.link_s, job.cross_link_s);
@@ -107,7 +135,7 @@ double iteration_lower_bound(const BoundJob& job, const std::vector<BoundType>& 
     // when there are two or more.
     const double queued = k > 1 ? (m - 1) * (kinds > 1 ? job.cross_link_s : same) : 0.0;
     auto latency = [&](double busy) {
-        const double total = least_total(sorted, m, L, busy);
+        const double total = least_total(sorted, m, L, busy, hold, mix);
         return std::max(total * (1 + extra), total + queued) + fixed;
     };
     double a = std::max(hi, min_busy), b = std::max(a, busy_hi * (1 + 1e-12));
@@ -136,11 +164,17 @@ double least_busy_by_position(const BoundJob& job, const std::vector<BoundType>&
                               const place::RoomByPosition& room) {
     const double m = static_cast<double>(job.micro_batches);
     std::vector<int> counts;
-    std::vector<double> times;  // candidate busy times: x whole layers on a stage of some type
+    double k = 0, kinds = 0;
     for (const auto& t : types) {
         counts.push_back(t.stages);
+        if (t.stages > 0) k += t.stages, kinds += 1;
+    }
+    // Every stage is held by its transfers (the boundary stages more, which this bound leaves out).
+    const double every = transfer_hold(job, k, kinds).every;
+    std::vector<double> times;  // candidate busy times: x whole layers on a stage of some type
+    for (const auto& t : types) {
         if (t.stages <= 0) continue;
-        for (long x = 1; x <= t.max_layers; ++x) times.push_back(static_cast<double>(x) * per_layer(t, m));
+        for (long x = 1; x <= t.max_layers; ++x) times.push_back(static_cast<double>(x) * per_layer(t, m) + every);
     }
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
@@ -150,7 +184,7 @@ double least_busy_by_position(const BoundJob& job, const std::vector<BoundType>&
     // Layers every order holds at most when no stage is busy past `busy`.
     auto held = [&](double busy) {
         for (size_t t = 0; t < types.size(); ++t) {
-            const double most = std::floor(busy * (1 + 1e-12) / per_layer(types[t], m));
+            const double most = std::max(0.0, std::floor((busy * (1 + 1e-12) - every) / per_layer(types[t], m)));
             clipped[t] = *room[t];
             for (long& r : clipped[t]) r = std::min(r, static_cast<long>(std::min(most, 1e15)));
         }
@@ -196,6 +230,7 @@ BoundJob bound_job_of(const place::ProblemFactory& f) {
     j.ends_s = std::isinf(head) ? 0 : head + tail;
     j.link_s = f.fastest_link_s();
     j.cross_link_s = f.fastest_cross_link_s();
+    j.blocking = base.schedule == place::ScheduleKind::blocking;
     return j;
 }
 
@@ -293,18 +328,22 @@ double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, dou
         items.push_back({c.stage_price_s[t], 1 / busy_per_layer(c, t), c.max_stages[t]});
         cheapest.emplace_back(c.stage_price_s[t], c.max_stages[t]);
     }
-    // Busy bound: T ≥ L / Σ speed, so cost ≥ z·L·(price / speed) at its least.
-    const double busy = iterations * static_cast<double>(c.job.layers) * min_price_per_speed(price0, speed0, p.left, items);
     // Product bound: the time bound times the cheapest completion's price.
     std::sort(cheapest.begin(), cheapest.end());
     double price = price0;
-    int left = p.left;
+    int left = p.left, stages = p.left;
     for (auto [each, n] : cheapest) {
         const int take = std::min(left, n);
         price += take * each;
         left -= take;
     }
     if (left > 0) return kInf;
+    for (int n : p.counts) stages += n;
+    // Busy bound: a stage held h by its transfers holds at most (T − h)·speed layers, so
+    // T ≥ h + L / Σ speed, and cost ≥ z·(L·(price / speed) at its least + h·the cheapest price).
+    const double hold = transfer_hold(c.job, stages, 0).every;
+    const double busy =
+        iterations * (static_cast<double>(c.job.layers) * min_price_per_speed(price0, speed0, p.left, items) + hold * price);
     return std::max({busy, iterations * time_bound * price, iterations * completion_room_cost(c, p)});
 }
 
@@ -363,6 +402,9 @@ double least_price_holding(std::vector<RoomItem>& items, int stages, double need
 
 double completion_room_cost(const CandidateBounds& c, const PartialPlan& p) {
     const double m = static_cast<double>(c.job.micro_batches), L = static_cast<double>(c.job.layers);
+    int stages = p.left;
+    for (int n : p.counts) stages += n;
+    const double hold = transfer_hold(c.job, stages, 0).every;  // what every stage's transfers add
     double price0 = 0, floor_busy = 0;
     std::vector<double> busy;  // where a present type's room changes: x whole layers on one of its stages
     for (size_t t = 0; t < p.counts.size(); ++t) {
@@ -371,9 +413,9 @@ double completion_room_cost(const CandidateBounds& c, const PartialPlan& p) {
         const double each = per_layer(c.types[t], m);
         if (fixed) {
             price0 += p.counts[t] * c.stage_price_s[t];
-            floor_busy = std::max(floor_busy, each);  // every stage holds a layer
+            floor_busy = std::max(floor_busy, each + hold);  // every stage holds a layer
         }
-        for (long x = 1; x <= c.types[t].max_layers; ++x) busy.push_back(static_cast<double>(x) * each);
+        for (long x = 1; x <= c.types[t].max_layers; ++x) busy.push_back(static_cast<double>(x) * each + hold);
     }
     std::sort(busy.begin(), busy.end());
     std::vector<RoomItem> items;
@@ -383,7 +425,8 @@ double completion_room_cost(const CandidateBounds& c, const PartialPlan& p) {
         items.clear();
         for (size_t t = 0; t < p.counts.size(); ++t) {
             const double each = per_layer(c.types[t], m);
-            const long holds = std::min(c.types[t].max_layers, static_cast<long>(std::floor(b * (1 + 1e-12) / each)));
+            const long holds =
+                std::min(c.types[t].max_layers, static_cast<long>(std::floor((b * (1 + 1e-12) - hold) / each)));
             if (t < p.next) held += p.counts[t] * static_cast<double>(holds);
             else if (c.max_stages[t] > 0 && holds >= 1) items.push_back({c.stage_price_s[t], holds, c.max_stages[t]});
         }

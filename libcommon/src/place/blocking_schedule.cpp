@@ -55,11 +55,18 @@ void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& 
                        std::vector<TimelineEvent>* timeline) {
     const int k = static_cast<int>(stages.size());
     const size_t uk = static_cast<size_t>(k);
+    // The commands depend on k and m only: a search simulates many placements of one layout.
     thread_local std::vector<std::vector<Command>> cmds;
+    thread_local int cmds_k = -1;
+    thread_local long cmds_m = -1;
     thread_local std::vector<size_t> next;
     thread_local std::vector<double> clock;
-    cmds.resize(uk);
-    for (int j = 0; j < k; ++j) commands(j, k, m, cmds[static_cast<size_t>(j)]);
+    if (k != cmds_k || m != cmds_m) {
+        cmds.resize(uk);
+        for (int j = 0; j < k; ++j) commands(j, k, m, cmds[static_cast<size_t>(j)]);
+        cmds_k = k;
+        cmds_m = m;
+    }
     next.assign(uk, 0);
     clock.assign(uk, 0.0);
     out.backward_end.assign(uk, 0.0);

@@ -55,7 +55,7 @@ double iteration_time(const Problem& p, const Placement& pl, std::vector<StageCo
 double iteration_time_below(const Problem& p, const Placement& pl, double bar, std::vector<StageCosts>& costs,
                             Schedule& schedule) {
     fill_costs(p, pl, costs);
-    const double bound = schedule_lower_bound(costs, p.micro_batches);
+    const double bound = schedule_lower_bound(costs, p.micro_batches, p.schedule);
     if (bound >= bar) return bound;
     simulate(p.schedule, costs, p.micro_batches, schedule);
     return schedule.iteration_s;

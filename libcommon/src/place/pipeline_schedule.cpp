@@ -166,8 +166,9 @@ void finish_stages(const std::vector<StageCosts>& stages, Schedule& out, std::ve
     }
 }
 
-double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches) {
+double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches, ScheduleKind kind) {
     const size_t k = stages.size();
+    const bool blocking = kind == ScheduleKind::blocking;
     const double m = static_cast<double>(micro_batches);
     const double sync0 = stages.empty() ? 0 : stages.front().tail();
     // after[j]: a micro-batch's way from stage j + 1 to the last stage and back, forward, backward and
@@ -178,8 +179,13 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
     double down = 0, up = 0, bound = 0;  // micro-batch 0's way to stage j, and a gradient's way back from it
     for (size_t j = 0; j < k; ++j) {
         const StageCosts& c = stages[j];
-        const double busy_end = down + m * (c.forward + c.backward);
-        bound = std::max({bound, busy_end + c.tail(), busy_end + up + sync0});
+        // Blocking, the stage is also held by each of its links' 2m transfers: after micro-batch 0's
+        // arrival (in `down`), 2m − 1 on the link before it and 2m on the one after; the last of them
+        // sends the last gradient back, the first step of `up`.
+        const double in = j > 0 ? stages[j - 1].to_next : 0.0;
+        const double held = blocking ? (2 * m - 1) * in + 2 * m * c.to_next : 0.0;
+        const double busy_end = down + m * (c.forward + c.backward) + held;
+        bound = std::max({bound, busy_end + c.tail(), busy_end - (blocking ? in : 0.0) + up + sync0});
         // 1F1B runs w = min(k − 1 − j, m) warm-up forwards, so stage j's last forward comes after its
         // other m − 1 forwards and max(0, m − w − 1) backwards; that micro-batch then goes to the end and
         // back before its backward, the stage's last.

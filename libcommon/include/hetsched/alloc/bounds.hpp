@@ -29,6 +29,9 @@ struct BoundJob {
     double cross_link_s = 0;  ///< fastest activation transfer between stages of different types
     double first_sync_s = 0;  ///< fastest gradient sync of the first stage's embedding and one layer
     double tied_cross_s = 0;  ///< fastest tied-embedding sync of the first and last stage between nodes
+    /// DeepSpeed's blocking schedule: each of the 2m transfers over a link (m activations, m gradients)
+    /// holds the stages at both ends, so it adds to both stages' busy time.
+    bool blocking = false;
 };
 
 /// Lower bound on the iteration time of any placement of the job's layers onto the stages `types`
@@ -36,7 +39,11 @@ struct BoundJob {
 /// τ_s = x_s·a_s its per-micro-batch time, c_s = m·a_s + r_s (busy time plus gradient sync per layer),
 /// k stages of d distinct types, ρ the smallest backward share, sync_0 the first stage's all-reduce
 /// and, with tied embeddings, its sync with the last stage (between nodes when d > 1):
-///   T ≥ x_s·c_s for every s                  (m micro-batches, then its all-reduce)
+///   T ≥ x_s·c_s + h_s for every s            (m micro-batches, then its all-reduce; h_s = 0 when
+///                                             overlapped; when blocking, 2m transfers over the fastest
+///                                             link for every stage (k ≥ 2), and 2m over the fastest
+///                                             link between types for one stage of each type of a mix,
+///                                             as every run of a type meets another type at one end)
 ///   T ≥ Σ τ_s·(1 + e/k) + ends + links + sync_0, e = max((m−1)·ρ, m−1−(k−1)·(1−ρ))
 ///                                            (micro-batch 0 crosses every stage and link forward and
 ///                                             back, d−1 of the links between types; the stage with
@@ -107,13 +114,14 @@ double completion_time_bound(const CandidateBounds& c, const PartialPlan& p);
 long completion_capacity(const CandidateBounds& c, const PartialPlan& p);
 
 /// Lower bound on the cost of `iterations` iterations of any completion of `p` whose iteration time
-/// is at least `time_bound`: the largest of the busy bound (T ≥ L / Σ speed, priced at the least
+/// is at least `time_bound`: the largest of the busy bound (T ≥ h + L / Σ speed, priced at the least
 /// price per speed), the time bound times the cheapest completion's price, and the room bound
 /// (completion_room_cost).
 double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, double time_bound, double iterations);
 
 /// The room bound: memory caps what a stage holds, so a completion whose stages are each busy at most
-/// B (B ≥ x_s·c_s) holds min(room, B / c) layers per stage, and must still hold them all. Its price is
+/// B (B ≥ x_s·c_s + h, h what every stage's transfers hold it when blocking) holds min(room, (B − h) / c)
+/// layers per stage, and must still hold them all. Its price is
 /// then at least the cheapest such completion's (the two-constraint LP, stage count and layers held,
 /// solved through its Lagrangian dual), and its cost at least B times that price, minimised over the
 /// busy times at which some stage's room changes. Per iteration; infinity when no completion holds

@@ -82,7 +82,8 @@ void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long mic
 /// last stage and back. For every link: it carries the m activations one at a time, and the last one
 /// still goes to the last stage and comes back. Exact for equal stages without transfers or
 /// all-reduces: (m + k - 1)(f + b). It bounds the blocking schedule too, which runs the same operations
-/// in the same order under more constraints.
-double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches);
+/// in the same order under more constraints; `blocking` adds that each of a stage's transfers holds it,
+/// so that its busy time includes the 2m transfers on each of its links.
+double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches, ScheduleKind kind);
 
 }  // namespace hetsched::place
