@@ -53,7 +53,7 @@ complete -c planalloc -l threads -x -d 'Threads placing plans; 0 = one per core 
 complete -c planalloc -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
 complete -c planalloc -l inter-node-gb-s -x -d 'Network between nodes in GB/s, for GPU types without their own nic_gb_s (default: the catalog\'s)'
 complete -c planalloc -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'
-complete -c planalloc -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine)'
+complete -c planalloc -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine); default: the job\'s framework\'s'
 complete -c planalloc -l usable-fraction -x -d 'Share of a GPU\'s memory a stage may fill'
 complete -c planalloc -l cluster -r -F -d 'Best-fit onto this cluster (YAML kind: cluster, or CSV name,gpu,gpus,free)'
 complete -c planalloc -l exact-type -d 'Only GPUs of each plan\'s own type (default: any with enough memory)'

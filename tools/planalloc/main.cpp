@@ -18,9 +18,6 @@ int main(int argc, char** argv) {
     alloc::PlanallocOptions opt;
     cli::IoOptions io;
     cli::ModelFlags model_flags;
-    // The search's bounds are the overlapped schedule's: searched under DeepSpeed's blocking one it
-    // prunes far less (7B on juchi: 150 s against 2 s), so a blocking search is asked for by name.
-    model_flags.schedule = "overlapped";
     std::string catalog = "default", method = "espresso", placer = "cmr", cluster, format = "yaml";
     cli::Verbosity verbosity;
     auto app = cli::make_app({"planalloc",

@@ -72,6 +72,7 @@ YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRe
     YAML::Node n(YAML::NodeType::Map);
     n["method"] = c.method;
     n["placer"] = c.placer;
+    n["schedule"] = c.schedule;
     const YAML::Node best = plan_to_yaml(space, plans.front(), true);
     for (const auto& kv : best) n[kv.first.Scalar()] = kv.second;
     n["iterations"] = c.iterations;

@@ -218,7 +218,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     // The fastest-plan search that follows an unreachable SLO places the same plans again.
     so.memo = std::make_shared<PlacementMemo>();
     const SearchResult r = search_plans(space, so);
-    ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations};
+    const place::ScheduleKind schedule = space.problem.schedule.value_or(place::default_schedule(job.training));
+    ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations,
+                      place::schedule_kind_name(schedule)};
 
     PlanallocResult out;
     if (r.plans.empty() && !r.stats.complete)

@@ -22,12 +22,10 @@ void add_model_flags(CLI::App& app, ModelFlags& f, const char* group) {
         ->group(g)->check(positive(1e6));
     app.add_option("--measure", f.measure, "Memory that must fit: allocated, reserved or device")
         ->group(g)->check(CLI::IsMember({"allocated", "reserved", "device"}))->capture_default_str();
-    const std::string schedule = "How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking "
-                                 "(DeepSpeed's pipeline engine)";
-    auto* s = app.add_option("--schedule", f.schedule, f.schedule.empty() ? schedule + "; default: the job's framework's"
-                                                                          : schedule)
-                  ->group(g)->check(CLI::IsMember({"overlapped", "blocking"}));
-    if (!f.schedule.empty()) s->capture_default_str();
+    app.add_option("--schedule", f.schedule,
+                   "How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed's "
+                   "pipeline engine); default: the job's framework's")
+        ->group(g)->check(CLI::IsMember({"overlapped", "blocking"}));
     app.add_option("--usable-fraction", f.usable_fraction, "Share of a GPU's memory a stage may fill")
         ->group(g)->check(number_in(0.1, 1.0))->capture_default_str();
 }

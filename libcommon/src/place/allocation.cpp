@@ -75,6 +75,12 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp x tp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
     }
+    if (const YAML::Node s = io::optional_child(doc, sec, "schedule"); s.IsDefined()) {
+        const std::string kind = io::yaml_string(doc, s, "schedule");
+        if (kind != "overlapped" && kind != "blocking")
+            throw DataError("expected overlapped or blocking for 'schedule', got '" + kind + "'", doc.where(s));
+        a.schedule = parse_schedule_kind(kind);
+    }
     check_stage_count(a);
     return a;
 }

@@ -43,6 +43,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const Method method = o.method;
 
     ProblemOptions po = problem_options(o.model, o.inter_node_gb_s, doc, cat);
+    if (!po.schedule) po.schedule = alloc.schedule;  // --schedule, else the plan's, else the framework's
     model::LayerProfile profile;
     if (profile_text) {
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);

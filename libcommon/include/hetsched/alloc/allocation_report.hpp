@@ -15,6 +15,7 @@ struct ReportContext {
     std::string method, placer, currency;
     double slo_s = 0;  ///< 0: none
     long iterations = 0;
+    std::string schedule;  ///< the pipeline schedule every plan was timed under
 };
 
 /// `{TYPE: GPUs}` of a plan, in the space's type order.

@@ -13,7 +13,7 @@ struct ModelFlags {
     double usable_fraction = 0.98;
     double efficiency = model::kDefaultEfficiency;
     double inter_node_gb_s = 0;  ///< 0: not given
-    std::string schedule;  ///< empty: the job's framework's (a tool may set a default before registering)
+    std::string schedule;  ///< empty: the job's framework's
 
     /// The flags as the library's typed options (the network is resolved later, per document).
     place::ProblemOptions problem() const;

@@ -7,13 +7,16 @@
 ///   allocation: {tp: 4, dp: 1, gpus: {A100-40GB-SXM: 4}}              # stages = count / (dp x tp)
 ///
 /// A `stages` entry may also be a map with a `gpu` key (planalloc's placed stages), and a `layers` key
-/// on every stage or none: the split `placestages --method given` evaluates.
+/// on every stage or none: the split `placestages --method given` evaluates. `schedule` says the
+/// pipeline schedule the plan was timed under (planalloc writes it).
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/yaml_document.hpp>
+#include <hetsched/place/pipeline_schedule.hpp>
 
 namespace hetsched::place {
 
@@ -22,6 +25,7 @@ struct Allocation {
     int tp = 1;                       ///< tensor-parallel GPUs of every stage (one node's)
     std::vector<std::string> stages;  ///< catalog names, in the order given
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
+    std::optional<ScheduleKind> schedule;  ///< the schedule the plan was timed under, when it says
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
 };
 
