@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
         job.training.seq_len = job.model.name == "espresso-vit-3.4b" ? 257 : 1024 << (rng() % 2);
         job.training.global_batch = 16 << (rng() % 3);
         job.training.distributed_optimizer = rng() % 2;
+        job.training.precision = "fp16";  // every catalog type has it (V100, T4 and P100 have no bf16)
         const bool use_juchi = rng() % 2;
         const auto& cat = use_juchi ? juchi : dc;
         alloc::SearchSpace space = bench::search_space(job, cat, 1000);
