@@ -509,3 +509,28 @@ TEST_CASE("per-op checkpointing keeps heads x head_dim wide queries and attentio
     CHECK(model::layer_activations(given, t, kDp2).stored == Approx(model::layer_activations(plain, t, kDp2).stored));
     CHECK(model::layer_activations(given, t, kDp2).full == Approx(model::layer_activations(plain, t, kDp2).full));
 }
+
+TEST_CASE("the query and key norms keep wq's and wk's outputs and their 1/rms per head", "[model]") {
+    // llama(): Q 4 heads of 16 (64 wide), K 2 heads (32). Without checkpointing, torch's fused RMSNorm
+    // (torchtitan from 0.2) keeps its 16-bit input and an fp32 1/rms per head and token:
+    // 2 x (64 + 32) + 4 x (4 + 2) = 216 bytes a token; before 0.2, torchtitan's own norm keeps the fp32
+    // input and the normalised 16-bit tensor: 6 x (64 + 32) + 24 = 600.
+    auto with = llama(), without = llama();
+    with.qk_norm = true;
+    auto t = torchtitan(128, 2);
+    t.recompute = model::Recompute::none;
+    const double tokens = 128.0 * static_cast<double>(kDp2.micro_batch);
+    auto added = [&](const model::Training& tr) {
+        return model::layer_activations(with, tr, kDp2).full - model::layer_activations(without, tr, kDp2).full;
+    };
+    CHECK(added(t) == Approx(216 * tokens));
+    t.framework_version = "0.1.0";
+    CHECK(added(t) == Approx(600 * tokens));
+    // Megatron's fused norm keeps its 16-bit input (the 1/rms rows left out, as for the block norms).
+    auto megatron = training(Framework::megatron, 128, 2);
+    megatron.recompute = model::Recompute::none;
+    CHECK(added(megatron) == Approx(2 * 96 * tokens));
+    // Checkpointing the whole layer keeps only its input.
+    t.recompute = model::Recompute::full;
+    CHECK(model::layer_activations(with, t, kDp2).stored == Approx(model::layer_activations(without, t, kDp2).stored));
+}

@@ -458,3 +458,22 @@ TEST_CASE("A measured run's head_dim column: wider heads raise the prediction; 0
     REQUIRE(bad.skipped.size() == 1);
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("head_dim"));
 }
+
+TEST_CASE("A measured run's qk_norm column: the query and key norms' activations without checkpointing", "[model]") {
+    // A Qwen3-8B-like shape under FSDP 8 without recompute: the norms keep wq's and wk's outputs.
+    const std::string header = kRequired + ",framework,head_dim,qk_norm\n";
+    auto read = [&](const std::string& qk_norm) {
+        return read_csv(header + "r,36,4096,32,8,12288,1,151936,0,4096,1,8,1,1,1,8,1,3,0,none,0,1,bf16,all,60,"
+                               "max_allocated,fsdp,128," + qk_norm + "\n");
+    };
+    const auto on = read("1"), off = read(""), bad = read("2");
+    REQUIRE(on.skipped.empty());
+    CHECK(on.runs.at(0).model.qk_norm);
+    CHECK_FALSE(off.runs.at(0).model.qk_norm);
+    const auto predicted = [](const model::MeasuredRuns& r) {
+        return model::check_runs(r.runs, model::Method::framework).at(0).predicted_gib;
+    };
+    CHECK(predicted(on) > predicted(off));
+    REQUIRE(bad.skipped.size() == 1);
+    CHECK_THAT(bad.skipped[0].reason, Catch::Contains("qk_norm"));
+}

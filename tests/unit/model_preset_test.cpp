@@ -35,11 +35,13 @@ TEST_CASE("model names match exactly but for case, and misspellings only get hin
 
 TEST_CASE("heads wider than hidden / heads: Qwen3's 128 for every size", "[catalog]") {
     // qwen3-0.6b: hidden 1024, 16 query heads and 8 kv heads of 128: wq 1024 x 2048, wk and wv 1024 x 1024
-    // each, wo 2048 x 1024, the SwiGLU MLP 3 x 1024 x 3072, two RMSNorms of 1024.
+    // each, wo 2048 x 1024, the SwiGLU MLP 3 x 1024 x 3072, two RMSNorms of 1024, and the query and key
+    // norms of 128.
     const auto& m = catalog::find_model("qwen3-0.6b");
     CHECK(model::q_width(m) == 2048);
     CHECK(model::kv_width(m) == 1024);
-    CHECK(model::layer_params(m, 1) == 1024.0 * (2048 + 2 * 1024) + 2048.0 * 1024 + 3 * 1024.0 * 3072 + 2 * 1024);
+    CHECK(model::layer_params(m, 1) ==
+          1024.0 * (2048 + 2 * 1024) + 2048.0 * 1024 + 3 * 1024.0 * 3072 + 2 * 1024 + 2 * 128);
     // QK^T and PV over 2048 queries of width 2048, each against 2048 keys.
     CHECK(model::attention_flops(m, 2048, 2048) == 2 * 2 * 2048.0 * 2048 * 2048);
     CHECK(model::layer_matmul_flops(m, 1) == 2 * (1024.0 * 4096 + 2048.0 * 1024 + 3 * 1024.0 * 3072));

@@ -22,12 +22,13 @@ ModelSpec llama(const char* name, long layers, long hidden, long heads, long kv,
     return {name, layers, hidden, heads, kv, ffn, true, vocab, false, true, false, 0, 0.0};
 }
 
-/// Qwen3's dense models: a LLaMA block with heads of 128 whatever the hidden size (and RMSNorm on
-/// each head's queries and keys, whose 2 x 128 weights are left out), tied embeddings up to 4B.
+/// Qwen3's dense models: a LLaMA block with heads of 128 whatever the hidden size and RMSNorm on each
+/// head's queries and keys, tied embeddings up to 4B.
 ModelSpec qwen3(const char* name, long layers, long hidden, long heads, long ffn, bool tied) {
     ModelSpec m = llama(name, layers, hidden, heads, 8, ffn, 151936);
     m.tied_embeddings = tied;
     m.head_dim = 128;
+    m.qk_norm = true;
     return m;
 }
 

@@ -79,6 +79,7 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bo
     m.rms_norm = read_flag(doc, sec, "rms_norm", style.rms_norm);
     m.linear_bias = read_flag(doc, sec, "linear_bias", style.linear_bias);
     m.causal = read_flag(doc, sec, "causal", m.causal);
+    m.qk_norm = read_flag(doc, sec, "qk_norm", m.qk_norm);
     dropout_stated = preset;
     if (YAML::Node d = io::optional_child(doc, sec, "dropout"); d.IsDefined()) {
         m.dropout = io::yaml_number(doc, d, "dropout", 0, 0.99);
@@ -162,6 +163,7 @@ YAML::Node model_to_yaml(const catalog::ModelSpec& m) {
     n["tied_embeddings"] = m.tied_embeddings;
     n["rms_norm"] = m.rms_norm;
     n["linear_bias"] = m.linear_bias;
+    if (m.qk_norm) n["qk_norm"] = true;
     n["learned_positions"] = m.learned_positions;
     n["dropout"] = io::yaml_number_node(m.dropout);
     n["causal"] = m.causal;

@@ -35,20 +35,26 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         // Each RMSNorm keeps its fp32 input (pow and mul), fp32 1/rms per row and the normalised 16-bit
         // tensor (the weight's mul); torch's fused kernel keeps only its 16-bit input (the residual
         // stream, which nothing else keeps) and 1/rms. Its output is the next GEMMs' input.
-        const double norm = (torchtitan_fused_rms_norm(t) ? e : 4 + e) * sbh + 4 * s * b;
+        const double norm_element = torchtitan_fused_rms_norm(t) ? e : 4 + e;
+        const double norm = norm_element * sbh + 4 * s * b;
         replicated = (2 * norm + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Attention keeps Q, and K and V repeated to every head (repeat_kv) or at their own heads, and
         // its output, which is copied contiguous for wo unless flash attention laid it out so already;
         // SwiGLU keeps w1's output, its silu, w3's output and the product.
         const double qkv = e * s * b * (torchtitan_gqa_without_repeat(t) ? q + 2 * kv : 3 * q);
-        split = qkv + e * s * b * q * (fused ? 1 : 2) + 4 * e * s * b * f + lse;
+        // The query and key norms (qk_norm) keep what a block norm keeps, per head: wq's and wk's
+        // outputs, which nothing else keeps (rotary embedding saves only its cos and sin tables).
+        const double qk_norm = m.qk_norm ? (norm_element * (q + kv) + 4 * (a + static_cast<double>(m.kv_heads))) * s * b : 0;
+        split = qkv + e * s * b * q * (fused ? 1 : 2) + 4 * e * s * b * f + lse + qk_norm;
     } else {
         // Replicated across tensor ranks (split by sequence parallelism): two norm inputs, the inputs of
         // the QKV and FC1 GEMMs, and two 1-byte dropout masks.
         replicated = (2 * e * sbh + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
-        // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), and
-        // the activation function's output that feeds FC2.
-        split = e * s * b * (q + 2 * kv) + e * s * b * q + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse;
+        // Split by tp: Q, K, V (GQA shrinks K and V), attention context, FC1 output (x2 when gated), the
+        // activation function's output that feeds FC2, and the inputs of the query and key norms
+        // (qk_norm; a fused norm keeps its input).
+        split = e * s * b * (q + 2 * kv) + e * s * b * q + e * s * b * f * (m.gated_mlp ? 2 : 1) + e * s * b * f + lse +
+                (m.qk_norm ? e * s * b * (q + kv) : 0);
     }
     // Unfused attention keeps the softmax, its dropout mask and the dropped-out scores: 5as²b bytes.
     // A softmax taken unfused in fp32 (an eager LLaMA block's, or Megatron's without its fused kernel

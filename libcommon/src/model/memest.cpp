@@ -114,13 +114,13 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
 
 std::string list_models_csv() {
     io::CsvWriter w({"name", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "gated_mlp", "vocab",
-                     "tied_embeddings", "causal", "head_dim"});
+                     "tied_embeddings", "causal", "head_dim", "qk_norm"});
     for (const auto& m : catalog::model_presets())
         w.add_row({m.name, io::format_fixed(total_params(m) / 1e9, 2), std::to_string(m.layers),
                    std::to_string(m.hidden), std::to_string(m.heads), std::to_string(m.kv_heads),
                    std::to_string(m.ffn_hidden), m.gated_mlp ? "1" : "0", std::to_string(m.vocab),
                    m.tied_embeddings ? "1" : "0", m.causal ? "1" : "0",
-                   std::to_string(static_cast<long>(head_width(m)))});
+                   std::to_string(static_cast<long>(head_width(m))), m.qk_norm ? "1" : "0"});
     return w.text();
 }
 

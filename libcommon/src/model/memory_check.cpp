@@ -177,7 +177,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
               source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability"),
-              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim");
+              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim"), qk_norm = t.find("qk_norm");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -199,6 +199,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         const NormAndBias style = style_norm_and_bias(m.gated_mlp);
         m.rms_norm = rms >= 0 ? t.boolean(r, rms) : style.rms_norm;
         m.linear_bias = bias >= 0 ? t.boolean(r, bias) : style.linear_bias;
+        if (given(qk_norm)) m.qk_norm = t.boolean(r, qk_norm);
 
         auto& tr = run.training;
         tr.seq_len = t.integer(r, seq, 1, limits::seq_len);

@@ -16,6 +16,7 @@ double layer_params(const catalog::ModelSpec& m, int tp) {
     const double fc1_out = f * (m.gated_mlp ? 2 : 1);
     double split = h * qkv_out + q_width(m) * h + h * fc1_out + f * h;  // qkv, proj, fc1, fc2 matrices
     double replicated = 2 * h * (m.rms_norm ? 1 : 2);          // two norms
+    if (m.qk_norm) replicated += 2 * head_width(m);            // the query and key norms, one head wide
     if (m.linear_bias) {
         split += qkv_out + fc1_out;  // column-parallel biases
         replicated += 2 * h;         // row-parallel biases (proj, fc2)

@@ -24,6 +24,7 @@ struct ModelSpec {
     double dropout = 0.1;       ///< hidden and attention dropout probability used in training
     bool causal = true;         ///< each token attends only to those before it (false: an encoder, BERT or ViT)
     long head_dim = 0;          ///< width of an attention head; 0: hidden / heads (Qwen3's and Gemma's differ)
+    bool qk_norm = false;       ///< RMSNorm over each head's queries and keys before rotary (Qwen3, OLMo 2)
 };
 
 /// Every preset, in the order --list-models shows them.
