@@ -185,6 +185,24 @@ TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[
     CHECK(p.types[1].tail_forward == Approx(0.0072 * 1.6));
 }
 
+TEST_CASE("a profile of several micro-batches gives the job's rows", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto table = io::CsvTable::parse({"mb.csv", "gpu,layer,micro_batch,forward_s,backward_s,tp\n"
+                                                      "A30,*,1,0.002,0.005,4\n"
+                                                      "A30,*,2,0.0035,0.009,4\n"});
+    CHECK(model::read_layer_profile(table, 26, 1, cat).complete("A30").forward[3] == Approx(0.002));
+    const auto two = model::read_layer_profile(table, 26, 2, cat);
+    CHECK(two.complete("A30").backward[3] == Approx(0.009));
+    CHECK(two.tp == 4);  // the tp of the rows it keeps, the first of which is not the file's first
+    try {
+        model::read_layer_profile(table, 26, 4, cat);
+        FAIL("expected DataError");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 2);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("no row measured with the job's micro-batch 4 (the profile has 1, 2"));
+    }
+}
+
 TEST_CASE("a profile measured at a tensor-parallel degree times allocations of that degree", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto table = io::CsvTable::parse({"tp.csv", "gpu,layer,forward_s,backward_s,tp\n"

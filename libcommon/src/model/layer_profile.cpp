@@ -1,6 +1,7 @@
 #include <hetsched/model/layer_profile.hpp>
 
 #include <cctype>
+#include <set>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/training.hpp>
@@ -34,25 +35,35 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     const int mb = table.find("micro_batch"), split = table.find("tp");
     LayerProfile out;
     out.source = table.name();
+    // A profile may time several micro-batches: the job's rows are used, as times are not rescaled.
+    std::set<long> measured;
+    if (mb >= 0)
+        for (size_t r = 0; r < table.rows(); ++r) measured.insert(table.integer(r, mb, 1, limits::global_batch));
+    if (mb >= 0 && table.rows() > 0 && !measured.count(micro_batch)) {
+        std::string list;
+        for (long m : measured) list += (list.empty() ? "" : ", ") + std::to_string(m);
+        throw DataError("no row measured with the job's micro-batch " + std::to_string(micro_batch) +
+                            " (the profile has " + list + "; profiles are not rescaled)",
+                        table.where(0, mb));
+    }
+    bool first = true;
     for (size_t r = 0; r < table.rows(); ++r) {
+        if (mb >= 0 && table.integer(r, mb, 1, limits::global_batch) != micro_batch) continue;
         std::string name;
         try {
             name = catalog.find(table.cell(r, gpu).text).name;
         } catch (const UsageError& e) {
             throw DataError(e.what(), table.where(r, gpu));
         }
-        if (mb >= 0 && table.integer(r, mb, 1, limits::global_batch) != micro_batch)
-            throw DataError("row measured with micro-batch " + table.cell(r, mb).text + ", the job uses " +
-                                std::to_string(micro_batch) + " (profiles are not rescaled)",
-                            table.where(r, mb));
         if (split >= 0) {
             const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
-            if (r > 0 && row_tp != out.tp)
+            if (!first && row_tp != out.tp)
                 throw DataError("row measured at tp " + table.cell(r, split).text + ", the rows above at tp " +
                                     std::to_string(out.tp) + " (one tp a profile)",
                                 table.where(r, split));
             out.tp = row_tp;
         }
+        first = false;
         const double f = table.number(r, fwd, limits::min_time_s, limits::max_time_s),
                      b = table.number(r, bwd, limits::min_time_s, limits::max_time_s);
         ProfiledTimes& times = out.by_gpu[name];
