@@ -48,7 +48,7 @@ complete -c placestages -l profile -r -F -d 'Measured per-layer times (CSV: gpu,
 complete -c placestages -l efficiency -x -d 'Achieved share of peak TFLOPS for the compute model'
 complete -c placestages -l inter-node-gb-s -x -d 'Network between nodes in GB/s, for GPU types without their own nic_gb_s (default: the catalog\'s)'
 complete -c placestages -l measure -x -a 'allocated reserved device' -d 'Memory that must fit: allocated, reserved or device'
-complete -c placestages -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine); default: the job\'s framework\'s'
+complete -c placestages -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine); default: the allocation\'s schedule, else the job\'s framework\'s'
 complete -c placestages -l usable-fraction -x -d 'Share of a GPU\'s memory a stage may fill'
 complete -c placestages -l search-limit -x -d 'Nodes the exact searches (hph, optimal) may visit'
 complete -c placestages -l timeline -r -F -d 'Write the simulated schedule to FILE.csv'

@@ -271,3 +271,14 @@ TEST_CASE("a DeepSpeed job at ZeRO-3 is searched without a pipeline; at ZeRO-1 w
     for (const auto& p : run(c->space, alloc::SearchMethod::exhaustive, 50).plans) pipelined |= p.pp > 1;
     CHECK(pipelined);
 }
+
+TEST_CASE("a GPU type may be a search candidate once", "[alloc]") {
+    // The bounds count a plan's types by candidate: A30 twice would read as a mix of two types and be
+    // charged the network between them, which a plan of A30s never crosses.
+    std::mt19937 rng(3);
+    auto c = small_case(rng);
+    c->catalog = catalog::named_catalog("juchi");
+    c->space.types = {{"A30", 4, 2}, {"RTX-3090", 2.5, 2}, {"a30", 4, 2}};
+    CHECK_THROWS_WITH(run(c->space, alloc::SearchMethod::espresso),
+                      Catch::Contains("GPU type A30 is a search candidate twice"));
+}

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     app->add_flag("--keep-order", opt.keep_order, "Keep the allocation's stage order; only split the layers");
     app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])")
         ->type_name("FILE");
-    cli::add_model_flags(*app, model_flags);
+    cli::add_model_flags(*app, model_flags, nullptr, "the allocation's schedule, else the job's framework's");
     app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit")
         ->check(cli::integer_in(1, 1000000000000))->capture_default_str();
     app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv")->type_name("FILE");

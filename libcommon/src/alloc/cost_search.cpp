@@ -32,6 +32,9 @@ public:
         for (const auto& c : s.types) {
             names_.push_back(c.name);
             catalog_names_.push_back(s.catalog->find(c.name).name);
+            // The bounds count the types of a plan by candidate: one type twice would count as a mix.
+            if (std::count(catalog_names_.begin(), catalog_names_.end(), catalog_names_.back()) > 1)
+                throw UsageError("GPU type " + catalog_names_.back() + " is a search candidate twice");
         }
         started_ = std::chrono::steady_clock::now();
     }
@@ -262,13 +265,10 @@ private:
         rec.dp = l.dp;
         rec.pp = l.pp;
         rec.stages = counts;
-        // The placement's type indices follow the problem's types: the plan's types in candidate order,
-        // a type named twice once (as ProblemFactory::problem builds them).
+        // The placement's type indices follow the problem's types: the plan's types in candidate order.
         std::vector<std::string> types;
-        for (size_t t = 0; t < counts.size(); ++t) {
-            const std::string& name = catalog_names_[t];
-            if (counts[t] > 0 && std::find(types.begin(), types.end(), name) == types.end()) types.push_back(name);
-        }
+        for (size_t t = 0; t < counts.size(); ++t)
+            if (counts[t] > 0) types.push_back(catalog_names_[t]);
         for (size_t s = 0; s < r.placement.order.size(); ++s) {
             rec.order.push_back(types[r.placement.order[s]]);
             rec.layers.push_back(r.placement.layers[s]);

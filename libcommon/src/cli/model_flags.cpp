@@ -13,7 +13,7 @@ place::ProblemOptions ModelFlags::problem() const {
     return po;
 }
 
-void add_model_flags(CLI::App& app, ModelFlags& f, const char* group) {
+void add_model_flags(CLI::App& app, ModelFlags& f, const char* group, const std::string& schedule_default) {
     const std::string g = group ? group : "Options";
     app.add_option("--efficiency", f.efficiency, "Achieved share of peak TFLOPS for the compute model")
         ->group(g)->check(number_in(0.01, 1.0))->capture_default_str();
@@ -24,7 +24,7 @@ void add_model_flags(CLI::App& app, ModelFlags& f, const char* group) {
         ->group(g)->check(CLI::IsMember({"allocated", "reserved", "device"}))->capture_default_str();
     app.add_option("--schedule", f.schedule,
                    "How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed's "
-                   "pipeline engine); default: the job's framework's")
+                   "pipeline engine); default: " + schedule_default)
         ->group(g)->check(CLI::IsMember({"overlapped", "blocking"}));
     app.add_option("--usable-fraction", f.usable_fraction, "Share of a GPU's memory a stage may fill")
         ->group(g)->check(number_in(0.1, 1.0))->capture_default_str();

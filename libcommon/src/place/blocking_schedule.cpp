@@ -62,6 +62,7 @@ void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& 
     thread_local std::vector<size_t> next;
     thread_local std::vector<double> clock;
     if (k != cmds_k || m != cmds_m) {
+        cmds_k = -1;  // not valid until rebuilt (a throw part-way leaves it so)
         cmds.resize(uk);
         for (int j = 0; j < k; ++j) commands(j, k, m, cmds[static_cast<size_t>(j)]);
         cmds_k = k;

@@ -183,7 +183,8 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
         // arrival (in `down`), 2m − 1 on the link before it and 2m on the one after; the last of them
         // sends the last gradient back, the first step of `up`.
         const double in = j > 0 ? stages[j - 1].to_next : 0.0;
-        const double held = blocking ? (2 * m - 1) * in + 2 * m * c.to_next : 0.0;
+        const double out = j + 1 < k ? c.to_next : 0.0;
+        const double held = blocking ? (2 * m - 1) * in + 2 * m * out : 0.0;
         const double busy_end = down + m * (c.forward + c.backward) + held;
         bound = std::max({bound, busy_end + c.tail(), busy_end - (blocking ? in : 0.0) + up + sync0});
         // 1F1B runs w = min(k − 1 − j, m) warm-up forwards, so stage j's last forward comes after its

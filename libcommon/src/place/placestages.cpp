@@ -19,7 +19,11 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
         return read_allocation(doc, c);  // says what is missing, where
     }
     Allocation a = o.stages.empty() ? read_allocation(doc, c) : allocation_from_flags(1, o.stages, c);
-    if (!o.stages.empty() && in_document) a.dp = read_allocation(doc, c).dp;
+    if (!o.stages.empty() && in_document) {
+        const Allocation given = read_allocation(doc, c);
+        a.dp = given.dp;
+        a.schedule = given.schedule;
+    }
     if (o.dp > 0) a.dp = o.dp;
     return a;
 }

@@ -52,7 +52,7 @@ struct SearchSpace {
     const model::JobSpec* job = nullptr;
     const catalog::GpuCatalog* catalog = nullptr;
     place::ProblemOptions problem;
-    std::vector<Candidate> types;
+    std::vector<Candidate> types;  ///< each GPU type once (search_plans refuses a type named twice)
     long iterations = 0;          ///< z in Eq. 1
     double slo_s = 0;             ///< T_SLO; 0 = none
 };

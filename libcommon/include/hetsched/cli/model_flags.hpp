@@ -19,7 +19,9 @@ struct ModelFlags {
     place::ProblemOptions problem() const;
 };
 
-/// Registers the five flags in `group` (none: the default group).
-void add_model_flags(CLI::App& app, ModelFlags& f, const char* group = nullptr);
+/// Registers the five flags in `group` (none: the default group); `schedule_default` is what --schedule's
+/// help says it defaults to.
+void add_model_flags(CLI::App& app, ModelFlags& f, const char* group = nullptr,
+                     const std::string& schedule_default = "the job's framework's");
 
 }  // namespace hetsched::cli
