@@ -35,7 +35,8 @@ struct LayerProfile {
 /// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch:
 /// the rows of that micro-batch where the file times several (times are not rescaled). DataError at
 /// the cell for unknown types (with suggestions), bad layer names, non-positive times, duplicates, a
-/// file without a row of the job's micro-batch, or rows of two tp degrees. The allocation's tp is checked against the profile's where the problem is built.
+/// file without a row of the job's micro-batch, or rows of two tp degrees. The allocation's tp is
+/// checked against the profile's where the problem is built.
 LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
                                 const catalog::GpuCatalog& catalog);
 
