@@ -271,6 +271,13 @@ double min_price_per_speed(double price0, double speed0, int stages, const std::
 
 namespace {
 
+/// Stages of every completion of `p`: those fixed and those left.
+double plan_stages(const PartialPlan& p) {
+    double stages = p.left;
+    for (int n : p.counts) stages += n;
+    return stages;
+}
+
 /// Busy time one layer on a stage of candidate `t` costs over the iteration (m passes and its sync).
 double busy_per_layer(const CandidateBounds& c, size_t t) {
     return per_layer(c.types[t], static_cast<double>(c.job.micro_batches));
@@ -331,17 +338,16 @@ double completion_cost_bound(const CandidateBounds& c, const PartialPlan& p, dou
     // Product bound: the time bound times the cheapest completion's price.
     std::sort(cheapest.begin(), cheapest.end());
     double price = price0;
-    int left = p.left, stages = p.left;
+    int left = p.left;
     for (auto [each, n] : cheapest) {
         const int take = std::min(left, n);
         price += take * each;
         left -= take;
     }
     if (left > 0) return kInf;
-    for (int n : p.counts) stages += n;
     // Busy bound: a stage held h by its transfers holds at most (T − h)·speed layers, so
     // T ≥ h + L / Σ speed, and cost ≥ z·(L·(price / speed) at its least + h·the cheapest price).
-    const double hold = transfer_hold(c.job, stages, 0).every;
+    const double hold = transfer_hold(c.job, plan_stages(p), 0).every;
     const double busy =
         iterations * (static_cast<double>(c.job.layers) * min_price_per_speed(price0, speed0, p.left, items) + hold * price);
     return std::max({busy, iterations * time_bound * price, iterations * completion_room_cost(c, p)});
@@ -402,9 +408,7 @@ double least_price_holding(std::vector<RoomItem>& items, int stages, double need
 
 double completion_room_cost(const CandidateBounds& c, const PartialPlan& p) {
     const double m = static_cast<double>(c.job.micro_batches), L = static_cast<double>(c.job.layers);
-    int stages = p.left;
-    for (int n : p.counts) stages += n;
-    const double hold = transfer_hold(c.job, stages, 0).every;  // what every stage's transfers add
+    const double hold = transfer_hold(c.job, plan_stages(p), 0).every;  // what every stage's transfers add
     double price0 = 0, floor_busy = 0;
     std::vector<double> busy;  // where a present type's room changes: x whole layers on one of its stages
     for (size_t t = 0; t < p.counts.size(); ++t) {

@@ -36,9 +36,10 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     LayerProfile out;
     out.source = table.name();
     // A profile may time several micro-batches: the job's rows are used, as times are not rescaled.
-    std::set<long> measured;
+    std::vector<long> row_mb;
     if (mb >= 0)
-        for (size_t r = 0; r < table.rows(); ++r) measured.insert(table.integer(r, mb, 1, limits::global_batch));
+        for (size_t r = 0; r < table.rows(); ++r) row_mb.push_back(table.integer(r, mb, 1, limits::global_batch));
+    const std::set<long> measured(row_mb.begin(), row_mb.end());
     if (mb >= 0 && table.rows() > 0 && !measured.count(micro_batch)) {
         std::string list;
         for (long m : measured) list += (list.empty() ? "" : ", ") + std::to_string(m);
@@ -48,7 +49,7 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     }
     bool first = true;
     for (size_t r = 0; r < table.rows(); ++r) {
-        if (mb >= 0 && table.integer(r, mb, 1, limits::global_batch) != micro_batch) continue;
+        if (mb >= 0 && row_mb[r] != micro_batch) continue;
         std::string name;
         try {
             name = catalog.find(table.cell(r, gpu).text).name;

@@ -76,10 +76,11 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             throw DataError("'stages' (times dp x tp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
     }
     if (const YAML::Node s = io::optional_child(doc, sec, "schedule"); s.IsDefined()) {
-        const std::string kind = io::yaml_string(doc, s, "schedule");
-        if (kind != "overlapped" && kind != "blocking")
-            throw DataError("expected overlapped or blocking for 'schedule', got '" + kind + "'", doc.where(s));
-        a.schedule = parse_schedule_kind(kind);
+        try {
+            a.schedule = parse_schedule_kind(io::yaml_string(doc, s, "schedule"));
+        } catch (const UsageError& e) {
+            throw DataError(e.what(), doc.where(s));
+        }
     }
     check_stage_count(a);
     return a;

@@ -212,9 +212,9 @@ double ProblemFactory::least_nic_share() const {
 }
 
 double ProblemFactory::fastest_nic_bytes_s() const {
-    double fastest = inter_;
+    double fastest = 0;
     for (const auto& [t, per_node] : types_) fastest = std::max(fastest, t.nic_bytes_s);
-    return fastest;
+    return fastest > 0 ? fastest : inter_;  // none built yet: the network's
 }
 
 double ProblemFactory::fastest_cross_link_s() const { return boundary_ / (fastest_nic_bytes_s() / least_nic_share()); }
