@@ -237,3 +237,25 @@ TEST_CASE("a stage peaks in the forward when BF16's grads are cleared before eac
     t.recompute = model::Recompute::full;  // the replayed layer outweighs one layer's grads
     CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages[0].phase == Phase::backward);
 }
+
+TEST_CASE("Hugging Face's upcast loss peaks as its forward ends when the backward finds no 16-bit grads", "[model]") {
+    // llama() trained by DeepSpeed 0.14.5 (BF16_Optimizer, which clears the 16-bit grads as each
+    // backward starts), 128 tokens, no pipeline: 128,000 logits. As the loss's forward ends the bf16
+    // logits, their fp32 copy and the fp32 log-softmax are live (2 + 4 + 4 bytes a logit) beside every
+    // grad; its backward holds 12 bytes a logit but no 16-bit grads, which outweigh the 2 bytes a logit
+    // more here (about 232,000 parameters).
+    auto t = training(Framework::deepspeed, 128, 1);
+    t.precision = "bf16", t.framework_version = "0.14.5";
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    const double logits = 128 * 1000, p = stage_params(llama(), l, 0, 4, false);
+    REQUIRE(p > logits);
+    const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    REQUIRE(st.phase == Phase::forward);
+    CHECK(st.logits == Approx(10 * logits));
+    CHECK(st.gradients == Approx((2 + 4) * p));
+    // 0.16.5 on keeps the 16-bit grads: the backward's 12 bytes a logit are the peak again.
+    t.framework_version = "0.16.5";
+    const auto kept = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(kept.phase == Phase::backward);
+    CHECK(kept.logits == Approx(12 * logits));
+}

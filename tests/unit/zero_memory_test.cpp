@@ -31,6 +31,34 @@ TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenat
     CHECK(one.comm_buffers == Approx(3 * p));
 }
 
+TEST_CASE("a first ZeRO-1/2 step makes its moments once the 16-bit grads' concatenation is gone", "[model]") {
+    // The model above in its first iteration (DeepSpeed 0.14.5: Adam's moments are made in the first
+    // update). The concatenated 16-bit partition (1 byte a parameter over dp 2) is let go once upcast,
+    // and stage 1 frees its partition's own 16-bit grads too: the update holds the fp32 grad (2 bytes)
+    // beside the new moments (8 / 2). Before it: the temporaries (3) without the moments.
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double p = stage_params(m, l, 0, 96, false);
+    auto first = [&](int stage) {
+        auto t = training(Framework::deepspeed, 1, 2);
+        t.zero_stage = stage, t.first_iteration = true, t.framework_version = "0.14.5";
+        return model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    };
+    const auto one = first(1);
+    REQUIRE(one.phase == Phase::step);
+    CHECK(one.gradients == Approx(0).margin(1));
+    CHECK(one.optimizer == Approx(6 * p));
+    CHECK(one.comm_buffers == Approx(2 * p));
+    CHECK(one.total() == Approx(10 * p).epsilon(1e-3));  // not 2 + 1 + 6 + 3 = 12 bytes
+    // Stage 2 keeps its flat 16-bit partition buffer (1 byte a parameter) through the update.
+    const auto two = first(2);
+    REQUIRE(two.phase == Phase::step);
+    CHECK(two.gradients == Approx(1 * p));
+    CHECK(two.optimizer == Approx(6 * p));
+    CHECK(two.comm_buffers == Approx(2 * p));
+}
+
 TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[model]") {
     // A 96-layer, 12288-wide model at one token over dp 8: each rank's partition (about 21.7e9
     // parameters) is stepped 1e9 at a time, so the step's temporaries are 6e9 bytes.
@@ -150,6 +178,19 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     REQUIRE(module > 64.0 * 256);
     CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers ==
           Approx(2 * (1e6 + module)));
+}
+
+TEST_CASE("ZeRO-3's first iteration gathers only the module at work", "[model]") {
+    // The case above in its first iteration: ZeRO-3 records the order its modules run in, and until
+    // that trace is complete it neither prefetches nor keeps parameters for their next use. Only the
+    // largest module, the 1000 x 64 embedding, is gathered beside the bucket.
+    auto t = training(Framework::deepspeed, 128, 2);
+    t.zero_stage = 3, t.reduce_bucket_size = 1e6, t.first_iteration = true;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double module = model::embedding_params(gpt(), 1, false);
+    REQUIRE(module == 64000);
+    const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
+    CHECK(st.comm_buffers == Approx(2 * (1e6 + module)));
 }
 
 TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them", "[model]") {

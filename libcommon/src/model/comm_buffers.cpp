@@ -22,9 +22,12 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         // parameters: the module at work, the prefetched ones, and those whose next use (the backward,
         // for the last layers' forward) comes within stage3_max_reuse_distance (1e9 elements), all
         // capped by stage3_max_live_parameters, though a module larger than the cap is still gathered
-        // whole.
+        // whole. Its first iteration only records the order the modules run in (trace mode): until that
+        // trace is complete it neither prefetches nor keeps a parameter for its next use, and releases
+        // each module's parameters once the module is done, so only the module at work is gathered.
         if (t.zero_stage >= 3) {
-            const double live = c * std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module));
+            const double live = c * (t.first_iteration ? std::min(stage_params, zero3_module)
+                                                       : std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module)));
             if (!when.zero3_at_start) return {live, live + 2 * c * elements + (fp32_comm ? 4 * filled : 0)};
             if (!when.zero3_in_comm_type) return {live + c * elements, live + c * elements + (fp32_comm ? 4 * filled : 0)};
             const double bucket = (fp32_comm ? 4 : c) * elements;

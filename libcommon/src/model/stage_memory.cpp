@@ -46,6 +46,9 @@ struct LossBytes {
     double per_logit;
     bool holds_logits;
     Phase phase = Phase::backward;  ///< when the loss peaks: its backward, or (a copy's transient) its forward
+    /// Bytes per logit as the loss's forward ends, the 16-bit logits counted, where that can be the
+    /// peak apart from the backward's (0: never above it).
+    double forward_per_logit = 0;
 };
 
 LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
@@ -70,8 +73,10 @@ LossBytes loss_bytes(const catalog::ModelSpec& m, const Training& t, const Layou
     // the log-softmax and their sum at once.
     if (dtensor_tp(t, l)) return {16, false};
     // torch cross_entropy on upcast logits: the saved fp32 log-softmax, the dense fp32 grad from
-    // nll_loss and log_softmax's fp32 input grad coexist.
-    return {12, false};
+    // nll_loss and log_softmax's fp32 input grad coexist. As its forward ends the 16-bit logits, their
+    // fp32 copy (`.float()`, none in fp32) and the log-softmax are live: less, but with every gradient
+    // the backward may not yet have made.
+    return {12, false, Phase::backward, e + (e < 4 ? 4 : 0) + 4};
 }
 
 /// The pipeline's own buffers on `stage`.
@@ -173,6 +178,9 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     step_per_param_ = step.step;
     step_cap_ = step.step_cap;
     step_grads_freed_ = step.grads_freed;
+    update_apart_ = step.update_apart;
+    update_per_param_ = step.update;
+    update_grads_freed_ = step.update_grads_freed;
     if (t.first_iteration) {
         const LazyBytes lazy = lazy_bytes(t, shards_);
         lazy_gradients_ = lazy.gradients;
@@ -260,6 +268,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     loss_ = logits_ * lb.per_logit;
     loss_holds_logits_ = lb.holds_logits;
     loss_phase_ = lb.phase;
+    loss_forward_ = logits_ * lb.forward_per_logit;
     // torchtitan deletes `pred` once the loss is computed: the 16-bit logits' block is free when the
     // loss back-propagates, but every tensor the loss's backward makes before its peak is an fp32
     // logits-sized one, twice that block, so it stays cached beside the peak (in fp32 the block is
@@ -382,15 +391,18 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // back-propagates none has made a gradient yet, and every block is resharded but, before
     // torchtitan 0.2, the last. A loss that peaks in its forward does so before any backward has
     // begun (ZeRO-1/2's reduce bucket not yet made).
-    const double loss_comm = training_.framework == Framework::fsdp && layout_.pp == 1 ? held + last_block_gathered_
-                             : loss_phase_ == Phase::forward                           ? layer_comm.forward + held
-                                                                                        : comm;
+    const bool fsdp_alone = training_.framework == Framework::fsdp && layout_.pp == 1;
+    const double loss_forward_comm = fsdp_alone ? held + last_block_gathered_ : layer_comm.forward + held;
+    const double loss_comm = fsdp_alone || loss_phase_ == Phase::forward ? loss_forward_comm : comm;
 
     // The candidate peaks, each with the allocator's overhead on its own dynamic memory:
     //  - back-propagating a layer (with what recomputation replays of it);
     //  - a forward, with the stash and one layer's working set;
-    //  - the optimizer step, with no activations and the step's temporaries;
+    //  - the optimizer step, with no activations and the step's temporaries; where those are gone
+    //    before the update (ZeRO-1/2), the update apart, with the state a first step makes in it;
     //  - the gradient reduction before the step, with its temporaries;
+    //  - the loss's forward as it ends, on the last stage, where its upcast copy can peak apart (with the
+    //    gradients a forward holds);
     //  - back-propagating the loss, on the last stage (beside the logits DeepSpeed's pipe buffers keep:
     //    the other micro-batch's, and this one's too when the loss upcasts a copy of them);
     //  - DeepSpeed's fp32 gradient buffer filled one parameter at a time, beside the stash and every
@@ -437,14 +449,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double before_reduce =
         grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 8> candidates{{
+    const std::array<Candidate, 10> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
          comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
-         step_grads_freed_ * params, 0},
+         step_grads_freed_ * params, update_apart_ ? lazy_optimizer : 0},
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
@@ -455,14 +467,20 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::backward, first_block + layer_backward(first_checkpointed), 0, comm + head_whole + first_block_prefetch_,
          gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer},
         {Phase::backward, 0, 0, embedding_reduce + pipe.receive + fixed,
-         (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer}}};
+         (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer},
+        {Phase::step, 0, pipe.kept_logits, update_per_param_ * params + pipe.receive + fixed,
+         update_grads_freed_ * params, 0},
+        // The micro-batch's own 16-bit logits are among those DeepSpeed's pipe buffers keep.
+        {Phase::forward, stash, loss_forward_ + pipe.kept_logits - pipe.own_logits, loss_forward_comm,
+         (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     const double pools = fsdp_pipeline_pools_ ? stream_pools(stage_root, stage_root, count) : stream_pools_;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0 && embedding_new == 0) || (k == 6 && !grads_made_in_backward_) ||
-            (k == 7 && !fsdp_units_))
+            (k == 7 && !fsdp_units_) || (k == 8 && !update_apart_) ||
+            (k == 9 && (!last || loss_forward_ == 0)))
             continue;
         const Candidate& c = candidates[k];
         const double overhead =

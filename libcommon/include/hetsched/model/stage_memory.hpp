@@ -50,6 +50,9 @@ private:
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
     double step_cap_ = 0;                                  ///< the most those temporaries take (ZeRO-3 sub-groups)
     double step_grads_freed_ = 0;                          ///< grads per parameter freed before the step's temporaries
+    bool update_apart_ = false;                            ///< the step's temporaries go before its update (ZeRO-1/2)
+    double update_per_param_ = 0;                          ///< what lives through that update, per parameter
+    double update_grads_freed_ = 0;                        ///< grads per parameter freed by that update
     double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
@@ -70,6 +73,7 @@ private:
     /// `reduced_root` reduce-scattered.
     double stream_pools(double gathered_root, double reduced_root, long blocks) const;
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
+    double loss_forward_ = 0;                              ///< the loss's forward as it ends, logits counted
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
     double freed_logits_ = 0;                               ///< 16-bit logits freed before the loss's backward (.cpp)
     Phase loss_phase_ = Phase::backward;                    ///< when the loss peaks
