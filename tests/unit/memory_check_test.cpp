@@ -352,6 +352,29 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
     check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 10, 4);
 }
 
+TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5% on average", "[model]") {
+    // DeepSpeed 0.14.5's pipeline engine (pp 2 and 4, ZeRO-0 and 1, bf16 and fp16, flash or eager
+    // attention, full or no recompute, dp up to 4) and plain engine (ZeRO-0, 2 and 3) on Hugging Face's
+    // Llama block, each at its first and third step (bench/gpu/deepspeed_memory.py). memest's reserved
+    // memory is below every measured one: the caching allocator's cache beyond the tensors, 7-36% of
+    // it here, is not modelled for DeepSpeed (tests/data/README.md).
+    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_h100.csv"));
+    const auto read = model::read_measured_runs(table);
+    REQUIRE(read.skipped.empty());
+    REQUIRE(read.runs.size() == 80);
+    double allocated_sum = 0;
+    for (const auto& row : model::check_runs(read.runs, model::Method::framework)) {
+        CAPTURE(row.id, row.predicted_gib, row.measured_gib);
+        if (row.measure == model::Measure::allocated) {
+            CHECK(std::fabs(row.error_pct) <= 4);
+            allocated_sum += std::fabs(row.error_pct);
+        } else {
+            CHECK(row.predicted_gib <= row.measured_gib);
+        }
+    }
+    CHECK(allocated_sum / 40 <= 1.5);
+}
+
 TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {
     // BigScience's and SAILOR's runs (tests/data/README.md): all DeepSpeed pipeline engines, all device
     // readings. The same run predicted as allocated, reserved and device memory must not shrink in
