@@ -13,7 +13,8 @@ rotary, `sdpa` or `eager` attention), trained either through DeepSpeed's pipelin
 PipelineModule of an embedding, the blocks and a norm + LM head, the loss on fp32 logits, blocks
 checkpointed one at a time with DeepSpeed's own checkpointing when recompute is full) or, with pp 0,
 through DeepSpeed's plain engine on LlamaForCausalLM (Hugging Face's gradient checkpointing). The
-optimizer is the ds_config's AdamW, DeepSpeed's FusedAdam (built on the machine at start).
+optimizer is the ds_config's AdamW, DeepSpeed's FusedAdam (built on the machine at start), or with
+`--optimizer torch` torch's fused AdamW (also in place, and nothing to build).
 
 A later pipeline stage learns its input's shape from the stage before it (`_recv_tensor_meta`),
 which a fake group never fills; the script answers with the shape a block passes on: (micro-batch,
@@ -74,6 +75,10 @@ CASES = {
     "s1b-pp2-dp4-z0-full-sdpa-mb2-s2048-st1": ("s1b", 2, 4, 0, "full", "sdpa", 2, 8, 2048, 1, "bf16",
                                                "parameters"),
     "s1b-pp2-z0-full-sdpa-mb1-s8192-st0": ("s1b", 2, 1, 0, "full", "sdpa", 1, 8, 8192, 0, "bf16", "parameters"),
+    "s05b-pp3-z0-full-sdpa-mb2-s2048-st1": ("s05b", 3, 1, 0, "full", "sdpa", 2, 6, 2048, 1, "bf16", "parameters"),
+    "s05b-dp2-z1-none-sdpa-mb2-s2048": ("s05b", 0, 2, 1, "none", "sdpa", 2, 1, 2048, 0, "bf16", ""),
+    "s05b-dp2-z2-full-eager-mb2-s2048": ("s05b", 0, 2, 2, "full", "eager", 2, 1, 2048, 0, "bf16", ""),
+    "s05b-dp1-z0-none-sdpa-fp16-mb2-s2048": ("s05b", 0, 1, 0, "none", "sdpa", 2, 1, 2048, 0, "fp16", ""),
     "s1b-dp1-z0-full-sdpa-mb4-s2048": ("s1b", 0, 1, 0, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
     "s1b-dp4-z2-full-sdpa-mb4-s2048": ("s1b", 0, 4, 2, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
     "s1b-dp4-z3-full-sdpa-mb4-s2048": ("s1b", 0, 4, 3, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
@@ -294,6 +299,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--budget", type=float, default=400, help="seconds after which no case is started")
     ap.add_argument("--case-timeout", type=float, default=240, help="seconds after which a case is killed")
+    ap.add_argument("--optimizer", choices=("fusedadam", "torch"), default="fusedadam",
+                    help="DeepSpeed's FusedAdam (built on the machine first) or torch's fused AdamW")
     ap.add_argument("--case", default=None, help=argparse.SUPPRESS)
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
@@ -304,7 +311,9 @@ def main():
     env = dict(os.environ, PYTHONPATH=ds + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
     start = time.time()
-    build = subprocess.run([sys.executable, "-c", "import torch, sys; sys.path.insert(0, %r);"
+    if args.optimizer == "torch":  # torch's fused AdamW: in place like FusedAdam, nothing to build
+        env["DS_MEASURE_TORCH_ADAM"] = "1"
+    build = subprocess.run(["true"]) if args.optimizer == "torch" else subprocess.run([sys.executable, "-c", "import torch, sys; sys.path.insert(0, %r);"
                             "exec(open(%r).read().split('def ds_config')[0]); shim_old_apis(torch);"
                             "from deepspeed.ops.op_builder import FusedAdamBuilder; FusedAdamBuilder().load()"
                             % (ds, os.path.abspath(__file__))], env=env, capture_output=True, text=True)

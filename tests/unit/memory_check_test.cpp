@@ -353,15 +353,15 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
 }
 
 TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5% on average", "[model]") {
-    // DeepSpeed 0.14.5's pipeline engine (pp 2 and 4, ZeRO-0 and 1, bf16 and fp16, flash or eager
-    // attention, full or no recompute, dp up to 4) and plain engine (ZeRO-0, 2 and 3) on Hugging Face's
+    // DeepSpeed 0.14.5's pipeline engine (pp 2-4, ZeRO-0 and 1, bf16 and fp16, flash or eager
+    // attention, full or no recompute, dp up to 4) and plain engine (ZeRO-0 to 3) on Hugging Face's
     // Llama block, each at its first and third step (bench/gpu/deepspeed_memory.py). memest's reserved
-    // memory is below every measured one: the caching allocator's cache beyond the tensors, 7-36% of
-    // it here, is not modelled for DeepSpeed (tests/data/README.md).
+    // memory is below every measured one: the caching allocator's cache beyond the tensors, up to 41%
+    // here, is not modelled for DeepSpeed (tests/data/README.md).
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_h100.csv"));
     const auto read = model::read_measured_runs(table);
     REQUIRE(read.skipped.empty());
-    REQUIRE(read.runs.size() == 80);
+    REQUIRE(read.runs.size() == 92);
     double allocated_sum = 0;
     for (const auto& row : model::check_runs(read.runs, model::Method::framework)) {
         CAPTURE(row.id, row.predicted_gib, row.measured_gib);
@@ -372,7 +372,7 @@ TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5%
             CHECK(row.predicted_gib <= row.measured_gib);
         }
     }
-    CHECK(allocated_sum / 40 <= 1.5);
+    CHECK(allocated_sum / 46 <= 1.5);
 }
 
 TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {

@@ -92,13 +92,14 @@ StepBytes step_bytes(const Training& t, int shards) {
             const double c = element_bytes(t), per = c + (t.precision == "fp32" ? 0 : 4);
             b.step = per / shards;
             if (t.zero_stage == 1) b.grads_freed = c * (1 - 1.0 / shards);
-            // The concatenation is let go once upcast, and stage 1 frees the partition's own 16-bit
-            // grads before the update (stage 2 keeps its flat partition buffer): the update holds the
-            // fp32 grad alone beside the moments it makes in a first step.
+            // The concatenation is let go once upcast, and the partition's own 16-bit grads before the
+            // update (stage 1's .grad; stage 2's flat buffer, released at the backward's end, lives on
+            // only through them): the update holds the fp32 grad alone beside the moments it makes in
+            // a first step.
             if (t.zero_stage <= 2) {
                 b.update_apart = true;
                 b.update = (t.precision == "fp32" ? c : 4) / shards;
-                b.update_grads_freed = t.zero_stage == 1 ? c : 0;
+                b.update_grads_freed = c / (t.zero_stage == 2 ? shards : 1);
             }
             if (t.zero_stage >= 3) b.step_cap = per * deepspeed_sub_group_size(t);
         }
