@@ -9,15 +9,9 @@ the stage its rank runs (rank // (NGPU / pp)), with torchtitan 0.2.2's own split
 (embedding and output each weighing one layer) in layers_per_stage, one count per pipeline rank
 (the sum of its virtual stages' under interleaving).
 """
-import csv
-import json
 import sys
 
-HEADER = ("id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,micro_batch,"
-          "global_batch,num_microbatches,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
-          "seq_parallel,flash_attn,precision,stage_measured,gpu,measured_gib,measure_kind,trust,source,"
-          "framework,layers_per_stage,compile,fp8_all_gather,framework_version,first_iteration,"
-          "unfused_fp32_softmax,attention_backend,deepspeed_model,dropout,transformer_impl").split(",")
+from measured_rows import main
 
 
 def torchtitan_split(stages, layers):
@@ -70,16 +64,5 @@ def rows(run, gpu):
                 deepspeed_model="", dropout="", transformer_impl="")
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    out = csv.DictWriter(sys.stdout, HEADER, lineterminator="\n")
-    if "--header" in sys.argv:
-        out.writeheader()
-    for line in open(sys.argv[1]):
-        for row in rows(json.loads(line), sys.argv[2]):
-            out.writerow(row)
-
-
 if __name__ == "__main__":
-    main()
+    main(rows, __doc__)

@@ -7,13 +7,23 @@ using namespace hetsched;
 using namespace hetsched::model::test;
 using model::Phase;
 
+namespace {
+
+/// GPT-3 175B's shape: at one token a micro-batch the optimizer step is every stage's peak.
+catalog::ModelSpec gpt3_175b() {
+    catalog::ModelSpec m = gpt();
+    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    return m;
+}
+
+}  // namespace
+
 TEST_CASE("ZeRO makes the fp32 grad partition in the step, beside the concatenated 16-bit one", "[model]") {
     // A 96-layer, 12288-wide model at one token over dp 2 in bf16 (DeepSpeed 0.17.5): the step is the
     // peak (beyond the backward's 5e8-element reduce bucket). States: 2-byte weights, 16-bit grads
     // (stage 2: their half; stage 1: all), fp32 master and moments halved. The step adds the
     // partition's concatenated 16-bit grads and their fp32 upcast: (2 + 4) / 2 bytes a parameter.
-    catalog::ModelSpec m = gpt();
-    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const catalog::ModelSpec m = gpt3_175b();
     const Layout l{1, 1, 2, 1, 1, 1, {}};
     const double p = stage_params(m, l, 0, 96, false);
     auto zero = [&](int stage) {
@@ -36,8 +46,7 @@ TEST_CASE("a first ZeRO-1/2 step makes its moments once the 16-bit grads' concat
     // update). The concatenated 16-bit partition (1 byte a parameter over dp 2) is let go once upcast,
     // and stage 1 frees its partition's own 16-bit grads too: the update holds the fp32 grad (2 bytes)
     // beside the new moments (8 / 2). Before it: the temporaries (3) without the moments. Stage 2 alike.
-    catalog::ModelSpec m = gpt();
-    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const catalog::ModelSpec m = gpt3_175b();
     const Layout l{1, 1, 2, 1, 1, 1, {}};
     const double p = stage_params(m, l, 0, 96, false);
     auto first = [&](int stage) {
@@ -63,8 +72,7 @@ TEST_CASE("a first ZeRO-1/2 step makes its moments once the 16-bit grads' concat
 TEST_CASE("ZeRO-3 steps one sub-group of at most 1e9 elements at a time", "[model]") {
     // A 96-layer, 12288-wide model at one token over dp 8: each rank's partition (about 21.7e9
     // parameters) is stepped 1e9 at a time, so the step's temporaries are 6e9 bytes.
-    catalog::ModelSpec m = gpt();
-    m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn_hidden = 4 * 12288, m.vocab = 50257;
+    const catalog::ModelSpec m = gpt3_175b();
     auto t = training(Framework::deepspeed, 1, 8);
     t.zero_stage = 3;
     const auto st = model::estimate_memory(m, t, Layout{1, 1, 8, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
