@@ -40,8 +40,12 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         replicated = (2 * norm + (dropout ? 2 * sbh : 0)) / sp + 2 * gemm_in;
         // Attention keeps Q, and K and V repeated to every head (repeat_kv) or at their own heads, and
         // its output, which is copied contiguous for wo unless flash attention laid it out so already;
-        // SwiGLU keeps w1's output, its silu, w3's output and the product.
-        const double qkv = e * s * b * (torchtitan_gqa_without_repeat(t) ? q + 2 * kv : 3 * q);
+        // SwiGLU keeps w1's output, its silu, w3's output and the product. Hugging Face's sdpa attention
+        // (transformers since early 2025, on torch 2.5 or later, with no mask beyond the causal one) hands
+        // K and V to the kernel at their own heads (enable_gqa), as torchtitan does from 0.2.2.
+        const bool own_heads =
+            torchtitan_gqa_without_repeat(t) || (t.framework == Framework::deepspeed && fused);
+        const double qkv = e * s * b * (own_heads ? q + 2 * kv : 3 * q);
         // The query and key norms (qk_norm) keep what a block norm keeps, per head: wq's and wk's
         // outputs, which nothing else keeps (rotary embedding saves only its cos and sin tables).
         const double qk_norm = m.qk_norm ? (norm_element * (q + kv) + 4 * (a + static_cast<double>(m.kv_heads))) * s * b : 0;
