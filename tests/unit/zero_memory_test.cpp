@@ -200,6 +200,17 @@ TEST_CASE("ZeRO-3's first iteration gathers only the module at work", "[model]")
     REQUIRE(module == 64000);
     const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     CHECK(st.comm_buffers == Approx(2 * (1e6 + module)));
+    // The record is reset after each backward: a second micro-batch in that first step prefetches and
+    // keeps them all (here fewer than stage3_max_live_parameters). From 0.15.4 the first two passes
+    // record (the first completes an empty record, which the second finds invalid).
+    const double p = stage_params(gpt(), l, 0, 4, false);
+    auto gathered = [&](const std::string& version, long micro_batches) {
+        t.framework_version = version, t.global_batch = 2 * micro_batches;
+        return model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers;
+    };
+    CHECK(gathered("0.14.5", 2) == Approx(2 * (1e6 + p)));
+    CHECK(gathered("0.15.4", 2) == Approx(2 * (1e6 + module)));
+    CHECK(gathered("0.15.4", 3) == Approx(2 * (1e6 + p)));
 }
 
 TEST_CASE("DeepSpeed's bucket settings belong to the ZeRO stages that have them", "[model]") {
@@ -251,6 +262,16 @@ TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-p
     REQUIRE(two.phase == Phase::forward);
     CHECK(one.gradients == Approx(0));
     CHECK(two.gradients == Approx(1 * p));
+    // Nor as a Hugging Face loss's forward ends (llama(), 128 tokens of 1,000): its 10 bytes a logit
+    // would outweigh the backward's 12 only beside grads that do not exist yet.
+    auto t = training(Framework::deepspeed, 128, 2);
+    t.zero_stage = 2, t.reduce_bucket_size = 1e4;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    REQUIRE(stage_params(llama(), l, 0, 4, false) > 2 * 128 * 1000);
+    const auto hf = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    CHECK(hf.phase == Phase::backward);
+    CHECK(hf.gradients == Approx(0));
+    CHECK(hf.logits == Approx(12 * 128 * 1000));
 }
 
 TEST_CASE("DeepSpeed trains Megatron-DeepSpeed's model or a Hugging Face one", "[model]") {

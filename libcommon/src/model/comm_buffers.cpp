@@ -22,12 +22,14 @@ CommBytes comm_bytes(const Training& t, const Layout& l, double layer, double st
         // parameters: the module at work, the prefetched ones, and those whose next use (the backward,
         // for the last layers' forward) comes within stage3_max_reuse_distance (1e9 elements), all
         // capped by stage3_max_live_parameters, though a module larger than the cap is still gathered
-        // whole. Its first iteration only records the order the modules run in (trace mode): until that
-        // trace is complete it neither prefetches nor keeps a parameter for its next use, and releases
-        // each module's parameters once the module is done, so only the module at work is gathered.
+        // whole. Its first passes only record the order the modules run in: until that record is
+        // complete it neither prefetches nor keeps a parameter for its next use, and releases each
+        // module's parameters once the module is done, so only the module at work is gathered. A first
+        // iteration with no more micro-batches than those passes never has more.
         if (t.zero_stage >= 3) {
-            const double live = c * (t.first_iteration ? std::min(stage_params, zero3_module)
-                                                       : std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module)));
+            const bool untraced = t.first_iteration && micro_batches <= deepspeed_zero3_untraced_passes(t);
+            const double live = c * (untraced ? std::min(stage_params, zero3_module)
+                                              : std::min(stage_params, std::max(deepspeed_max_live(t), zero3_module)));
             if (!when.zero3_at_start) return {live, live + 2 * c * elements + (fp32_comm ? 4 * filled : 0)};
             if (!when.zero3_in_comm_type) return {live + c * elements, live + c * elements + (fp32_comm ? 4 * filled : 0)};
             const double bucket = (fp32_comm ? 4 : c) * elements;

@@ -199,6 +199,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // down the blocks their gradients appear while their activations go.
     grads_made_in_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.pp == 1 && micro_batches_ == 1;
     if (grads_made_in_backward_) loss_grads_absent_ = gradients_;
+    forward_grads_absent_ = loss_grads_absent_;  // neither case has any gradient before its backward
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
@@ -454,7 +455,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
-         (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer},
+         forward_grads_absent_ * params + before_reduce, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, update_apart_ ? lazy_optimizer : 0},
         {Phase::step, 0, pipe.kept_logits,
@@ -472,7 +473,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          update_grads_freed_ * params, 0},
         // The micro-batch's own 16-bit logits are among those DeepSpeed's pipe buffers keep.
         {Phase::forward, stash, loss_forward_ + pipe.kept_logits - pipe.own_logits, loss_forward_comm,
-         (grads_made_in_backward_ ? gradients_ * params : 0) + before_reduce, lazy_optimizer}}};
+         forward_grads_absent_ * params + before_reduce, lazy_optimizer}}};
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     const double pools = fsdp_pipeline_pools_ ? stream_pools(stage_root, stage_root, count) : stream_pools_;

@@ -78,6 +78,7 @@ DeepSpeedBuckets deepspeed_buckets(const Training& t) {
     const long v = deepspeed_release(t);
     return {v >= 16005, v >= 17002, v >= 6000, v >= 17002};
 }
+long deepspeed_zero3_untraced_passes(const Training& t) { return deepspeed_release(t) >= 15004 ? 2 : 1; }  // 0.15.4
 bool deepspeed_tied_grad_fp32(const Training& t) {
     if (t.framework != Framework::deepspeed || deepspeed_optimizer(t) != DeepSpeedOptimizer::bf16) return false;
     const DeepSpeedBf16 b = deepspeed_bf16(t);

@@ -54,6 +54,7 @@ private:
     double update_per_param_ = 0;                          ///< what lives through that update, per parameter
     double update_grads_freed_ = 0;                        ///< grads per parameter freed by that update
     double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
+    double forward_grads_absent_ = 0;                      ///< grads per parameter not yet made in a forward
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
     double zero3_module_ = 0;                              ///< DeepSpeed ZeRO-3: the largest module gathered whole

@@ -220,6 +220,11 @@ struct DeepSpeedBuckets {
     bool zero3_in_comm_type;
 };
 DeepSpeedBuckets deepspeed_buckets(const Training& t);
+/// The forward-backward passes ZeRO-3 runs before its record of the module order is complete, with
+/// no prefetch and each module's parameters released once it is done: the first (the record is
+/// reset after each backward); from 0.15.4 the first two (reset as each forward starts, the first
+/// reset completes an empty record, which the next pass finds invalid and records again).
+long deepspeed_zero3_untraced_passes(const Training& t);
 /// Whether DeepSpeed's pipeline engine all-reduces a tied weight's fp32 gradient (the BF16
 /// optimizer's _hp_grad, while it accumulates in fp32) rather than its 16-bit .grad.
 bool deepspeed_tied_grad_fp32(const Training& t);
