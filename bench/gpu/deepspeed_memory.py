@@ -29,7 +29,12 @@ allocated as the step ends.
     bench/gpu/deepspeed_memory.py --deepspeed DIR [--out FILE] [--jobs N] [--budget S] [CASE ...]
 
 DIR holds DeepSpeed's source (its `deepspeed/` package with `ops/csrc` for FusedAdam; v0.14.5 here)
-and any pure-Python package it needs that the machine lacks (pydantic 1.10, hjson).
+and any pure-Python package it needs that the machine lacks (pydantic 1.10, hjson). As it was made:
+`git archive v0.14.5 deepspeed op_builder accelerator csrc/adam csrc/includes` of DeepSpeed, the
+symbolic links deepspeed/ops/op_builder and deepspeed/accelerator replaced by copies of what they
+point to, csrc copied to deepspeed/ops/csrc, a deepspeed/git_version_info_installed.py naming the
+release with no op installed (each is then built on first use), and pydantic's v1.10.26 `pydantic/`
+and hjson-py's `hjson/` beside `deepspeed/`.
 """
 import argparse
 import json
