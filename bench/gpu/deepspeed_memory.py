@@ -26,7 +26,12 @@ process and prints one JSON line: the layout, the split, and per step the peaks 
 reserved bytes, overall and per phase (forward, backward, reduce, step, other), with what is
 allocated as the step ends.
 
-    bench/gpu/deepspeed_memory.py --deepspeed DIR [--out FILE] [--jobs N] [--budget S] [CASE ...]
+    bench/gpu/deepspeed_memory.py --deepspeed DIR [--out FILE] [--jobs N] [--budget S] [--trace] [CASE ...]
+
+With --trace, each case runs under torch's allocation history from before its model is built to the
+end of its third step, and prints (TRACE lines, into the log) every segment the caching allocator
+reserved, with the reserved and allocated totals then and the Python frames that asked for it, and
+the segments it holds at the end: where reserved memory outgrows allocated memory, and why.
 
 DIR holds DeepSpeed's source (its `deepspeed/` package with `ops/csrc` for FusedAdam; v0.14.5 here)
 and any pure-Python package it needs that the machine lacks (pydantic 1.10, hjson). As it was made:
@@ -139,6 +144,9 @@ def run_case(name, ds_dir):
     import torch.nn.functional as F
     shim_old_apis(torch)
     torch.cuda.set_device(0)
+    tracing = bool(os.environ.get("DS_MEASURE_TRACE"))
+    if tracing:
+        torch.cuda.memory._record_memory_history(max_entries=4_000_000, stacks="python")
     torch.distributed.init_process_group("fake", rank=rank, world_size=world)
 
     import deepspeed
@@ -286,6 +294,12 @@ def run_case(name, ds_dir):
                 mark("step")
                 engine.step()
             end_step(i)
+    if tracing:
+        from alloc_trace import print_segment_allocs, print_segments
+        snapshot = torch.cuda.memory._snapshot()
+        print_segment_allocs(snapshot)
+        print_segments(snapshot)
+        torch.cuda.memory._record_memory_history(enabled=None)
     info.update(case=name, model=model, layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn,
                 vocab=vocab, pp=pp, dp=dp, zero=zero, recompute=recompute, attention=attn, micro_batch=mb,
                 micro_batches=gas, seq=seq, stage=stage, precision=precision, partition=partition,
@@ -306,6 +320,7 @@ def main():
     ap.add_argument("--case-timeout", type=float, default=240, help="seconds after which a case is killed")
     ap.add_argument("--optimizer", choices=("fusedadam", "torch"), default="fusedadam",
                     help="DeepSpeed's FusedAdam (built on the machine first) or torch's fused AdamW")
+    ap.add_argument("--trace", action="store_true", help="print where the allocator reserved its segments")
     ap.add_argument("--case", default=None, help=argparse.SUPPRESS)
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
@@ -318,6 +333,8 @@ def main():
     start = time.time()
     if args.optimizer == "torch":  # torch's fused AdamW: in place like FusedAdam, nothing to build
         env["DS_MEASURE_TORCH_ADAM"] = "1"
+    if args.trace:
+        env["DS_MEASURE_TRACE"] = "1"
     build = subprocess.run(["true"]) if args.optimizer == "torch" else subprocess.run([sys.executable, "-c", "import torch, sys; sys.path.insert(0, %r);"
                             "exec(open(%r).read().split('def ds_config')[0]); shim_old_apis(torch);"
                             "from deepspeed.ops.op_builder import FusedAdamBuilder; FusedAdamBuilder().load()"
@@ -352,6 +369,9 @@ def main():
             text = text.read()
             lines = [ln[7:] for ln in text.splitlines() if ln.startswith("RESULT ")]
             print(f"{name}: rc {p.returncode} in {time.time() - t0:.0f} s", file=log, flush=True)
+            trace = [ln for ln in text.splitlines() if ln.startswith("TRACE ")]
+            if trace:
+                print("\n".join(f"{name}: {ln}" for ln in trace), file=log, flush=True)
             if lines:
                 out.write(lines[-1] + "\n")
                 out.flush()

@@ -41,6 +41,8 @@ import time
 import types
 from unittest import mock
 
+from alloc_trace import frame_names, print_segments
+
 # name: (flavor, NGPU, tp, cp, local batch, seq, activation checkpointing, compile[, micro-batches
 #        [, pp, pipeline schedule, rank]]). With pp > 1 the local batch is the number of pipeline
 # micro-batches (torchtitan's default micro-batch size, 1), and the rank picks the stage measured:
@@ -307,10 +309,7 @@ def print_peak_allocations(snapshot, at_start, top=40):
             at_peak.pop(event["addr"], None)
     groups = {}
     for event in at_peak.values():
-        frames = [f"{f['filename'].split('site-packages/')[-1].split('.tt/')[-1]}:{f['line']}:{f['name']}"
-                  for f in event.get("frames", [])
-                  if "torch/utils/_" not in f["filename"] and "torch/nn/modules/module.py" not in f["filename"]]
-        key = " < ".join(frames[:5])
+        key = " < ".join(frame_names(event)[:5])
         size, count = groups.get(key, (0, 0))
         groups[key] = (size + event["size"], count + 1)
     print(f"TRACE peak {(at_start + peak) / 2**30:.3f} GiB: {at_start / 2**30:.3f} at the step's start, "
@@ -318,25 +317,6 @@ def print_peak_allocations(snapshot, at_start, top=40):
           "live there:", flush=True)
     for key, (size, count) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"TRACE {size / 2**30:8.3f} GiB {count:6d}x {key}", flush=True)
-
-
-def print_segments(snapshot):
-    """What the caching allocator holds as the step ends, per stream (TRACE lines): reserved bytes,
-    allocated bytes and the largest free block. Reserved never shrinks here (no empty_cache), so the
-    reserved bytes are the run's peak; the free blocks are where its fragmentation sits."""
-    streams = {}
-    for seg in snapshot["segments"]:
-        s = streams.setdefault(seg["stream"], dict(segments=0, reserved=0, allocated=0, largest_free=0))
-        s["segments"] += 1
-        s["reserved"] += seg["total_size"]
-        s["allocated"] += seg["allocated_size"]
-        for block in seg["blocks"]:
-            if block["state"] == "inactive":
-                s["largest_free"] = max(s["largest_free"], block["size"])
-    for stream, s in sorted(streams.items(), key=lambda kv: -kv[1]["reserved"]):
-        print(f"TRACE stream {stream}: {s['segments']} segments, reserved {s['reserved'] / 2**30:.3f} GiB, "
-              f"allocated {s['allocated'] / 2**30:.3f}, largest free block {s['largest_free'] / 2**30:.3f}",
-              flush=True)
 
 
 def cudnn_attention_runs(torch, head_dim):
