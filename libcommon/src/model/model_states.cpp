@@ -97,7 +97,6 @@ StepBytes step_bytes(const Training& t, int shards) {
             // only through them): the update holds the fp32 grad alone beside the moments it makes in
             // a first step.
             if (t.zero_stage <= 2) {
-                b.update_apart = true;
                 b.update = (t.precision == "fp32" ? c : 4) / shards;
                 b.update_grads_freed = c / (t.zero_stage == 2 ? shards : 1);
             }

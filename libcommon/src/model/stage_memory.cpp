@@ -178,7 +178,6 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     step_per_param_ = step.step;
     step_cap_ = step.step_cap;
     step_grads_freed_ = step.grads_freed;
-    update_apart_ = step.update_apart;
     update_per_param_ = step.update;
     update_grads_freed_ = step.update_grads_freed;
     if (t.first_iteration) {
@@ -457,7 +456,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          forward_grads_absent_ * params + before_reduce, lazy_optimizer},
         {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
-         step_grads_freed_ * params, update_apart_ ? lazy_optimizer : 0},
+         step_grads_freed_ * params, update_per_param_ > 0 ? lazy_optimizer : 0},
         {Phase::step, 0, pipe.kept_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
@@ -480,7 +479,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0 && embedding_new == 0) || (k == 6 && !grads_made_in_backward_) ||
-            (k == 7 && !fsdp_units_) || (k == 8 && !update_apart_) ||
+            (k == 7 && !fsdp_units_) || (k == 8 && update_per_param_ == 0) ||
             (k == 9 && (!last || loss_forward_ == 0)))
             continue;
         const Candidate& c = candidates[k];

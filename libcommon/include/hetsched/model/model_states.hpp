@@ -26,9 +26,8 @@ struct StepBytes {
     double step_cap = std::numeric_limits<double>::infinity();    ///< most bytes the step's temporaries take
     double grads_freed = 0;  ///< bytes per parameter of 16-bit grads freed before the step's temporaries
     /// Where the step's temporaries are gone before the optimizer's update (ZeRO-1/2): the bytes per
-    /// parameter that live through the update, and the 16-bit grads freed by then. In a first
-    /// iteration the optimizer makes its state in that update, so the two moments peak apart.
-    bool update_apart = false;
+    /// parameter that live through the update (0: no such moment apart), and the 16-bit grads freed by
+    /// then. In a first iteration the optimizer makes its state in that update, so the two peak apart.
     double update = 0, update_grads_freed = 0;
 };
 StepBytes step_bytes(const Training& t, int shards);

@@ -50,8 +50,8 @@ private:
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
     double step_cap_ = 0;                                  ///< the most those temporaries take (ZeRO-3 sub-groups)
     double step_grads_freed_ = 0;                          ///< grads per parameter freed before the step's temporaries
-    bool update_apart_ = false;                            ///< the step's temporaries go before its update (ZeRO-1/2)
-    double update_per_param_ = 0;                          ///< what lives through that update, per parameter
+    double update_per_param_ = 0;                          ///< what lives through the update when the step's
+                                                           ///< temporaries go before it (ZeRO-1/2), else 0
     double update_grads_freed_ = 0;                        ///< grads per parameter freed by that update
     double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
     double forward_grads_absent_ = 0;                      ///< grads per parameter not yet made in a forward
