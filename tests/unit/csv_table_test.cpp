@@ -31,6 +31,26 @@ TEST_CASE("csv errors carry line and column", "[io]") {
     CHECK_THROWS_AS(t.integer(1, 1, 0, 10), DataError);
 }
 
+TEST_CASE("an empty field that ends its line is placed after the last comma", "[io]") {
+    // "3," is columns 1-2; the empty third field starts at column 3 (the line's end), not at the "3".
+    auto t = CsvTable::parse({"t.csv", "a,b,c\n1,2,3\n3,,\n"});
+    CHECK(t.where(1, 1).col == 3);
+    CHECK(t.where(1, 2).col == 4);
+    CHECK(t.where(0, 2).col == 5);
+}
+
+TEST_CASE("a header names each column once", "[io]") {
+    try {
+        CsvTable::parse({"t.csv", "a,b, a\n1,2,3\n"});
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "column 'a' appears twice (columns 1 and 3): expected one column of each name");
+        CHECK(e.pos().line == 1);
+        CHECK(e.pos().col == 5);
+    }
+    CHECK(CsvTable::parse({"t.csv", "a,,\n1,2,3\n"}).rows() == 1);  // unnamed columns are not names
+}
+
 TEST_CASE("csv numbers are finite, whole where counted, and inside the field's range", "[io]") {
     auto t = CsvTable::parse({"t.csv", "a,b,c,d,e,f,g\nnan,inf,1e308,9223372036854775808,0x10, 7 ,8.5\n"});
     for (int c : {0, 1, 4}) CHECK_THROWS_AS(t.number(0, c, -1e300, 1e300), DataError);

@@ -19,7 +19,7 @@ fit::FitthroughputOptions tune(int gpus, long global_batch) {
     return o;
 }
 
-std::string usage_error(const fit::FitthroughputOptions& o, fit::GivenInputs given = {true, true}) {
+std::string usage_error(const fit::FitthroughputOptions& o, fit::GivenInputs given = {true, true, {}}) {
     try {
         fit::check_options(o, given);
     } catch (const UsageError& e) {
@@ -40,8 +40,8 @@ TEST_CASE("the global batch must split into whole per-GPU batches over --gpus", 
 }
 
 TEST_CASE("a mode's missing inputs are usage errors before any file is read", "[fit][tool]") {
-    CHECK(usage_error(tune(4, 256), {false, true}) == "--tune needs --params MODEL.yaml (the output of a fit)");
-    CHECK(usage_error(tune(4, 256), {true, false}) == "--tune needs --layer-stats FILE (layer,grad_var[,...])");
+    CHECK(usage_error(tune(4, 256), {false, true, {}}) == "--tune needs --params MODEL.yaml (the output of a fit)");
+    CHECK(usage_error(tune(4, 256), {true, false, {}}) == "--tune needs --layer-stats FILE (layer,grad_var[,...])");
     CHECK_THROWS_WITH(fit::select_mode(true, true, false, false),
                       "--predict, --grid, --tune and --sharing are separate modes: give one");
     CHECK(fit::select_mode(false, false, true, false) == fit::Mode::tune);
@@ -58,4 +58,34 @@ TEST_CASE("a fit runs on profile text in memory", "[fit][tool]") {
     // Exactly linear in the batch (0.02 + 0.001 m): a perfect fit.
     CHECK(r.text == "app,gpu,model,samples,r2,mean_ape_pct,max_ape_pct,heldout_r2,heldout_mean_ape_pct,heldout_max_ape_pct\n"
                     "a,T4,pollux,3,1,0,0,,,\n");
+}
+
+TEST_CASE("a flag only other modes read is refused, not ignored", "[fit][tool]") {
+    fit::FitthroughputOptions grid;
+    grid.mode = fit::Mode::grid;
+    CHECK(usage_error(grid, {true, false, {"--params", "--gpus", "--batch"}}) == "no error");
+    CHECK(usage_error(grid, {true, false, {"--format"}}) == "--format is read by a fit, not by --grid");
+    CHECK(usage_error(grid, {true, false, {"--nodes"}}) == "--nodes is read by --tune, not by --grid");
+    fit::FitthroughputOptions fit;
+    CHECK(usage_error(fit, {true, false, {"--params"}}) == "--params is read by --predict, --grid or --tune, not by a fit");
+    CHECK(usage_error(fit, {false, false, {"FILE", "--validate", "--seed"}}) == "no error");
+    fit::FitthroughputOptions predict;
+    predict.mode = fit::Mode::predict;
+    CHECK(usage_error(predict, {true, false, {"FILE"}}) == "a profile FILE is read by a fit, not by --predict");
+}
+
+TEST_CASE("validation where no fold could be fitted reports no figures", "[fit][tool]") {
+    fit::FitthroughputInputs in;
+    // Two samples a fold: neither half alone identifies Pollux's compute line with its batch slope.
+    in.profiles.push_back({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\n"
+                                    "x,T4,1,1,4,0.1\nx,T4,1,1,8,0.15\nx,T4,1,1,16,0.25\nx,T4,1,1,32,0.40\n"});
+    fit::FitthroughputOptions o;
+    o.validate = 2;
+    o.csv = true;
+    const auto r = fit::run_fitthroughput(in, o);
+    CHECK(r.text.substr(r.text.find('\n') + 1).find(",,,\n") != std::string::npos);  // held-out columns empty
+    CHECK(r.warning == "1 of 1 app x GPU groups not validated: no training fold could identify the model (failed_folds)");
+    o.csv = false;
+    const auto doc = fit::run_fitthroughput(in, o).text;
+    CHECK(doc.find("validation: {samples: 0, folds: 2, failed_folds: 2}") != std::string::npos);
 }

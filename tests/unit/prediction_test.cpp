@@ -12,6 +12,22 @@ namespace {
 
 fit::GroupFit pollux_fit() { return fit::test::pollux_fit("bert", "T4", 6, 40, 4, 4); }
 
+/// ICEFROG's PP form with the parameters of throughput_model_test's hand case: forward + backward
+/// 0.02 + 0.002 m (a quarter forward), each transfer 0.001 + 0.0002 m; the rest off.
+fit::GroupFit pipeline_fit(fit::ModelKind kind, int max_stages) {
+    fit::GroupFit g;
+    g.app = "gpt";
+    g.gpu = "A100";
+    g.kind = kind;
+    for (const auto& info : fit::param_info(kind)) g.params.push_back(info.neutral);
+    const auto set = [&](const char* name, double v) { g.params[static_cast<size_t>(fit::param_index(kind, name))] = v; };
+    set("alpha_c", 0.02), set("beta_c", 0.002), set("fwd_share", 0.25), set("alpha_act", 0.001), set("beta_act", 0.0002);
+    g.pinned.assign(g.params.size(), "");
+    g.range.min_batch = g.range.max_batch = 10;
+    g.range.max_gpus = g.range.max_per_node = g.range.max_stages = max_stages;
+    return g;
+}
+
 }  // namespace
 
 TEST_CASE("configurations fill nodes evenly", "[fit][predict]") {
@@ -37,9 +53,9 @@ TEST_CASE("the throughput grid: step time and replicas x batch / step", "[fit][p
     // T_iter = 0.052 + 0.24 = 0.292; throughput 4 * 32 / 0.292 = 438.356.
     const std::string grid = fit::throughput_grid({pollux_fit()}, {{1, 4}, {32}, 2});
     CHECK(grid ==
-          "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
-          "bert,T4,1,1,32,0.052,615.385\n"
-          "bert,T4,2,4,32,0.292,438.356\n");
+          "app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "bert,T4,1,1,1,32,0.052,615.385\n"
+          "bert,T4,2,4,1,32,0.292,438.356\n");
 }
 
 TEST_CASE("predict_table appends the predictions to each profile row", "[fit][predict]") {
@@ -63,4 +79,34 @@ TEST_CASE("fitted_throughput splits a per-GPU batch beyond the fit into accumula
     CHECK(fit::fitted_throughput(pollux_fit(), 1, 4, 0) == Approx(40 / 0.06));
     // 128 on 4 GPUs, 2 per node: 32 each, 0.292 s as in the grid.
     CHECK(fit::fitted_throughput(pollux_fit(), 4, 2, 128) == Approx(128 / 0.292));
+}
+
+TEST_CASE("a pipelined fit is priced with pipeline stages, never as free data parallelism", "[fit][predict]") {
+    using fit::ModelKind;
+    // PP has no data-parallel term: one pipeline over every GPU.
+    const auto pp = pipeline_fit(ModelKind::icefrog_pp, 4);
+    CHECK(fit::stage_counts(pp, 4) == std::vector<int>{4});
+    CHECK(fit::stage_counts(pp, 1) == std::vector<int>{1});
+    // HP: every divisor of the GPU count up to the deepest pipeline profiled (4).
+    CHECK(fit::stage_counts(pipeline_fit(ModelKind::icefrog_hp, 4), 8) == std::vector<int>{1, 2, 4});
+    CHECK(fit::stage_counts(pollux_fit(), 8) == std::vector<int>{1});
+    // 2 GPUs, m = 10, 2 stages: 0.01 forward + 0.003 activation + 0.03 backward + 0.003 gradient = 0.046 s
+    // (throughput_model_test's hand case), 10 samples a step: 217.391 samples/s. As one stage with 2
+    // replicas it would read 0.04 s and 500 samples/s.
+    CHECK(fit::throughput_grid({pp}, {{2}, {10}, 2}) ==
+          "app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "gpt,A100,1,2,2,10,0.046,217.391\n");
+    // A global batch of 10 is one replica's 10: the same 0.046 s step.
+    CHECK(fit::fitted_throughput(pp, 2, 2, 10) == Approx(10 / 0.046));
+}
+
+TEST_CASE("predict_table replaces the predictions of a table predicted before", "[fit][predict]") {
+    const auto p = fit::read_profile(
+        {"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+                  "bert,t4,1,1,32,9,9\n"},
+        {"", "", false});
+    // GPU names match with case ignored: t4 is the fit's T4. As above: 0.052 s, 615.385 samples/s.
+    CHECK(fit::predict_table(p, {pollux_fit()}) ==
+          "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "bert,t4,1,1,32,0.052,615.385\n");
 }

@@ -85,7 +85,10 @@ int main(int argc, char** argv) {
         if (cli::write_list(lists, "default", output)) return Exit::ok;
         opt.mode = fit::select_mode(!predict.empty(), grid, tune, !sharing.empty());
         opt.csv = format == "csv";
-        fit::check_options(opt, {!params.empty(), !layer_stats.empty()});
+        fit::GivenInputs given{!params.empty(), !layer_stats.empty(), {}};
+        for (const CLI::Option* o : app->get_options())
+            if (o->count() > 0) given.flags.push_back(o->get_name());
+        fit::check_options(opt, given);
         fit::FitthroughputInputs in;
         in.params = cli::optional_input(params);
         in.layer_stats = cli::optional_input(layer_stats);
@@ -96,6 +99,7 @@ int main(int argc, char** argv) {
                 in.profiles.push_back(io::read_input(path));
         auto result = fit::run_fitthroughput(in, opt);
         io::write_output(output, result.text);
+        if (!result.warning.empty() && !verbosity.quiet) std::cerr << "fitthroughput: warning: " << result.warning << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "fitthroughput: " << result.summary << '\n';
         return Exit::ok;
     });

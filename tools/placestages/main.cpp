@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
         opt.model = model_flags.problem();
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;
         opt.timeline = !timeline.empty();
+        if (timeline == "-" && (io.output.empty() || io.output == "-"))
+            throw UsageError("--timeline - and the placement would share standard output: give -o FILE or a timeline FILE");
         opt.csv = format == "csv";
         const auto cat = cli::load_catalog(catalog);
         const auto job = cli::job_input(io.input, opt.job);

@@ -14,6 +14,13 @@ bool same_name(const std::string& a, const std::string& b) {
     return true;
 }
 
+std::string folded_name(const std::string& name) {
+    std::string out = name;
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x80) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
 namespace {
 
 /// Lower-case letters and digits only: how close two names look, for suggestions (never for matching).

@@ -19,7 +19,7 @@ void add_model_flags(CLI::App& app, ModelFlags& f, const char* group, const std:
         ->group(g)->check(number_in(0.01, 1.0))->capture_default_str();
     app.add_option("--inter-node-gb-s", f.inter_node_gb_s,
                    "Network between nodes in GB/s, for GPU types without their own nic_gb_s (default: the catalog's)")
-        ->group(g)->check(positive(1e6));
+        ->group(g)->check(number_in(model::limits::min_link_gb_s, model::limits::max_link_gb_s));
     app.add_option("--measure", f.measure, "Memory that must fit: allocated, reserved or device")
         ->group(g)->check(CLI::IsMember({"allocated", "reserved", "device"}))->capture_default_str();
     app.add_option("--schedule", f.schedule,

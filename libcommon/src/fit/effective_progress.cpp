@@ -58,25 +58,33 @@ std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& st
     const int layers = static_cast<int>(stats.grad_var.size());
     std::vector<TuneCandidate> out;
     for (double m : batches)
-        for (int l = 0; l < layers; ++l) {
-            Sample s = configuration(fit, gpus, nodes, m);
-            s.frozen_layers = l;
-            s.total_layers = layers;
-            s.unfrozen_flops = unfrozen_share(stats.flops, l);
-            s.unfrozen_params = unfrozen_share(stats.params, l);
-            TuneCandidate c;
-            c.per_gpu_batch = m;
-            c.frozen_layers = l;
-            c.psi = frozen_penalty(stats, l);
-            c.step_time_s = step_time(fit, s);
-            c.throughput = s.throughput(c.step_time_s);
-            c.effective_progress = c.psi * c.throughput;
-            out.push_back(c);
+        for (int p : stage_counts(fit, gpus)) {
+            if (p > layers) continue;  // every stage holds a layer
+            for (int l = 0; l < layers; ++l) {
+                Sample s = configuration(fit, gpus, nodes, m, p);
+                s.frozen_layers = l;
+                s.total_layers = layers;
+                s.unfrozen_flops = unfrozen_share(stats.flops, l);
+                s.unfrozen_params = unfrozen_share(stats.params, l);
+                TuneCandidate c;
+                c.per_gpu_batch = m;
+                c.pipeline_stages = p;
+                c.frozen_layers = l;
+                c.psi = frozen_penalty(stats, l);
+                c.step_time_s = step_time(fit, s);
+                c.throughput = s.throughput(c.step_time_s);
+                c.effective_progress = c.psi * c.throughput;
+                out.push_back(c);
+            }
         }
+    if (out.empty())
+        throw DataError(std::to_string(gpus) + " GPUs need pipelines of " + std::to_string(stage_counts(fit, gpus).front()) +
+                        " stages, more than the " + std::to_string(layers) + " layers of the statistics");
     std::stable_sort(out.begin(), out.end(), [](const TuneCandidate& a, const TuneCandidate& b) {
         if (a.effective_progress != b.effective_progress) return a.effective_progress > b.effective_progress;
         if (a.frozen_layers != b.frozen_layers) return a.frozen_layers < b.frozen_layers;
-        return a.per_gpu_batch < b.per_gpu_batch;
+        if (a.per_gpu_batch != b.per_gpu_batch) return a.per_gpu_batch < b.per_gpu_batch;
+        return a.pipeline_stages < b.pipeline_stages;
     });
     return out;
 }

@@ -1,13 +1,15 @@
 #include <hetsched/fit/fitter.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <nlopt.hpp>
 #include <set>
 #include <thread>
-#include <atomic>
-#include <exception>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
 
 namespace hetsched::fit {
 namespace {
@@ -393,8 +395,9 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& ss, const FitOptio
 }
 
 std::vector<std::vector<Sample>> group_samples(const std::vector<Sample>& samples) {
+    // GPU type names match with ASCII case ignored (hetsched-formats(5)); a group keeps its first spelling.
     std::map<std::pair<std::string, std::string>, std::vector<Sample>> groups;
-    for (const auto& s : samples) groups[{s.app, s.gpu}].push_back(s);
+    for (const auto& s : samples) groups[{s.app, catalog::folded_name(s.gpu)}].push_back(s);
     std::vector<std::vector<Sample>> out;
     for (auto& [key, v] : groups) out.push_back(std::move(v));
     return out;

@@ -1,5 +1,6 @@
 #include <hetsched/fit/fitthroughput.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
@@ -29,6 +30,7 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     const ModelKind kind = parse_model_kind(o.model);
     std::vector<ModelEntry> entries;
     double worst = 0;
+    size_t unscored = 0;  // groups whose every fold failed to fit
     const FitOptions fo{!o.no_curves};
     const auto groups = group_samples(read_samples(in, o));
     const auto fits = fit_groups(kind, groups, fo);
@@ -37,7 +39,8 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
         ModelEntry e{fits[i], std::nullopt};
         if (o.validate > 0) {
             e.validation = cross_validate(kind, group, o.validate, o.seed, fo);
-            worst = std::max(worst, e.validation->held_out.mean_ape_pct);
+            if (e.validation->held_out.samples == 0) ++unscored;
+            else worst = std::max(worst, e.validation->held_out.mean_ape_pct);
         }
         entries.push_back(std::move(e));
     }
@@ -45,6 +48,9 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.text = o.csv ? write_quality_csv(kind, entries) : write_model_document(kind, entries);
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
+    if (unscored > 0)
+        r.warning = std::to_string(unscored) + " of " + std::to_string(entries.size()) +
+                    " app x GPU groups not validated: no training fold could identify the model (failed_folds)";
     return r;
 }
 
@@ -59,6 +65,7 @@ YAML::Node candidate_node(const TuneCandidate& c) {
     YAML::Node n(YAML::NodeType::Map);
     n.SetStyle(YAML::EmitterStyle::Flow);
     n["per_gpu_batch"] = num(c.per_gpu_batch);
+    n["pipeline_stages"] = c.pipeline_stages;
     n["frozen_layers"] = c.frozen_layers;
     n["psi"] = num(c.psi);
     n["step_time_s"] = num(c.step_time_s);
@@ -98,7 +105,7 @@ FitthroughputResult run_tune(const FitthroughputInputs& in, const FitthroughputO
     for (size_t i = 0; i < cands.size() && i < static_cast<size_t>(o.top); ++i) top.push_back(candidate_node(cands[i]));
     root["candidates"] = top;
     return {io::emit_yaml(root), "best: batch " + num(cands.front().per_gpu_batch) + ", " +
-                                     std::to_string(cands.front().frozen_layers) + " frozen layers"};
+                                     std::to_string(cands.front().frozen_layers) + " frozen layers", ""};
 }
 
 /// APP:BATCH[:FROZEN/TOTAL]
@@ -194,7 +201,7 @@ FitthroughputResult run_sharing(const FitthroughputInputs& in, const Fitthroughp
         root["verdict"] = n;
         summary += v.share ? "; the jobs may share" : "; the jobs may not share";
     }
-    return {io::emit_yaml(root), summary};
+    return {io::emit_yaml(root), summary, ""};
 }
 
 }  // namespace
@@ -205,22 +212,36 @@ Mode select_mode(bool predict, bool grid, bool tune, bool sharing) {
     return predict ? Mode::predict : grid ? Mode::grid : tune ? Mode::tune : sharing ? Mode::sharing : Mode::fit;
 }
 
-void check_options(const FitthroughputOptions& o, GivenInputs given) {
+void check_options(const FitthroughputOptions& o, const GivenInputs& given) {
     if (o.validate == 1) throw UsageError("--validate needs at least 2 folds");
     const char* name[] = {"a fit", "--predict", "--grid", "--tune", "--sharing"};
     const char* mode = name[static_cast<int>(o.mode)];
+    // The options only some modes read (the others: output, verbosity, lists, help).
+    using M = Mode;
+    static const std::vector<std::pair<std::string, std::vector<Mode>>> readers = {
+        {"FILE", {M::fit}}, {"--model", {M::fit}}, {"--validate", {M::fit}}, {"--no-curves", {M::fit}},
+        {"--seed", {M::fit}}, {"--format", {M::fit}}, {"--params", {M::predict, M::grid, M::tune}},
+        {"--app", {M::fit, M::predict, M::tune}}, {"--gpu", {M::fit, M::predict, M::tune, M::sharing}},
+        {"--gpus", {M::grid, M::tune}}, {"--batch", {M::grid, M::tune}}, {"--gpus-per-node", {M::grid, M::tune}},
+        {"--layer-stats", {M::tune}}, {"--nodes", {M::tune}}, {"--global-batch", {M::tune}}, {"--top", {M::tune}},
+        {"--pair", {M::sharing}}, {"--capacity-gib", {M::sharing}}};
+    for (const auto& flag : given.flags)
+        for (const auto& [reader, modes] : readers)
+            if (flag == reader && std::find(modes.begin(), modes.end(), o.mode) == modes.end()) {
+                std::string which;
+                for (size_t i = 0; i < modes.size(); ++i)
+                    which += std::string(i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") +
+                             name[static_cast<int>(modes[i])];
+                throw UsageError((flag == "FILE" ? std::string("a profile FILE") : flag) + " is read by " + which +
+                                 ", not by " + mode);
+            }
     if ((o.mode == Mode::predict || o.mode == Mode::grid || o.mode == Mode::tune) && !given.params)
         throw UsageError(std::string(mode) + " needs --params MODEL.yaml (the output of a fit)");
-    if (o.mode != Mode::sharing && !o.pairs.empty())
-        throw UsageError("--pair needs --sharing FILE (the usage profile its models come from)");
     if (o.mode == Mode::sharing && !o.pairs.empty()) {
         if (o.gpu.empty()) throw UsageError("--pair needs --gpu: the GPU type the jobs would share");
         if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
     }
-    if (o.mode != Mode::tune) {
-        if (o.global_batch > 0) throw UsageError("--global-batch is for --tune");
-        return;
-    }
+    if (o.mode != Mode::tune) return;
     if (!given.layer_stats) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
     if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");
     if (o.gpus.size() != 1) throw UsageError("--tune needs --gpus N: the job's allocation");
@@ -243,19 +264,19 @@ void check_options(const FitthroughputOptions& o, GivenInputs given) {
 }
 
 FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const FitthroughputOptions& o) {
-    check_options(o, {in.params.has_value(), in.layer_stats.has_value()});
+    check_options(o, {in.params.has_value(), in.layer_stats.has_value(), {}});
     switch (o.mode) {
     case Mode::predict: {
         const auto fits = read_params(in, "--predict");
         if (in.profiles.size() != 1) throw UsageError("--predict reads one profile");
         const Profile p = read_profile(in.profiles.front(), {o.app, o.gpu, false});
-        return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows"};
+        return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows", ""};
     }
     case Mode::tune: return run_tune(in, o);
     case Mode::sharing: return run_sharing(in, o);
     case Mode::grid: {
         const auto fits = read_params(in, "--grid");
-        return {throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}), "grid for " + std::to_string(fits.size()) + " fits"};
+        return {throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}), "grid for " + std::to_string(fits.size()) + " fits", ""};
     }
     case Mode::fit: break;
     }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -55,7 +56,7 @@ std::vector<UsageSample> read_usage(const io::TextInput& in) {
 
 std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
     std::map<std::pair<std::string, std::string>, std::vector<const UsageSample*>> groups;
-    for (const auto& s : samples) groups[{s.app, s.gpu}].push_back(&s);
+    for (const auto& s : samples) groups[{s.app, catalog::folded_name(s.gpu)}].push_back(&s);
     std::vector<UsageModel> out;
     for (const auto& [key, g] : groups) {
         const Eigen::Index n = static_cast<Eigen::Index>(g.size());
@@ -75,11 +76,11 @@ std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
         if (batches.size() > 1) cols.push_back(1);
         if (thetas.size() > 1) cols.push_back(2);
         if (static_cast<size_t>(n) < cols.size() + 1)
-            throw DataError(key.first + " on " + key.second + ": " + std::to_string(n) +
+            throw DataError(key.first + " on " + g.front()->gpu + ": " + std::to_string(n) +
                                 " usage samples cannot fit a linear model in " + std::to_string(cols.size()) +
                                 " terms; profile at least " + std::to_string(cols.size() + 1),
                             g.front()->where);
-        out.push_back({key.first, key.second, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols)});
+        out.push_back({key.first, g.front()->gpu, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols)});
     }
     return out;
 }
@@ -91,7 +92,7 @@ SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::s
     for (const auto& j : jobs) {
         const UsageModel* m = nullptr;
         for (const auto& u : models)
-            if (u.app == j.app && u.gpu == gpu) m = &u;
+            if (u.app == j.app && catalog::same_name(u.gpu, gpu)) m = &u;
         if (!m) throw UsageError("no usage model for " + j.app + " on " + gpu + " in the sharing profile");
         const double share = j.total_layers > 0 ? static_cast<double>(j.total_layers - j.frozen_layers) / j.total_layers : 1.0;
         v.util_pct += std::clamp(m->util.at(j.per_gpu_batch, share, share), 0.0, 100.0);

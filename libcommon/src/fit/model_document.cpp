@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -20,13 +21,17 @@ YAML::Node flow_list(const std::vector<double>& v) {
     return n;
 }
 
+/// A score rounded to `decimals` places and, like every output number, to at most 6 significant digits
+/// (a wild fit's APE can run to millions of percent).
+std::string figure(double v, int decimals) { return io::format_number(std::stod(io::format_fixed(v, decimals)), 6); }
+
 YAML::Node quality_node(const FitQuality& q) {
     YAML::Node n(YAML::NodeType::Map);
     n.SetStyle(YAML::EmitterStyle::Flow);
     n["samples"] = q.samples;
-    n["r2"] = io::format_fixed(q.r2, 4);
-    n["mean_ape_pct"] = io::format_fixed(q.mean_ape_pct, 2);
-    n["max_ape_pct"] = io::format_fixed(q.max_ape_pct, 2);
+    n["r2"] = figure(q.r2, 4);
+    n["mean_ape_pct"] = figure(q.mean_ape_pct, 2);
+    n["max_ape_pct"] = figure(q.max_ape_pct, 2);
     return n;
 }
 
@@ -109,7 +114,13 @@ std::string write_model_document(ModelKind kind, const std::vector<ModelEntry>& 
         n["range"] = range;
         n["fit"] = quality_node(g.quality);
         if (e.validation) {
+            // Every fold failing leaves nothing scored: no figures, rather than zeros that read as perfect.
             YAML::Node v = quality_node(e.validation->held_out);
+            if (e.validation->held_out.samples == 0) {
+                v.remove("r2");
+                v.remove("mean_ape_pct");
+                v.remove("max_ape_pct");
+            }
             v["folds"] = e.validation->folds;
             if (e.validation->failed_folds > 0) v["failed_folds"] = e.validation->failed_folds;
             n["validation"] = v;
@@ -139,7 +150,12 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
         GroupFit g;
         g.kind = kind;
         g.app = io::yaml_string(doc, io::required_child(doc, f, "app"), "app");
-        g.gpu = io::yaml_string(doc, io::required_child(doc, f, "gpu"), "gpu");
+        const YAML::Node gpu = io::required_child(doc, f, "gpu");
+        g.gpu = io::yaml_string(doc, gpu, "gpu");
+        for (const auto& seen : out)
+            if (seen.app == g.app && catalog::same_name(seen.gpu, g.gpu))
+                throw DataError("a second fit for " + g.app + " on " + g.gpu + ": a model document has one per app and GPU type",
+                                doc.where(gpu));
         const YAML::Node params = io::required_child(doc, f, "params");
         if (!params.IsMap()) throw DataError("expected 'params' to be a mapping", doc.where(params));
         for (const auto& kv : params) {
@@ -184,7 +200,7 @@ const GroupFit& find_fit(const std::vector<GroupFit>& fits, const std::string& a
                          const SourcePos& where) {
     std::string have;
     for (const auto& f : fits) {
-        if (f.app == app && f.gpu == gpu) return f;
+        if (f.app == app && catalog::same_name(f.gpu, gpu)) return f;
         have += (have.empty() ? "" : ", ") + f.app + " on " + f.gpu;
     }
     throw DataError("no fitted model for " + app + " on " + gpu + "; the model document has " + have, where);
@@ -196,13 +212,13 @@ std::string write_quality_csv(ModelKind kind, const std::vector<ModelEntry>& ent
     for (const auto& e : entries) {
         const FitQuality& q = e.fit.quality;
         std::vector<std::string> row = {e.fit.app, e.fit.gpu, model_name(kind), std::to_string(q.samples),
-                                        io::format_fixed(q.r2, 4), io::format_fixed(q.mean_ape_pct, 2),
-                                        io::format_fixed(q.max_ape_pct, 2), "", "", ""};
-        if (e.validation) {
+                                        figure(q.r2, 4), figure(q.mean_ape_pct, 2), figure(q.max_ape_pct, 2),
+                                        "", "", ""};
+        if (e.validation && e.validation->held_out.samples > 0) {
             const FitQuality& h = e.validation->held_out;
-            row[7] = io::format_fixed(h.r2, 4);
-            row[8] = io::format_fixed(h.mean_ape_pct, 2);
-            row[9] = io::format_fixed(h.max_ape_pct, 2);
+            row[7] = figure(h.r2, 4);
+            row[8] = figure(h.mean_ape_pct, 2);
+            row[9] = figure(h.max_ape_pct, 2);
         }
         w.add_row(row);
     }

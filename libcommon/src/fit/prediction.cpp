@@ -19,12 +19,26 @@ std::vector<double> default_batches(const GroupFit& f) {
 
 int gpus_per_node(const GroupFit& f, int wanted) { return wanted > 0 ? wanted : std::max(1, f.range.max_per_node); }
 
-Sample configuration(const GroupFit& f, int gpus, int nodes, double per_gpu_batch) {
+std::vector<int> stage_counts(const GroupFit& f, int gpus) {
+    switch (f.kind) {
+    case ModelKind::icefrog_pp: return {gpus};
+    case ModelKind::icefrog_hp: {
+        std::vector<int> out;
+        for (int s = 1; s <= std::min(gpus, std::max(1, f.range.max_stages)); ++s)
+            if (gpus % s == 0) out.push_back(s);
+        return out;
+    }
+    default: return {1};
+    }
+}
+
+Sample configuration(const GroupFit& f, int gpus, int nodes, double per_gpu_batch, int stages) {
     Sample s;
     s.app = f.app;
     s.gpu = f.gpu;
     s.num_gpus = gpus;
     s.num_nodes = nodes;
+    s.stages = stages;
     s.max_per_node = (gpus + nodes - 1) / nodes;
     s.per_gpu_batch = per_gpu_batch;
     return s;
@@ -32,18 +46,30 @@ Sample configuration(const GroupFit& f, int gpus, int nodes, double per_gpu_batc
 
 double fitted_throughput(const GroupFit& f, int gpus, int per_node, double global_batch) {
     const double most = f.range.max_batch > 0 ? f.range.max_batch : 1;
-    const double per_gpu = global_batch > 0 ? global_batch / gpus : most;
-    const double steps = std::max(1.0, std::ceil(per_gpu / most - 1e-9));
     const int nodes = (gpus + per_node - 1) / per_node;
-    const Sample s = configuration(f, gpus, nodes, per_gpu / steps);
-    return gpus * per_gpu / (steps * step_time(f, s));
+    double best = 0;
+    for (int p : stage_counts(f, gpus)) {
+        // A profile's per-GPU batch is a replica's (a pipeline's replica spans p GPUs).
+        const int replicas = gpus / p;
+        const double each = global_batch > 0 ? global_batch / replicas : most;
+        const double steps = std::max(1.0, std::ceil(each / most - 1e-9));
+        const double t = step_time(f, configuration(f, gpus, nodes, each / steps, p));
+        best = std::max(best, replicas * each / (steps * t));
+    }
+    return best;
 }
 
 std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits) {
     std::vector<std::string> header;
     for (const auto& c : profile.table.header()) header.push_back(c.text);
-    header.push_back("predicted_step_time_s");
-    header.push_back("predicted_throughput");
+    // A table predicted before gets its predictions replaced, not a second pair of columns.
+    const auto column = [&](const char* name) {
+        const int at = profile.table.find(name);
+        if (at >= 0) return static_cast<size_t>(at);
+        header.push_back(name);
+        return header.size() - 1;
+    };
+    const size_t time_col = column("predicted_step_time_s"), rate_col = column("predicted_throughput");
     io::CsvWriter w(header);
     for (size_t r = 0; r < profile.samples.size(); ++r) {
         const Sample& s = profile.samples[r];
@@ -51,16 +77,17 @@ std::string predict_table(const Profile& profile, const std::vector<GroupFit>& f
         const double t = step_time(f, s);
         std::vector<std::string> row;
         for (const auto& c : profile.table.row(r)) row.push_back(c.text);
-        row.push_back(io::format_number(t, 6));
-        row.push_back(io::format_number(s.throughput(t), 6));
+        row.resize(header.size());
+        row[time_col] = io::format_number(t, 6);
+        row[rate_col] = io::format_number(s.throughput(t), 6);
         w.add_row(row);
     }
     return w.text();
 }
 
 std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o) {
-    io::CsvWriter w({"app", "gpu", "num_nodes", "num_gpus", "per_gpu_batch", "predicted_step_time_s",
-                     "predicted_throughput"});
+    io::CsvWriter w({"app", "gpu", "num_nodes", "num_gpus", "pipeline_stages", "per_gpu_batch",
+                     "predicted_step_time_s", "predicted_throughput"});
     for (const auto& f : fits) {
         std::vector<int> gpus = o.gpus;
         if (gpus.empty())
@@ -68,12 +95,13 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
         const std::vector<double> batches = o.batches.empty() ? default_batches(f) : o.batches;
         const int per_node = gpus_per_node(f, o.gpus_per_node);
         for (int g : gpus)
-            for (double b : batches) {
-                const Sample s = configuration(f, g, (g + per_node - 1) / per_node, b);
-                const double t = step_time(f, s);
-                w.add_row({f.app, f.gpu, std::to_string(s.num_nodes), std::to_string(g), io::format_number(b, 6),
-                           io::format_number(t, 6), io::format_number(s.throughput(t), 6)});
-            }
+            for (int p : stage_counts(f, g))
+                for (double b : batches) {
+                    const Sample s = configuration(f, g, (g + per_node - 1) / per_node, b, p);
+                    const double t = step_time(f, s);
+                    w.add_row({f.app, f.gpu, std::to_string(s.num_nodes), std::to_string(g), std::to_string(p),
+                               io::format_number(b, 6), io::format_number(t, 6), io::format_number(s.throughput(t), 6)});
+                }
     }
     return w.text();
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <hetsched/fit/limits.hpp>
+#include <hetsched/io/number_format.hpp>
 
 namespace hetsched::fit {
 namespace {
@@ -80,6 +81,15 @@ void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const Pro
     s.fwd_time_s = optional_time(t, r, c.fwd, false);
     s.bwd_time_s = optional_time(t, r, c.bwd, false);
     (void)opt;
+    // The parts are of the step they were timed in: none may outlast it.
+    if (s.sync_time_s > s.step_time_s)
+        throw DataError("sync time " + io::format_number(s.sync_time_s) + " s exceeds the step time " +
+                            io::format_number(s.step_time_s) + " s it is part of",
+                        t.where(r, c.sync));
+    if (s.fwd_time_s + s.bwd_time_s > s.step_time_s)
+        throw DataError("forward + backward time " + io::format_number(s.fwd_time_s + s.bwd_time_s) +
+                            " s exceeds the step time " + io::format_number(s.step_time_s) + " s they are part of",
+                        t.where(r, c.bwd));
 }
 
 void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {

@@ -45,9 +45,11 @@ CsvTable CsvTable::parse(const TextInput& in) {
     ParseState st;
     const std::string& t = in.text;
     size_t i = (t.compare(0, 3, "\xEF\xBB\xBF") == 0) ? 3 : 0;
+    char prev = '\n';
     for (; i < t.size(); ++i) {
         char c = t[i];
-        if (st.at_field_start && c != '\r' && c != '\n') {
+        // A field starts at its first byte; an empty field that ends its line, at that line's end.
+        if (st.at_field_start && ((c != '\r' && c != '\n') || prev == ',')) {
             st.start_line = st.line;
             st.start_col = st.col;
             st.at_field_start = false;
@@ -56,6 +58,7 @@ CsvTable CsvTable::parse(const TextInput& in) {
             csv_free(&p);
             throw DataError("malformed CSV quoting", {in.name, st.line, st.col});
         }
+        prev = c;
         if (c == '\n') {
             ++st.line;
             st.col = 1;
@@ -77,6 +80,12 @@ CsvTable CsvTable::parse(const TextInput& in) {
         size_t a = h.text.find_first_not_of(" \t"), b = h.text.find_last_not_of(" \t");
         h.text = a == std::string::npos ? "" : h.text.substr(a, b - a + 1);
     }
+    for (size_t c = 0; c < table.header_.size(); ++c)  // a reader takes one column of a name
+        for (size_t d = 0; d < c; ++d)
+            if (!table.header_[c].text.empty() && table.header_[c].text == table.header_[d].text)
+                throw DataError("column '" + table.header_[c].text + "' appears twice (columns " + std::to_string(d + 1) +
+                                    " and " + std::to_string(c + 1) + "): expected one column of each name",
+                                {in.name, table.header_[c].line, table.header_[c].col});
     for (size_t r = 1; r < st.rows.size(); ++r) {
         auto& row = st.rows[r];
         if (row.size() != table.header_.size())

@@ -75,6 +75,13 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
+    // A document was checked as it was read: a model that fails now is the flags' doing, a usage error.
+    try {
+        validate_model(m);
+        check_split_sum(job);
+    } catch (const DataError& e) {
+        throw UsageError(e.what());
+    }
 }
 
 Layout layout_from_options(const JobOptions& o, const JobSpec& job) {

@@ -97,6 +97,14 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bo
 
 }  // namespace
 
+void check_split_sum(const JobSpec& job) {
+    long sum = 0;  // at most 2^16 stages of at most 10^4 layers each
+    for (long c : job.layers_per_stage) sum += c;
+    if (!job.layers_per_stage.empty() && sum != job.model.layers)
+        throw DataError("layers_per_stage sums to " + std::to_string(sum) + " layers, but the model has " +
+                        std::to_string(job.model.layers));
+}
+
 JobSpec read_job_spec(const YamlDocument& doc) {
     JobSpec job;
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
@@ -111,6 +119,11 @@ JobSpec read_job_spec(const YamlDocument& doc) {
             throw DataError("expected a list of layer counts, one per pipeline stage, under 'layers_per_stage'",
                             doc.where(split));
         for (const auto& n : split) job.layers_per_stage.push_back(io::yaml_integer(doc, n, "layers_per_stage", 1, limits::layers));
+        try {
+            check_split_sum(job);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), doc.where(split));
+        }
     }
     t.precision = read_word(doc, sec, "precision", t.precision);
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);

@@ -71,6 +71,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             if (a.stages.size() > 1 && layers.IsDefined() != !a.layers.empty())
                 throw DataError("expected 'layers' on every stage of 'stages' or on none", doc.where(st));
             if (layers.IsDefined()) a.layers.push_back(io::yaml_integer(doc, layers, "layers", 1, model::limits::layers));
+            if (layers.IsDefined()) a.layers_where = doc.where(stages);
         }
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp x tp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
@@ -92,9 +93,14 @@ Allocation allocation_from_flags(int dp, const std::string& stages, const catalo
     a.where.file = "allocation (--dp, --stages)";
     std::stringstream in(stages);
     std::string name;
-    while (std::getline(in, name, ','))
-        if (!name.empty()) a.stages.push_back(c.find(name).name);
-    if (a.stages.empty()) throw UsageError("--stages needs at least one GPU type");
+    if (stages.empty()) throw UsageError("--stages needs at least one GPU type");
+    while (std::getline(in, name, ',')) {
+        if (name.empty())
+            throw UsageError("--stages: expected a GPU type for stage " + std::to_string(a.stages.size()) +
+                             ", got an empty entry in '" + stages + "'");
+        a.stages.push_back(c.find(name).name);
+    }
+    if (stages.back() == ',') throw UsageError("--stages: expected a GPU type after the last comma in '" + stages + "'");
     if (a.stages.size() > static_cast<size_t>(model::limits::stages))
         throw UsageError("--stages: expected at most " + std::to_string(model::limits::stages) +
                          " pipeline stages, got " + std::to_string(a.stages.size()));

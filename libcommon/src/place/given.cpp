@@ -5,17 +5,20 @@
 
 namespace hetsched::place {
 
-PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers) {
+PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers,
+                        const SourcePos& where) {
     if (layers.empty())
         throw UsageError("--method given needs each stage's layers: 'layers' on every entry of allocation.stages, "
                          "training.layers_per_stage, or --layers-per-stage");
     if (layers.size() != order.size())
         throw DataError("the split gives " + std::to_string(layers.size()) + " stages, but the allocation has " +
-                        std::to_string(order.size()));
+                        std::to_string(order.size()),
+                        where);
     long total = 0;
     for (long c : layers) total += c;
     if (total != p.layers)
-        throw DataError("the split holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers));
+        throw DataError("the split holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers),
+                        where);
     PlaceResult r;
     r.placement = {order, layers};
     for (size_t s = 0; s < order.size(); ++s) {

@@ -93,7 +93,7 @@ PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o) {
         break;
     }
     case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit); break;
-    case Method::given: return place_given(p, o.order, o.layers);
+    case Method::given: return place_given(p, o.order, o.layers, o.layers_where);
     }
     if (r.placement.empty()) throw Infeasible(shortfall(p, fixed));
     return r;

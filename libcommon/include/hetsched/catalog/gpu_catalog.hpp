@@ -67,6 +67,9 @@ GpuCatalog parse_catalog(const io::TextInput& in);
 /// Whether two names are the same apart from ASCII letter case: the only leniency name matching has.
 bool same_name(const std::string& a, const std::string& b);
 
+/// `name` with its ASCII letters lower-cased: a key under which same_name() names are equal.
+std::string folded_name(const std::string& name);
+
 /// Up to three of `candidates` closest to `wanted` by edit distance, for "did you mean" hints.
 std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates);
 

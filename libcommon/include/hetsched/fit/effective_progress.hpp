@@ -31,6 +31,7 @@ double unfrozen_share(const std::vector<double>& weights, int frozen);
 
 struct TuneCandidate {
     double per_gpu_batch = 0;
+    int pipeline_stages = 1;        ///< of each replica (prediction.hpp's stage_counts())
     int frozen_layers = 0;
     double psi = 1;
     double step_time_s = 0;
@@ -38,8 +39,8 @@ struct TuneCandidate {
     double effective_progress = 0;  ///< psi x throughput
 };
 
-/// Every (batch, frozen layers) candidate for `gpus` GPUs on `nodes` nodes, best effective progress
-/// first (ties: fewer frozen layers, then the smaller batch).
+/// Every (batch, pipeline stages, frozen layers) candidate for `gpus` GPUs on `nodes` nodes, best
+/// effective progress first (ties: fewer frozen layers, then the smaller batch, then fewer stages).
 std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& stats, int gpus, int nodes,
                                        const std::vector<double>& batches);
 

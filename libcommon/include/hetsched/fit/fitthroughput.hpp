@@ -50,15 +50,19 @@ Mode select_mode(bool predict, bool grid, bool tune, bool sharing);
 struct GivenInputs {
     bool params = false;
     bool layer_stats = false;
+    /// Every option the command line gave, by its long name ("--grid"; "FILE" for the positional one):
+    /// one that only other modes read is refused rather than ignored.
+    std::vector<std::string> flags;
 };
 
-/// Usage errors visible from the flags alone: a mode's missing inputs, flags another mode owns, and a
-/// --global-batch that cannot be split into whole per-GPU batches over --gpus.
-void check_options(const FitthroughputOptions& o, GivenInputs given);
+/// Usage errors visible from the flags alone: a mode's missing inputs, flags only other modes read,
+/// and a --global-batch that cannot be split into whole per-GPU batches over --gpus.
+void check_options(const FitthroughputOptions& o, const GivenInputs& given);
 
 struct FitthroughputResult {
     std::string text;
     std::string summary;  ///< one line for stderr with -v
+    std::string warning;  ///< one line for stderr unless -q ("" when none)
 };
 
 /// Runs the mode: check_options(), then the work. DataError (65) for bad inputs, UsageError (64) for

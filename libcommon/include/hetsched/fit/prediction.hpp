@@ -9,7 +9,8 @@
 
 namespace hetsched::fit {
 
-/// The profile's table with predicted_step_time_s and predicted_throughput (samples/s) appended.
+/// The profile's table with predicted_step_time_s and predicted_throughput (samples/s) appended (or,
+/// where it has them from an earlier prediction, replaced).
 /// DataError at a row whose (app, gpu) has no fit.
 std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits);
 
@@ -19,14 +20,21 @@ std::vector<double> default_batches(const GroupFit& fit);
 /// GPUs per node for predictions: `wanted` when set (> 0), else the fit's densest profiled node.
 int gpus_per_node(const GroupFit& fit, int wanted);
 
-/// A configuration of the fit's app and GPU type: `gpus` GPUs on `nodes` nodes, filled evenly.
-Sample configuration(const GroupFit& fit, int gpus, int nodes, double per_gpu_batch);
+/// The pipeline stage counts a fit can price on `gpus` GPUs: ICEFROG's PP form has no data-parallel
+/// term, so one pipeline over all of them; its HP form every divisor of `gpus` up to the deepest
+/// pipeline profiled; the other forms no pipeline (1).
+std::vector<int> stage_counts(const GroupFit& fit, int gpus);
+
+/// A configuration of the fit's app and GPU type: `gpus` GPUs on `nodes` nodes, filled evenly, in
+/// replicas of `stages` pipeline stages.
+Sample configuration(const GroupFit& fit, int gpus, int nodes, double per_gpu_batch, int stages = 1);
 
 /// Samples per second of `global_batch` on `gpus` GPUs of the fit's type, filled onto nodes of
 /// `per_node`. A per-GPU batch above the largest the fit saw is split into that many accumulation
 /// steps (each the fit's step time of the smaller batch, the whole step repeated: an upper bound on
 /// the time, as the gradient exchange is counted each time). global_batch <= 0: the largest per-GPU
-/// batch the fit saw on every GPU.
+/// batch the fit saw on every replica. Over the fit's stage_counts(), the fastest (a pipeline's replica
+/// spans its stages, and the batch is per replica as in the profiles).
 double fitted_throughput(const GroupFit& fit, int gpus, int per_node, double global_batch);
 
 struct GridOptions {
@@ -35,8 +43,9 @@ struct GridOptions {
     int gpus_per_node = 0;         ///< 0: each fit's densest sample node
 };
 
-/// CSV app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput, one row
-/// per fit x GPU count x batch; GPUs fill nodes of gpus_per_node.
+/// CSV app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,
+/// predicted_throughput, one row per fit x GPU count x stage count (stage_counts()) x batch; GPUs fill
+/// nodes of gpus_per_node.
 std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o);
 
 }  // namespace hetsched::fit

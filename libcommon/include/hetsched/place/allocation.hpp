@@ -27,6 +27,7 @@ struct Allocation {
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
     std::optional<ScheduleKind> schedule;  ///< the schedule the plan was timed under, when it says
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
+    SourcePos layers_where;           ///< of `stages` when they give layers
 };
 
 /// The document's `allocation:` section with types resolved in `catalog`; DataError at the offending

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/place/problem.hpp>
 
 namespace hetsched::place {
@@ -23,6 +24,7 @@ struct PlaceOptions {
     std::vector<size_t> order;      ///< the allocation's own stage order (type indices)
     long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit
     std::vector<long> layers;       ///< given: each stage's layers, in `order`
+    SourcePos layers_where;         ///< where `layers` came from, for errors about the split
 };
 
 struct PlaceResult {
@@ -48,7 +50,8 @@ PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, cons
 
 /// The placement of `layers` on the stages of `order`, evaluated. UsageError without a split, DataError
 /// for one that does not match the stages or the model, Infeasible naming a stage its memory cannot hold.
-PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers);
+PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, const std::vector<long>& layers,
+                        const SourcePos& where = {});
 
 /// Stage orders the baselines use: decreasing memory (Whale), increasing compute (HPH).
 std::vector<size_t> order_by_memory(const Problem& p);
