@@ -4,6 +4,7 @@
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/model/stage_memory.hpp>
 #include <hetsched/model/transformer.hpp>
+#include <hetsched/place/estimator.hpp>
 #include <hetsched/place/problem_builder.hpp>
 
 using namespace hetsched;
@@ -81,10 +82,31 @@ TEST_CASE("layer times come from FLOPs over achieved TFLOPS, links from the netw
     CHECK(p.types[0].forward[1] == Approx((matmul + scores / 2) / (165e12 * 0.5)));
     CHECK(p.types[0].backward[1] == Approx((2 * matmul + 2.5 * scores / 2) / (165e12 * 0.5)));
     // 2048 tokens x 2048 hidden x 2 bytes over a 2 GB/s NIC shared by the stage's 2 GPUs.
-    CHECK(p.transfer_s(0, 1) == Approx(2048.0 * 2048 * 2 / 1e9));
+    CHECK(p.transfer_s(0, 1, 0) == Approx(2048.0 * 2048 * 2 / 1e9));
     CHECK(p.stage_params(0, 1) > p.stage_params(1, 1));  // stage 0 also syncs the embedding
     CHECK(p.types[0].allreduce_s_per_param > 0);
     CHECK(p.types[0].link_s == Approx(2048.0 * 2048 * 2 / 32e9));  // two A30 stages share a node (PCIe Gen4)
+}
+
+TEST_CASE("a type's stages fill its nodes in pipeline order: a full node's last stage sends across the network", "[place]") {
+    // juchi's A30 with 4 GPUs a node and dp 2: two stages a node. Four A30 stages: 0-1 on a node, 2-3 on
+    // the next; so 0 -> 1 and 2 -> 3 stay in the node (PCIe Gen4, 32 GB/s) and 1 -> 2 crosses the 2 GB/s
+    // network, shared by the stage's 2 GPUs.
+    auto cat = catalog::named_catalog("juchi");
+    for (auto& g : cat.gpus) g.gpus_per_node = 4;
+    place::ProblemOptions o;
+    o.network.inter_node_gb_s = 2;
+    const auto p = place::make_problem(llama13b(), alloc(2, {"A30", "A30", "A30", "A30"}), cat, o);
+    const double boundary = 2048.0 * 2048 * 2;
+    CHECK(p.transfer_s(0, 0, 0) == Approx(boundary / 32e9));
+    CHECK(p.transfer_s(0, 0, 1) == Approx(boundary / (2e9 / 2)));
+    CHECK(p.transfer_s(0, 0, 2) == Approx(boundary / 32e9));
+    // The estimate prices each link so: stage 1's send is the slow one.
+    const place::Placement pl{{0, 0, 0, 0}, {7, 7, 6, 6}};
+    const auto e = place::estimate(p, pl);
+    CHECK(e.stages[0].send_activation == Approx(boundary / 32e9));
+    CHECK(e.stages[1].send_activation == Approx(boundary / 1e9));
+    CHECK(e.stages[2].send_activation == Approx(boundary / 32e9));
 }
 
 TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes; the slower NIC of two types", "[place]") {
@@ -101,14 +123,14 @@ TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes; the s
     REQUIRE(p.types.size() == 2);
     const double boundary = 2048.0 * 2048 * 2;  // one micro-batch's activation
     CHECK(p.types[0].link_s == Approx(boundary / (1e9 / 4)));      // A30 to A30: two nodes of A30s
-    CHECK(p.transfer_s(0, 1) == Approx(boundary / (1e9 / 4)));     // A30 to RTX-A4000: the A30's 1 GB/s
-    CHECK(p.transfer_s(1, 0) == Approx(p.transfer_s(0, 1)));
+    CHECK(p.transfer_s(0, 1, 0) == Approx(boundary / (1e9 / 4)));     // A30 to RTX-A4000: the A30's 1 GB/s
+    CHECK(p.transfer_s(1, 0, 0) == Approx(p.transfer_s(0, 1, 0)));
     CHECK(p.types[1].link_s == Approx(boundary / (2e9 / 4)));      // the network's own speed
     CHECK(p.tied_sync_s == 0);                                      // untied
     // Without a type's own network every pair is the network's, as before.
     const auto plain = place::make_problem(llama13b(), alloc(4, {"A30", "A30", "RTX-A4000"}), catalog::named_catalog("juchi"), o);
-    CHECK(plain.transfer_s(0, 1) == Approx(boundary / (2e9 / 4)));
-    CHECK(plain.transfer_s(1, 0) == Approx(boundary / (2e9 / 4)));
+    CHECK(plain.transfer_s(0, 1, 0) == Approx(boundary / (2e9 / 4)));
+    CHECK(plain.transfer_s(1, 0, 0) == Approx(boundary / (2e9 / 4)));
 }
 
 TEST_CASE("each type's layer times follow the attention kernel it runs", "[place]") {

@@ -67,6 +67,7 @@ public:
         stats_.lower_bound = std::isinf(bound) ? 0 : bound;
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         r.stats = stats_;
+        r.fastest_too_slow = std::move(fastest_too_slow_);
         return r;
     }
 
@@ -74,6 +75,7 @@ private:
     const SearchSpace& space_;
     SearchOptions opt_;
     Incumbents best_;
+    std::optional<PlanRecord> fastest_too_slow_;
     std::vector<std::string> names_;
     std::vector<std::string> catalog_names_;  ///< each candidate's name as the catalog spells it
     std::vector<SearchLayout> layouts_;
@@ -281,6 +283,7 @@ private:
         rec.lower_bound_cost = cost_objective() ? f.bound : 0;
         if (cost_objective() && space_.slo_s > 0 && rec.total_s > space_.slo_s) {
             ++stats_.plans_too_slow;
+            if (!fastest_too_slow_ || rec.total_s < fastest_too_slow_->total_s) fastest_too_slow_ = std::move(rec);
             return;
         }
         best_.offer(std::move(rec));

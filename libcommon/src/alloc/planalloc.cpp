@@ -141,15 +141,21 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
 /// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
 PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,
-                                const SearchSpace& space, const SearchOptions& so, const SearchStats& slo_stats,
+                                const SearchSpace& space, const SearchOptions& so, const SearchResult& slo,
                                 const ReportContext& ctx, const std::vector<std::string>& skipped) {
+    const SearchStats& slo_stats = slo.stats;
     SearchOptions fastest = so;
     fastest.objective = Objective::time;
     fastest.top = 1;
     fastest.effort_limit = kFastestEffort;
     SearchSpace open = space;
     open.slo_s = 0;
-    const SearchResult f = search_plans(open, fastest);
+    SearchResult f = search_plans(open, fastest);
+    // The bounded search may stop before a plan the SLO search already placed: the faster of the two.
+    if (slo.fastest_too_slow && (f.plans.empty() || slo.fastest_too_slow->total_s < f.plans.front().total_s)) {
+        f.plans = {*slo.fastest_too_slow};
+        f.stats.lower_bound = std::min(f.stats.lower_bound, slo.fastest_too_slow->total_s);
+    }
     const std::string currency = ctx.currency;
     if (f.plans.empty())
         throw Infeasible(std::string(f.stats.complete ? "no plan within the quotas can hold "
@@ -229,7 +235,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                          "the SLO; raise " +
                          (r.stats.stopped_by == "time limit" ? "--time-limit-s" : "--search-limit") +
                          ", loosen the SLO or lower the quotas");
-    if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r.stats, ctx, types.skipped);
+    if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r, ctx, types.skipped);
     if (!r.stats.complete)
         out.note = "the search stopped at its " + r.stats.stopped_by + ": the plan found costs " +
                    io::format_number(r.plans.front().cost, 6) + " " + cat.currency +

@@ -7,13 +7,16 @@ void fill_costs(const Problem& p, const Placement& pl, std::vector<StageCosts>& 
     const size_t k = pl.order.size();
     costs.resize(k);
     long first = 0;
+    thread_local std::vector<long> seen;  // stages of each type so far, in pipeline order
+    seen.assign(p.types.size(), 0);
     for (size_t s = 0; s < k; ++s) {
         const size_t t = pl.order[s];
         const long c = pl.layers[s];
         const int pos = static_cast<int>(s);
         costs[s].forward = p.forward_s(t, pos, first, c);
         costs[s].backward = p.backward_s(t, pos, first, c);
-        costs[s].to_next = s + 1 < k ? p.transfer_s(t, pl.order[s + 1]) : 0;
+        costs[s].to_next = s + 1 < k ? p.transfer_s(t, pl.order[s + 1], seen[t]) : 0;
+        ++seen[t];
         const double params = p.stage_params(pos, c);  // searches evaluate this per placement: once
         costs[s].allreduce = params * p.types[t].allreduce_s_per_param;
         costs[s].optimizer = params * p.types[t].optimizer_s_per_param;

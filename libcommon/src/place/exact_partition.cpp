@@ -52,7 +52,9 @@ private:
         const int stages_after = k_ - s - 1;
         for (size_t t = 0; t < p_.types.size(); ++t) {
             if (order_ ? (*order_)[static_cast<size_t>(s)] != t : left_[t] == 0) continue;
-            const double link = s > 0 ? p_.transfer_s(cur_.order[static_cast<size_t>(s - 1)], t) : 0;
+            const size_t prev = s > 0 ? cur_.order[static_cast<size_t>(s - 1)] : 0;
+            // The stage before is the last placed of its type: its index is how many of it are placed, less one.
+            const double link = s > 0 ? p_.transfer_s(prev, t, p_.types[prev].stages - left_[prev] - 1) : 0;
             --left_[t];
             double speed_after = 0, fastest_after = 0;
             long cap_after = 0;

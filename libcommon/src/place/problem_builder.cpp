@@ -141,14 +141,18 @@ const StageType& ProblemFactory::type(const std::string& name) {
     fill_times(st, g, work, L, options_, tp_, 2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
     st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
     // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;
-    // two stages of one type share a node when both fit in it.
+    // a type's stages fill its nodes in pipeline order, so adjacent stages of it share a node unless
+    // the first one fills its node (Problem::transfer_s).
     const int gpus = dp_ * tp_;
     // A node of this type reaches other nodes through its own network where the catalog gives one.
     st.nic_bytes_s = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_;
     st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : st.nic_bytes_s);
     const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
     st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : st.nic_bytes_s / nic_share);
-    st.link_s = 2 * gpus <= g.gpus_per_node ? boundary_ / intra : boundary_ / (st.nic_bytes_s / nic_share);
+    st.node_link_s = boundary_ / (st.nic_bytes_s / nic_share);
+    st.stages_per_node = g.gpus_per_node / gpus;  // 0 when a stage spans nodes: every link crosses
+    st.link_s = st.stages_per_node >= 2 ? boundary_ / intra : st.node_link_s;
+    if (st.stages_per_node == 0) st.stages_per_node = 1;
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
 }

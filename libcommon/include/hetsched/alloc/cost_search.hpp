@@ -8,6 +8,7 @@
 ///   homogeneous  one type, 2^n GPUs (the paper's Sia+ baseline)
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,7 @@ struct SearchStats {
 struct SearchResult {
     std::vector<PlanRecord> plans;  ///< best first (at most `top`); empty: nothing meets the SLO
     SearchStats stats;
+    std::optional<PlanRecord> fastest_too_slow;  ///< the fastest placed plan that missed the SLO
 };
 
 /// Runs the chosen search. Objective::cost needs slo_s > 0 or no SLO; plans missing the SLO never

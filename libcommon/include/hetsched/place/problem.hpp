@@ -24,7 +24,10 @@ struct StageType {
     double tail_forward = 0, tail_backward = 0;  ///< output layer and loss, on the last stage
     double allreduce_s_per_param = 0;  ///< gradient sync among the stage's dp GPUs, per parameter
     double optimizer_s_per_param = 0;  ///< the optimizer step, per parameter of the stage
-    double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type
+    double link_s = 0;                 ///< one micro-batch's activation to an adjacent stage of this type on its node
+    double node_link_s = 0;            ///< the same to an adjacent stage of this type on the next node
+    /// Stages of this type one node holds, filled in pipeline order (0: every pair is link_s apart).
+    int stages_per_node = 0;
     double nic_bytes_s = 0;            ///< its node's network to other nodes (the catalog's nic_gb_s, else the network's)
     double tied_alone_s = 0;           ///< the tied-embedding sync when every stage is of this type
     double usable_gib = 0;             ///< memory a stage may fill (for reports)
@@ -60,9 +63,13 @@ struct Problem {
     double tail_s(size_t type, int pos, long count) const {
         return stage_params(pos, count) * (types[type].allreduce_s_per_param + types[type].optimizer_s_per_param);
     }
-    double transfer_s(size_t from, size_t to) const {
-        if (from == to) return types[from].link_s;
-        return cross_links.empty() ? 0.0 : cross_links[from * types.size() + to];
+    /// One micro-batch's activation from a stage of type `from`, the `index`-th of its type in pipeline
+    /// order (0-based), to the next stage, of type `to`. A type's stages fill its nodes in pipeline
+    /// order, so two adjacent stages of one type share a node unless the first ends one.
+    double transfer_s(size_t from, size_t to, long index) const {
+        if (from != to) return cross_links.empty() ? 0.0 : cross_links[from * types.size() + to];
+        const StageType& t = types[from];
+        return t.stages_per_node > 0 && (index + 1) % t.stages_per_node == 0 ? t.node_link_s : t.link_s;
     }
     /// Fastest forward + backward of any single layer on `type` (for lower bounds).
     double min_layer_s(size_t type) const;
