@@ -118,12 +118,12 @@ TEST_CASE("a section computed for other training settings is refused, iterations
                      "training: {seq_len: 8, global_batch: 8, precision: bf16, iterations: 10}\n"
                      "memory: {job: {model: gpt2, seq_len: 8, global_batch: 8}, plans: []}\n"});
     model::JobSpec job = model::read_job_spec(doc);
-    CHECK_NOTHROW(model::check_training_unchanged(doc, "memory", job, "memest"));
+    CHECK_NOTHROW(model::check_job_unchanged(doc, "memory", job, "memest"));
     job.iterations = 1000;  // the cost's setting: no part of the memory
-    CHECK_NOTHROW(model::check_training_unchanged(doc, "memory", job, "memest"));
+    CHECK_NOTHROW(model::check_job_unchanged(doc, "memory", job, "memest"));
     job.training.precision = "fp32";
     try {
-        model::check_training_unchanged(doc, "memory", job, "memest");
+        model::check_job_unchanged(doc, "memory", job, "memest");
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK(std::string(e.what()) ==
@@ -132,7 +132,7 @@ TEST_CASE("a section computed for other training settings is refused, iterations
     }
     job.training.precision = "bf16";
     job.micro_batch = 2;  // a key the document did not have
-    CHECK_THROWS_WITH(model::check_training_unchanged(doc, "memory", job, "memest"),
+    CHECK_THROWS_WITH(model::check_job_unchanged(doc, "memory", job, "memest"),
                       Catch::Contains("training.micro_batch (none), which the flags change to 2"));
 }
 

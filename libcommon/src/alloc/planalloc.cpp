@@ -81,10 +81,9 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         while (start <= o.types.size()) {
             const size_t comma = std::min(o.types.find(',', start), o.types.size());
             const std::string t = o.types.substr(start, comma - start);
-            if (!t.empty()) {
-                only.push_back(cat.find(t).name);
-                named[only.back()] = "--types";
-            }
+            if (t.empty()) throw UsageError("--types: expected a GPU type in each comma-separated entry, got '" + o.types + "'");
+            only.push_back(cat.find(t).name);
+            named[only.back()] = "--types";
             start = comma + 1;
         }
     }
@@ -280,7 +279,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : memory;
     if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
-        model::check_training_unchanged(doc, "memory", job, "memest");
+        model::check_job_unchanged(doc, "memory", job, "memest");
         for (const auto& e : list) {
             model::Plan p;
             auto integer = [&](const char* key, long hi) {

@@ -64,23 +64,30 @@ YAML::Node with_job_key(const JobSpec& job, const YAML::Node& section) {
     return n;
 }
 
-void check_training_unchanged(const io::YamlDocument& doc, const char* section_name, const JobSpec& job,
+void check_job_unchanged(const io::YamlDocument& doc, const char* section_name, const JobSpec& job,
                               const char* producer) {
-    const YAML::Node written = training_to_yaml(read_job_spec(doc)), now = training_to_yaml(job);
+    const JobSpec read = read_job_spec(doc);
     auto value = [](const YAML::Node& map, const std::string& key) {
         const YAML::Node v = map[key];
         return v.IsDefined() ? YAML::Dump(v) : std::string("(none)");
     };
-    std::set<std::string> keys;  // in either, each once
-    for (const YAML::Node* map : {&written, &now})
-        for (const auto& kv : *map) keys.insert(kv.first.Scalar());
-    for (const auto& k : keys) {
-        if (k == "iterations") continue;  // the cost's, not the memory's
-        const std::string was = value(written, k), is = value(now, k);
-        if (was != is)
-            throw DataError(std::string("'") + section_name + "' was computed for training." + k + " " + was +
-                                ", which the flags change to " + is + "; rerun " + producer + " with them",
-                            doc.where(io::optional_child(doc, doc.root, section_name)));
+    // The model and the training, as the document had them and as the flags leave them.
+    const std::pair<const char*, std::pair<YAML::Node, YAML::Node>> sections[] = {
+        {"model", {model_to_yaml(read.model), model_to_yaml(job.model)}},
+        {"training", {training_to_yaml(read), training_to_yaml(job)}}};
+    for (const auto& [name, maps] : sections) {
+        const auto& [written, now] = maps;
+        std::set<std::string> keys;  // in either, each once
+        for (const YAML::Node* map : {&written, &now})
+            for (const auto& kv : *map) keys.insert(kv.first.Scalar());
+        for (const auto& k : keys) {
+            if (k == "iterations") continue;  // the cost's, not the memory's
+            const std::string was = value(written, k), is = value(now, k);
+            if (was != is)
+                throw DataError(std::string("'") + section_name + "' was computed for " + name + "." + k + " " + was +
+                                    ", which the flags change to " + is + "; rerun " + producer + " with them",
+                                doc.where(io::optional_child(doc, doc.root, section_name)));
+        }
     }
 }
 

@@ -28,6 +28,10 @@ JobSpec job_from_options(const JobOptions& o) {
 }
 
 void apply_job_options(const JobOptions& o, JobSpec& job) {
+    if (!o.model.empty() && o.model != job.model.name) {  // --model replaces a document's model whole
+        job.model = catalog::find_model(o.model);
+        job.dropout_stated = true;  // a preset's style
+    }
     auto& m = job.model;
     auto set = [](long v, long& dst) { if (v) dst = v; };
     set(o.layers, m.layers);

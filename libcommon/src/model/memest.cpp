@@ -36,15 +36,20 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     MemestResult out;
     if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
         const Layout l = layout_from_options(o.job, job);
-        const Measure measure = o.measure.value_or(Measure::allocated);
+        // A fit check on a GPU is measured as plans are (device: what the card must hold), unless told.
+        const Measure measure = o.measure.value_or(o.gpu.empty() ? Measure::allocated : Measure::device);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
         const Training on_type = gpu ? on_gpu(job.training, *gpu) : job.training;
         const MemoryEstimate est = estimate_memory(job.model, on_type, l, measure, method);
         const std::string unsupported = precision_unsupported(on_type);
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
-            out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty();
-            if (!unsupported.empty())
+            const bool node_holds_tp = l.tp <= gpu->gpus_per_node;  // tensor parallelism stays in a node
+            out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty() && node_holds_tp;
+            if (!node_holds_tp)
+                out.message = "tp " + std::to_string(l.tp) + " needs " + std::to_string(l.tp) + " GPUs in one node, but a node of " +
+                              gpu->name + " has " + std::to_string(gpu->gpus_per_node);
+            else if (!unsupported.empty())
                 out.message = gpu->name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) +
                               "): " + unsupported;
             else if (!out.fits)
@@ -56,6 +61,10 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         if (!unsupported.empty()) {
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = unsupported;
+        }
+        if (gpu && l.tp > gpu->gpus_per_node) {
+            doc.root["memory"]["fits"] = false;
+            doc.root["memory"]["unsupported"] = out.message;
         }
         const std::string fp32 = torchtitan_fp32_note(on_type, l);
         if (!fp32.empty()) {
@@ -101,6 +110,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
 
 CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
     const MeasuredRuns read = read_measured_runs(measured);
+    if (read.runs.empty() && read.skipped.empty())
+        throw DataError("no measured run to check: expected a row under the header", {measured.name(), 2, 1});
     if (read.runs.empty() && !read.skipped.empty())
         throw DataError("no measured run could be checked; the first: " + read.skipped.front().id + ": " +
                         read.skipped.front().reason);

@@ -326,6 +326,8 @@ void validate_training(const Training& t) {
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));
+    if ((t.compiled || t.compiled_loss) && t.framework == Framework::megatron)
+        throw DataError("compile applies to deepspeed and fsdp (Megatron-LM runs its own fused kernels), got megatron");
     if (t.fp32_allreduce && t.framework != Framework::deepspeed)
         throw DataError("fp32_allreduce applies to deepspeed (Megatron-LM and FSDP reduce fp32 gradients already), "
                         "got " +

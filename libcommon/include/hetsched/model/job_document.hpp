@@ -35,10 +35,10 @@ YAML::Node with_job_key(const JobSpec& job, const YAML::Node& section);
 /// (a document edited, or sections from two pipelines mixed), naming `producer` to rerun.
 void check_job_key(const io::YamlDocument& doc, const char* section_name, const JobSpec& job, const char* producer);
 
-/// DataError when flags changed the document's training settings (all but iterations) that
+/// DataError when flags changed the document's model or training settings (all but iterations) that
 /// `section_name` was computed with: memest's plans for bf16 are no plans for fp32 or another
 /// framework. `job` is the document's job with the flags applied.
-void check_training_unchanged(const io::YamlDocument& doc, const char* section_name, const JobSpec& job,
+void check_job_unchanged(const io::YamlDocument& doc, const char* section_name, const JobSpec& job,
                               const char* producer);
 
 }  // namespace hetsched::model
