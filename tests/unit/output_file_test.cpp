@@ -50,3 +50,19 @@ TEST_CASE("write_output writes into a FIFO or device instead of replacing it", "
     std::remove(fifo.c_str());
     rmdir(dir);
 }
+
+TEST_CASE("write_output writes through a symbolic link, which stays a link", "[io]") {
+    char dir[] = "/tmp/hetsched-test-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string target = std::string(dir) + "/state.yaml", link = std::string(dir) + "/current.yaml";
+    io::write_output(target, "old\n");
+    REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+    io::write_output(link, "new\n");
+    struct stat st {};
+    REQUIRE(lstat(link.c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));
+    CHECK(io::read_input(target).text == "new\n");
+    std::remove(link.c_str());
+    std::remove(target.c_str());
+    rmdir(dir);
+}

@@ -59,3 +59,23 @@ TEST_CASE("A second lock on the same state waits, then gives up with try-later",
     std::remove((path + ".lock").c_str());
     rmdir(dir);
 }
+
+TEST_CASE("A state reached through a link is locked and replaced at its target, the link kept", "[io]") {
+    char dir[] = "/tmp/hetsched-state-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string path = std::string(dir) + "/state.yaml", link = std::string(dir) + "/current.yaml";
+    io::replace_durably(path, "round: 1\n");
+    REQUIRE(symlink(path.c_str(), link.c_str()) == 0);
+    {
+        io::FileLock through_link(link, 1);
+        CHECK_THROWS_AS(io::FileLock(path, 0.05), TryLater);  // one lock for both names
+        io::replace_durably(link, "round: 2\n");
+    }
+    struct stat st {};
+    REQUIRE(lstat(link.c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));
+    CHECK(io::read_input(path).text == "round: 2\n");
+    CHECK(entries(dir) == std::set<std::string>{"state.yaml", "state.yaml.lock", "current.yaml"});
+    for (const auto& e : entries(dir)) std::remove((std::string(dir) + "/" + e).c_str());
+    rmdir(dir);
+}

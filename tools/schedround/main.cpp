@@ -1,5 +1,8 @@
 // schedround: one scheduling round for a heterogeneous cluster: which job runs on which GPU type and
 // hosts now (FFT by default), from a cluster-state file, safe to run from cron with --state.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -75,8 +78,13 @@ int main(int argc, char** argv) {
         const std::string next = sched::write_state(std::move(doc), r, opt.explain);
         if (!actions_path.empty()) io::write_output(actions_path, actions);
         if (!state_path.empty() && !dry_run) {
+            // What the round decided is out before the state moves on: a run that fails to report its
+            // actions leaves the state as it was, so the next run decides them again.
+            if (format == "actions" || !io.output.empty()) {
+                io::write_output(io.output, format == "actions" ? actions : next);
+                if (std::fflush(stdout) != 0) throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
+            }
             io::replace_durably(state_path, next);
-            if (format == "actions" || !io.output.empty()) io::write_output(io.output, format == "actions" ? actions : next);
         } else {
             io::write_output(io.output, format == "actions" ? actions : next);
         }

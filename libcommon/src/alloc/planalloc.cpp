@@ -285,7 +285,12 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
             auto integer = [&](const char* key, long hi) {
                 return static_cast<int>(io::yaml_integer(doc, io::required_child(doc, e, key), key, 1, hi));
             };
-            p.gpu = cat.find(io::yaml_string(doc, io::required_child(doc, e, "gpu"), "gpu")).name;
+            const YAML::Node gpu = io::required_child(doc, e, "gpu");
+            try {
+                p.gpu = cat.find(io::yaml_string(doc, gpu, "gpu")).name;
+            } catch (const UsageError& u) {  // a name in a file, not a flag
+                throw DataError(u.what(), doc.where(gpu));
+            }
             p.layout.tp = integer("tp", model::limits::degree);
             p.layout.pp = integer("pp", model::limits::degree);
             p.layout.dp = integer("dp", model::limits::degree);

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -35,21 +36,42 @@ void write_output(const std::string& path, const std::string& text) {
             throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
         return;
     }
-    // Devices, pipes and sockets (/dev/null, /dev/stdout, a FIFO) are written in place: renaming a
-    // file over them would replace the device.
+    // A symbolic link is written through, never replaced: into its target when that is a file path,
+    // in place when it leads into /dev or /proc (/dev/stdout is whatever fd 1 is; renaming a file over
+    // that path would replace the link, and the output would miss the file fd 1 has open).
+    std::string target = path;
+    bool in_place = false;
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        std::string link(4096, '\0');
+        const ssize_t n = ::readlink(path.c_str(), link.data(), link.size());
+        link.resize(n > 0 ? static_cast<size_t>(n) : 0);
+        const auto special = [](const std::string& p) { return p.rfind("/dev/", 0) == 0 || p.rfind("/proc/", 0) == 0; };
+        if (special(path) || special(link)) {
+            in_place = true;
+        } else {
+            char* real = ::realpath(path.c_str(), nullptr);
+            if (!real) throw OutputError("cannot create '" + path + "': " + std::strerror(errno) + " (a link to a missing file)");
+            target = real;
+            std::free(real);
+        }
+    }
+    // Devices, pipes and sockets (/dev/null, /dev/stdout, a FIFO) are written in place too: renaming a
+    // file over them would replace the device. A file reached through /dev or /proc is appended to,
+    // as a shell's redirection of stdout has it open.
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        int fd = ::open(path.c_str(), O_WRONLY);
+    if (::stat(target.c_str(), &st) == 0 && (in_place || !S_ISREG(st.st_mode))) {
+        int fd = ::open(target.c_str(), S_ISREG(st.st_mode) ? O_WRONLY | O_APPEND : O_WRONLY);
         if (fd < 0) throw OutputError("cannot open '" + path + "': " + std::strerror(errno));
         write_all(fd, text, path, "");
         if (::close(fd) != 0) throw IoError("error writing '" + path + "': " + std::strerror(errno));
         return;
     }
-    std::string tmp = path + ".XXXXXX";
+    std::string tmp = target + ".XXXXXX";
     int fd = mkstemp(tmp.data());
     if (fd < 0) throw OutputError("cannot create '" + path + "': " + std::strerror(errno));
     write_all(fd, text, path, tmp);
-    if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0 || std::rename(tmp.c_str(), target.c_str()) != 0) {
         int err = errno;
         ::unlink(tmp.c_str());
         throw OutputError("cannot create '" + path + "': " + std::strerror(err));

@@ -66,7 +66,8 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
 ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
     const io::YamlDocument doc = io::parse_yaml(in);
     ReplayCluster c;
-    if (const YAML::Node types = io::optional_child(doc, doc.root, "gpu_types"); types.IsDefined())
+    const YAML::Node types = io::optional_child(doc, doc.root, "gpu_types");
+    if (types.IsDefined())
         for (const auto& item : types) {
             const int t = add_type(c, io::yaml_string(doc, io::required_child(doc, item, "name"), "name"), catalog);
             if (YAML::Node m = io::optional_child(doc, item, "memory_gib"); m.IsDefined())
@@ -77,7 +78,19 @@ ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatal
     for (const auto& item : nodes) {
         sched::Node n;
         n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
-        n.type = add_type(c, io::yaml_string(doc, io::required_child(doc, item, "gpu"), "gpu"), catalog);
+        const YAML::Node gpu = io::required_child(doc, item, "gpu");
+        const std::string gpu_name = io::yaml_string(doc, gpu, "gpu");
+        if (types.IsDefined()) {  // a listed set of types is the whole set, as in a cluster state
+            bool listed = false;
+            std::string names;
+            for (const auto& t : c.types) {
+                listed = listed || catalog::same_name(t.name, gpu_name);
+                names += (names.empty() ? "" : ", ") + t.name;
+            }
+            if (!listed)
+                throw DataError("unknown GPU type '" + gpu_name + "': expected one of gpu_types (" + names + ")", doc.where(gpu));
+        }
+        n.type = add_type(c, gpu_name, catalog);
         n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus", 1, alloc::kMaxGpusPerNode));
         if (YAML::Node d = io::optional_child(doc, item, "down"); d.IsDefined()) n.down = io::yaml_bool(doc, d, "down");
         for (const auto& other : c.nodes)

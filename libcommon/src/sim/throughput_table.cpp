@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
@@ -25,7 +27,20 @@ size_t type_index(ThroughputTable& t, const std::string& name) {
     return t.types.size() - 1;
 }
 
-void set(ThroughputTable& t, const std::string& model, int gpus, size_t type, double v) {
+/// The smallest throughput a job may have and still run: the round's own floor (a cluster state's
+/// throughputs are 0, cannot run, or from 1e-12).
+constexpr double kMinThroughput = 1e-12;
+
+/// Records one throughput, once: a second value for the same model, GPU count and type is refused
+/// at `where`, as is one between 0 and the round's floor.
+void set(ThroughputTable& t, std::set<std::tuple<std::string, int, size_t>>& seen, const std::string& model, int gpus,
+         size_t type, double v, const SourcePos& where) {
+    if (!seen.insert({model, gpus, type}).second)
+        throw DataError("a second throughput for " + model + " on " + std::to_string(gpus) + " GPUs of " + t.types[type] +
+                            ": expected one value each",
+                        where);
+    if (v > 0 && v < kMinThroughput)
+        throw DataError("expected a throughput of 0 (cannot run) or from 1e-12, got " + io::format_number(v), where);
     auto& row = t.rows[{model, gpus}];
     row.resize(t.types.size(), 0);
     row[type] = v;
@@ -35,6 +50,7 @@ ThroughputTable from_gavel_json(const io::TextInput& in) {
     const io::YamlDocument doc = io::parse_yaml(in);
     static const std::regex key(R"(^\('(.*)', (\d+)\)$)");
     ThroughputTable t;
+    std::set<std::tuple<std::string, int, size_t>> seen;
     for (const auto& by_type : doc.root) {
         const std::string type = by_type.first.Scalar();
         if (type.find("_unconsolidated") != std::string::npos) continue;
@@ -49,7 +65,8 @@ ThroughputTable from_gavel_json(const io::TextInput& in) {
             const YAML::Node alone = io::required_child(doc, job.second, "null");
             const long gpus = std::stol(m[2].str().substr(0, 7));
             if (gpus < 1 || gpus > kMaxGpus) throw DataError("expected a GPU count from 1, got " + m[2].str(), doc.where(job.first));
-            set(t, m[1].str(), static_cast<int>(gpus), ti, io::yaml_number(doc, alone, k, 0, kMaxThroughput));
+            set(t, seen, m[1].str(), static_cast<int>(gpus), ti, io::yaml_number(doc, alone, k, 0, kMaxThroughput),
+                doc.where(alone));
         }
     }
     return t;
@@ -58,6 +75,7 @@ ThroughputTable from_gavel_json(const io::TextInput& in) {
 ThroughputTable from_csv(const io::TextInput& in) {
     const io::CsvTable c = io::CsvTable::parse(in);
     ThroughputTable t;
+    std::set<std::tuple<std::string, int, size_t>> seen;
     if (c.find("job_type") >= 0) {  // Gavel's flattened table: one column per type
         const int model = c.require("job_type"), sf = c.require("scale_factor");
         std::vector<std::pair<int, size_t>> cols;
@@ -69,14 +87,15 @@ ThroughputTable from_csv(const io::TextInput& in) {
         if (cols.empty()) throw DataError("expected columns named <type>_steps_per_s", {in.name, 1, 1});
         for (size_t r = 0; r < c.rows(); ++r)
             for (const auto& [col, ti] : cols)
-                set(t, c.cell(r, model).text, static_cast<int>(c.integer(r, sf, 1, kMaxGpus)), ti,
-                    c.number(r, col, 0, kMaxThroughput));
+                set(t, seen, c.cell(r, model).text, static_cast<int>(c.integer(r, sf, 1, kMaxGpus)), ti,
+                    c.number(r, col, 0, kMaxThroughput), c.where(r, col));
         return t;
     }
     const int model = c.require("model"), gpu = c.require("gpu"), thr = c.require("throughput"), gpus = c.find("num_gpus");
     for (size_t r = 0; r < c.rows(); ++r) {
         const int n = gpus >= 0 ? static_cast<int>(c.integer(r, gpus, 1, kMaxGpus)) : 1;
-        set(t, c.cell(r, model).text, n, type_index(t, c.cell(r, gpu).text), c.number(r, thr, 0, kMaxThroughput));
+        set(t, seen, c.cell(r, model).text, n, type_index(t, c.cell(r, gpu).text), c.number(r, thr, 0, kMaxThroughput),
+            c.where(r, thr));
     }
     return t;
 }

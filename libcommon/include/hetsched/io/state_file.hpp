@@ -6,7 +6,7 @@
 
 namespace hetsched::io {
 
-/// An exclusive flock(2) on `path` + ".lock" (created if absent, left in place), held while the object
+/// An exclusive flock(2) on `path` (links resolved) + ".lock" (created if absent, left in place), held while the object
 /// lives. Waits up to `timeout_s` seconds for another holder, then throws TryLater (75).
 class FileLock {
 public:
@@ -19,7 +19,7 @@ private:
     int fd_ = -1;
 };
 
-/// Replaces `path` with `text`: written to an unnamed file in its folder (O_TMPFILE; a named
+/// Replaces `path` (a symbolic link: its target) with `text`: written to an unnamed file in its folder (O_TMPFILE; a named
 /// `.NAME.tmp` where that is unsupported, removed first if a killed run left it), flushed to disk,
 /// given the temporary name, renamed over `path`, and the folder flushed; it keeps the old file's mode
 /// and (when permitted) owner. Call it under a FileLock.
