@@ -90,9 +90,16 @@ int main(int argc, char** argv) {
         const io::TextInput trace_text = io::read_input(trace);
         sim::JobCounts counts;
         const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, counts, trace_text.name);
+        if (jobs.empty())
+            throw DataError("no job of the trace can be replayed on this cluster: " + std::to_string(counts.too_big) +
+                            " need more GPUs than any type that runs them has up, " + std::to_string(counts.no_type) +
+                            " run models no type of the cluster has a throughput for, " +
+                            std::to_string(counts.unknown_model) + " models the table lacks");
         if (!verbosity.quiet) {
             if (counts.too_big > 0)
-                std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has)\n";
+                std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has up)\n";
+            if (counts.no_type > 0)
+                std::cerr << "replay: jobs left out: " << counts.no_type << " (no type of the cluster has a throughput for their model)\n";
             if (counts.unknown_model > 0)
                 std::cerr << "replay: jobs left out: " << counts.unknown_model << " (model not in the throughput table)\n";
             if (counts.extrapolated > 0)

@@ -51,7 +51,11 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
         const auto eq = item.find('=');
         const auto count = eq == std::string::npos ? std::nullopt : io::parse_whole(item.substr(eq + 1), 1, 1L << 20);
         if (eq == 0 || !count)
-            throw UsageError("--cluster: expected TYPE=GPUS (e.g. V100=16,P100=16,K80=16), got '" + io::shown_value(item) + "'");
+            throw UsageError("--cluster: expected TYPE=GPUS with GPUS from 1 to 1048576 (e.g. V100=16,P100=16,K80=16), got '" +
+                             io::shown_value(item) + "'");
+        for (const auto& t : c.types)
+            if (catalog::same_name(t.name, item.substr(0, eq)))
+                throw UsageError("--cluster: " + t.name + " is given twice; give each type once with all its GPUs");
         const int t = add_type(c, item.substr(0, eq), catalog);
         for (long left = *count, n = 0; left > 0; ++n) {
             const int g = static_cast<int>(std::min<long>(left, gpus_per_node));
@@ -60,6 +64,7 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
         }
     }
     if (c.nodes.empty()) throw UsageError("--cluster: no GPUs given");
+    if (spec.back() == ',') throw UsageError("--cluster: expected TYPE=GPUS after the last comma in '" + spec + "'");
     return c;
 }
 
@@ -159,7 +164,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             fastest = std::max(fastest, j.throughput[t]);
         }
         if (!fits) {
-            ++counts.too_big;
+            ++(fastest > 0 ? counts.too_big : counts.no_type);
             continue;
         }
         const double ref = j.throughput[static_cast<size_t>(reference)];

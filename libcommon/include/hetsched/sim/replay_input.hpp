@@ -38,10 +38,11 @@ struct JobOptions {
 /// What build_jobs did not take as given: jobs left out, by reason, and jobs whose throughput a fit
 /// predicts past the sizes it saw.
 struct JobCounts {
-    long too_big = 0;        ///< left out: more GPUs than any type that can run them has
+    long too_big = 0;        ///< left out: more GPUs than any type that can run them has up
+    long no_type = 0;        ///< left out: no type of the cluster has a throughput for their model
     long unknown_model = 0;  ///< left out: model not in the throughput table (with skip_unknown_models)
     long extrapolated = 0;   ///< kept: asking for more GPUs than some type's fit saw
-    long skipped() const { return too_big + unknown_model; }
+    long skipped() const { return too_big + no_type + unknown_model; }
 };
 
 /// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
