@@ -37,8 +37,9 @@ void write_output(const std::string& path, const std::string& text) {
         return;
     }
     // A symbolic link is written through, never replaced: into its target when that is a file path,
-    // in place when it leads into /dev or /proc (/dev/stdout is whatever fd 1 is; renaming a file over
-    // that path would replace the link, and the output would miss the file fd 1 has open).
+    // in place when it names a descriptor (/dev/stdout, /dev/fd/N, /proc/...: whatever fd 1 is;
+    // renaming a file over that path would replace the link, and the output would miss the file fd 1
+    // has open).
     std::string target = path;
     bool in_place = false;
     struct stat lst {};
@@ -46,8 +47,8 @@ void write_output(const std::string& path, const std::string& text) {
         std::string link(4096, '\0');
         const ssize_t n = ::readlink(path.c_str(), link.data(), link.size());
         link.resize(n > 0 ? static_cast<size_t>(n) : 0);
-        const auto special = [](const std::string& p) { return p.rfind("/dev/", 0) == 0 || p.rfind("/proc/", 0) == 0; };
-        if (special(path) || special(link)) {
+        const auto starts = [](const std::string& p, const char* prefix) { return p.rfind(prefix, 0) == 0; };
+        if (starts(path, "/dev/std") || starts(path, "/dev/fd/") || starts(path, "/proc/") || starts(link, "/proc/")) {
             in_place = true;
         } else {
             char* real = ::realpath(path.c_str(), nullptr);
