@@ -9,6 +9,7 @@
 #include <hetsched/cli/catalog_flags.hpp>
 #include <hetsched/cli/model_flags.hpp>
 #include <hetsched/cli/progress.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/output_file.hpp>
 
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
     cli::add_job_options(*app, opt.job, false);
     const char* s = "Search";
     app->add_option("--slo-s", opt.slo_s, "Time SLO for all iterations, seconds (default: training.slo_s)")
-        ->group(s)->check(cli::number_in(1e-3, alloc::kMaxSloS));
+        ->group(s)->check(cli::number_in(alloc::kMinSloS, alloc::kMaxSloS));
     app->add_option("--method", method, "espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)")
         ->group(s)->check(CLI::IsMember({"espresso", "exhaustive", "homogeneous"}))->capture_default_str();
     app->add_option("--placer", placer, "Stage placer for each plan: cmr, whale, hph or optimal")
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
 
     return cli::run_tool(*app, argc, argv, [&] {
         if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
-        if (app->count("--types") > 0 && opt.types.empty()) throw UsageError("--types needs at least one GPU type");
+        if (app->count("--types") > 0) io::comma_list(opt.types, "--types");  // given empty: refused, not "every type"
         opt.method = alloc::parse_search_method(method);
         opt.placer = place::parse_method(placer);
         opt.model = model_flags.problem();

@@ -1,8 +1,5 @@
 // schedround: one scheduling round for a heterogeneous cluster: which job runs on which GPU type and
 // hosts now (FFT by default), from a cluster-state file, safe to run from cron with --state.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -80,10 +77,7 @@ int main(int argc, char** argv) {
         if (!state_path.empty() && !dry_run) {
             // What the round decided is out before the state moves on: a run that fails to report its
             // actions leaves the state as it was, so the next run decides them again.
-            if (format == "actions" || !io.output.empty()) {
-                io::write_output(io.output, format == "actions" ? actions : next);
-                if (std::fflush(stdout) != 0) throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
-            }
+            if (format == "actions" || !io.output.empty()) io::write_output(io.output, format == "actions" ? actions : next);
             io::replace_durably(state_path, next);
         } else {
             io::write_output(io.output, format == "actions" ? actions : next);

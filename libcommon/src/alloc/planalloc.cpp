@@ -12,6 +12,7 @@
 #include <hetsched/alloc/cluster.hpp>
 #include <hetsched/alloc/cost_search.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
@@ -76,17 +77,11 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         named[name] = "--quota";
     }
     std::vector<std::string> only;
-    if (!o.types.empty()) {
-        size_t start = 0;
-        while (start <= o.types.size()) {
-            const size_t comma = std::min(o.types.find(',', start), o.types.size());
-            const std::string t = o.types.substr(start, comma - start);
-            if (t.empty()) throw UsageError("--types: expected a GPU type in each comma-separated entry, got '" + o.types + "'");
+    if (!o.types.empty())
+        for (const auto& t : io::comma_list(o.types, "--types")) {
             only.push_back(cat.find(t).name);
             named[only.back()] = "--types";
-            start = comma + 1;
         }
-    }
     TypeChoice out;
     for (const auto& g : cat.gpus) {
         if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end()) continue;
@@ -134,7 +129,7 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     if (!training.IsDefined()) return 0;
     const YAML::Node slo = io::optional_child(doc, training, "slo_s");
     if (!slo.IsDefined()) return 0;
-    return io::yaml_number(doc, slo, "slo_s", 1e-3, kMaxSloS);
+    return io::yaml_number(doc, slo, "slo_s", kMinSloS, kMaxSloS);
 }
 
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document

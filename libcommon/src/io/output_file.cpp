@@ -30,9 +30,18 @@ void write_all(int fd, const std::string& text, const std::string& path, const s
 
 }  // namespace
 
+std::string resolved_path(const std::string& path) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) return path;
+    std::string out = real;
+    std::free(real);
+    return out;
+}
+
 void write_output(const std::string& path, const std::string& text) {
     if (path.empty() || path == "-") {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+        // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
             throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
         return;
     }
@@ -51,10 +60,8 @@ void write_output(const std::string& path, const std::string& text) {
         if (starts(path, "/dev/std") || starts(path, "/dev/fd/") || starts(path, "/proc/") || starts(link, "/proc/")) {
             in_place = true;
         } else {
-            char* real = ::realpath(path.c_str(), nullptr);
-            if (!real) throw OutputError("cannot create '" + path + "': " + std::strerror(errno) + " (a link to a missing file)");
-            target = real;
-            std::free(real);
+            target = resolved_path(path);
+            if (target == path) throw OutputError("cannot create '" + path + "': the link's file does not resolve");
         }
     }
     // Devices, pipes and sockets (/dev/null, /dev/stdout, a FIFO) are written in place too: renaming a

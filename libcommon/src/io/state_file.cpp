@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,6 +12,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/output_file.hpp>
 
 namespace hetsched::io {
 namespace {
@@ -46,22 +46,8 @@ void write_fully(int fd, const std::string& text, const std::string& path) {
 
 }  // namespace
 
-namespace {
-
-/// `path` with symbolic links resolved (as given when it does not exist): runs that reach one state
-/// file through different links share its lock and replace the file itself.
-std::string resolved(const std::string& path) {
-    char* real = ::realpath(path.c_str(), nullptr);
-    if (!real) return path;
-    std::string out = real;
-    std::free(real);
-    return out;
-}
-
-}  // namespace
-
 FileLock::FileLock(const std::string& path, double timeout_s) {
-    const std::string lock = resolved(path) + ".lock";
+    const std::string lock = resolved_path(path) + ".lock";  // one lock whichever link reaches the file
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(errno));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
@@ -87,7 +73,7 @@ FileLock::~FileLock() {
 void replace_durably(const std::string& given, const std::string& text) {
     // A state file that is a symbolic link is replaced at its target: the link stays, and every run
     // that follows it sees the new state.
-    const std::string path = resolved(given);
+    const std::string path = resolved_path(given);
     const std::string tmp = temp_name(path), folder = folder_of(path);
     ::unlink(tmp.c_str());  // a run killed between naming and renaming left it
     int fd = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;

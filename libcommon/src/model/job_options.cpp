@@ -82,7 +82,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     // A document was checked as it was read: a model that fails now is the flags' doing, a usage error.
     try {
         validate_model(m);
-        check_split_sum(job);
+        check_split_sum(job.layers_per_stage, m.layers);
     } catch (const DataError& e) {
         throw UsageError(e.what());
     }

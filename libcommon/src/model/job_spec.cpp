@@ -97,14 +97,6 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bo
 
 }  // namespace
 
-void check_split_sum(const JobSpec& job) {
-    long sum = 0;  // at most 2^16 stages of at most 10^4 layers each
-    for (long c : job.layers_per_stage) sum += c;
-    if (!job.layers_per_stage.empty() && sum != job.model.layers)
-        throw DataError("layers_per_stage sums to " + std::to_string(sum) + " layers, but the model has " +
-                        std::to_string(job.model.layers));
-}
-
 JobSpec read_job_spec(const YamlDocument& doc) {
     JobSpec job;
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
@@ -120,7 +112,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
                             doc.where(split));
         for (const auto& n : split) job.layers_per_stage.push_back(io::yaml_integer(doc, n, "layers_per_stage", 1, limits::layers));
         try {
-            check_split_sum(job);
+            check_split_sum(job.layers_per_stage, job.model.layers);
         } catch (const DataError& e) {
             throw DataError(e.what(), doc.where(split));
         }

@@ -42,9 +42,9 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         const Training on_type = gpu ? on_gpu(job.training, *gpu) : job.training;
         const MemoryEstimate est = estimate_memory(job.model, on_type, l, measure, method);
         const std::string unsupported = precision_unsupported(on_type);
+        const bool node_holds_tp = !gpu || l.tp <= gpu->gpus_per_node;  // tensor parallelism stays in a node
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
-            const bool node_holds_tp = l.tp <= gpu->gpus_per_node;  // tensor parallelism stays in a node
             out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty() && node_holds_tp;
             if (!node_holds_tp)
                 out.message = "tp " + std::to_string(l.tp) + " needs " + std::to_string(l.tp) + " GPUs in one node, but a node of " +
@@ -62,7 +62,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = unsupported;
         }
-        if (gpu && l.tp > gpu->gpus_per_node) {
+        if (!node_holds_tp) {
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = out.message;
         }

@@ -267,6 +267,13 @@ std::string compile_name(const Training& t) {
     return t.compiled_loss ? "loss" : "none";
 }
 
+void check_split_sum(const std::vector<long>& split, long layers) {
+    long sum = 0;
+    for (long c : split) sum += std::min(c, limits::layers + 1);  // no overflow: at most 2^16 stages
+    if (!split.empty() && sum != layers)
+        throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(layers));
+}
+
 void validate_model(const catalog::ModelSpec& m) {
     positive(m.layers, "layers", limits::layers);
     positive(m.hidden, "hidden", limits::hidden);
@@ -390,7 +397,6 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         if (static_cast<long>(l.layers_per_stage.size()) != l.pp)
             throw DataError("layers_per_stage gives " + str(static_cast<long>(l.layers_per_stage.size())) +
                             " stages, but pp is " + str(l.pp));
-        long sum = 0;
         for (size_t i = 0; i < l.layers_per_stage.size(); ++i) {
             if (l.layers_per_stage[i] < 1)
                 throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
@@ -399,10 +405,8 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
                 throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
                                 str(l.layers_per_stage[i]) + " layers, fewer than its " + str(l.vpp) +
                                 " virtual chunks (vpp); each chunk needs at least one");
-            sum += std::min(l.layers_per_stage[i], limits::layers + 1);
         }
-        if (sum != m.layers)
-            throw DataError("layers_per_stage sums to " + str(sum) + " layers, but the model has " + str(m.layers));
+        check_split_sum(l.layers_per_stage, m.layers);
     }
     if (t.local_impl && l.cp > 1)
         throw DataError("Megatron's local implementation has no context parallelism (only Transformer Engine's "

@@ -1,8 +1,8 @@
 #include <hetsched/place/allocation.hpp>
 
 #include <map>
-#include <sstream>
 
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::place {
@@ -91,16 +91,7 @@ Allocation allocation_from_flags(int dp, const std::string& stages, const catalo
     Allocation a;
     a.dp = dp;
     a.where.file = "allocation (--dp, --stages)";
-    std::stringstream in(stages);
-    std::string name;
-    if (stages.empty()) throw UsageError("--stages needs at least one GPU type");
-    while (std::getline(in, name, ',')) {
-        if (name.empty())
-            throw UsageError("--stages: expected a GPU type for stage " + std::to_string(a.stages.size()) +
-                             ", got an empty entry in '" + stages + "'");
-        a.stages.push_back(c.find(name).name);
-    }
-    if (stages.back() == ',') throw UsageError("--stages: expected a GPU type after the last comma in '" + stages + "'");
+    for (const auto& name : io::comma_list(stages, "--stages")) a.stages.push_back(c.find(name).name);
     if (a.stages.size() > static_cast<size_t>(model::limits::stages))
         throw UsageError("--stages: expected at most " + std::to_string(model::limits::stages) +
                          " pipeline stages, got " + std::to_string(a.stages.size()));

@@ -150,9 +150,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
     st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : st.nic_bytes_s / nic_share);
     st.node_link_s = boundary_ / (st.nic_bytes_s / nic_share);
-    st.stages_per_node = g.gpus_per_node / gpus;  // 0 when a stage spans nodes: every link crosses
+    st.stages_per_node = std::max(1, g.gpus_per_node / gpus);  // 1 also when a stage spans nodes: every link crosses
     st.link_s = st.stages_per_node >= 2 ? boundary_ / intra : st.node_link_s;
-    if (st.stages_per_node == 0) st.stages_per_node = 1;
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
 }

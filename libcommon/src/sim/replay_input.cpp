@@ -1,10 +1,10 @@
 #include <hetsched/sim/replay_input.hpp>
 
 #include <algorithm>
-#include <sstream>
 
 #include <hetsched/alloc/cluster.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_spec.hpp>
@@ -46,8 +46,7 @@ double checkpoint_of(const std::string& model, double fallback) {
 
 ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node, const catalog::GpuCatalog& catalog) {
     ReplayCluster c;
-    std::stringstream items(spec);
-    for (std::string item; std::getline(items, item, ',');) {
+    for (const auto& item : io::comma_list(spec, "--cluster")) {
         const auto eq = item.find('=');
         const auto count = eq == std::string::npos ? std::nullopt : io::parse_whole(item.substr(eq + 1), 1, 1L << 20);
         if (eq == 0 || !count)
@@ -63,8 +62,6 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
             left -= g;
         }
     }
-    if (c.nodes.empty()) throw UsageError("--cluster: no GPUs given");
-    if (spec.back() == ',') throw UsageError("--cluster: expected TYPE=GPUS after the last comma in '" + spec + "'");
     return c;
 }
 

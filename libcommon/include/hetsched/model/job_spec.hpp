@@ -26,9 +26,6 @@ struct JobSpec {
 /// document; DataError at the offending key for missing, negative or non-numeric values.
 JobSpec read_job_spec(const io::YamlDocument& doc);
 
-/// DataError unless a given layers_per_stage sums to the model's layers.
-void check_split_sum(const JobSpec& job);
-
 YAML::Node model_to_yaml(const catalog::ModelSpec& m);
 YAML::Node training_to_yaml(const JobSpec& job);
 

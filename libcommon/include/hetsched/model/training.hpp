@@ -322,6 +322,8 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 void validate(const catalog::ModelSpec& m, const Training& t);
 /// Checks the model's shape alone (positive sizes, heads dividing hidden, ...).
 void validate_model(const catalog::ModelSpec& m);
+/// DataError unless a pipeline split (layers per stage; empty: none given) sums to `layers`.
+void check_split_sum(const std::vector<long>& split, long layers);
 /// Checks the training settings alone.
 void validate_training(const Training& t);
 

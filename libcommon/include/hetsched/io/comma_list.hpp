@@ -1,0 +1,12 @@
+#pragma once
+/// A flag's comma-separated list (--stages A100,A100,V100; --types; --cluster V100=16,K80=8).
+#include <string>
+#include <vector>
+
+namespace hetsched::io {
+
+/// The entries of `text`, in order. UsageError naming `option` when it is empty or has an empty entry
+/// (two commas in a row, or a comma at either end): a list a user typed means every entry.
+std::vector<std::string> comma_list(const std::string& text, const std::string& option);
+
+}  // namespace hetsched::io
