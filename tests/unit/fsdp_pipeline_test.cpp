@@ -99,6 +99,7 @@ TEST_CASE("without a pipeline the whole embedding gradient is narrowed to its ro
     // 10 bytes a row weight, not 6.
     auto m = llama();
     m.vocab = 50000;
+    m.kv_heads = 4;  // whole key/value heads on each of the 4 ranks
     auto t = training(Framework::fsdp, 16, 2);
     t.zero_stage = 3;
     t.framework_version = "0.2.2";

@@ -108,6 +108,11 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated),
                       "global batch (10) is not divisible by micro_batch x dp (4)");
     CHECK_THROWS_AS(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1, {}}, Measure::allocated), DataError);
+    m.kv_heads = 2;  // tp 4 would leave half a key/value head on a rank
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {4, 1, 1, 1, 1, 1, {}}, Measure::allocated),
+                      "tp (4) must divide kv_heads (2): each tensor-parallel rank holds whole key/value heads of its own");
+    CHECK_NOTHROW(model::estimate_memory(m, t, {2, 1, 1, 1, 1, 1, {}}, Measure::allocated));
+    m.kv_heads = 4;
     m.hidden = 66;
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
                       "heads (4) must divide hidden (66), or give head_dim");

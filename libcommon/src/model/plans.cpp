@@ -80,7 +80,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
         const double usable = g.memory_gib * o.usable_fraction;
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
         for (int tp = 1; tp <= max_tp; tp *= 2) {
-            if (m.heads % tp || m.ffn_hidden % tp || (m.kv_heads % tp && tp % m.kv_heads)) continue;
+            if (m.heads % tp || m.ffn_hidden % tp || m.kv_heads % tp) continue;
             // Any pipeline depth up to kMaxPp: uneven layer splits are allowed (the extra layers go to
             // the last stages, which hold the fewest micro-batches).
             const long max_pp = can_pipeline(t) ? std::min<long>({m.layers, cap / tp, kMaxPp}) : 1;

@@ -389,8 +389,11 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         throw DataError("layout of " + str(gpus) + " GPUs is beyond what this model supports (at most " +
                         str(limits::layout_gpus) + ")");
     if (m.heads % l.tp != 0) throw DataError("tp (" + str(l.tp) + ") must divide heads (" + str(m.heads) + ")");
-    if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-        throw DataError("tp (" + str(l.tp) + ") and kv_heads (" + str(m.kv_heads) + ") must divide one another");
+    // Megatron-LM, Megatron-DeepSpeed and torchtitan give each tensor-parallel rank whole key/value
+    // heads of its own (none replicates a head over ranks).
+    if (m.kv_heads % l.tp != 0)
+        throw DataError("tp (" + str(l.tp) + ") must divide kv_heads (" + str(m.kv_heads) +
+                        "): each tensor-parallel rank holds whole key/value heads of its own");
     if (m.ffn_hidden % l.tp != 0)
         throw DataError("tp (" + str(l.tp) + ") must divide ffn_hidden (" + str(m.ffn_hidden) + ")");
     if (!l.layers_per_stage.empty()) {
