@@ -57,3 +57,22 @@ TEST_CASE("Every baseline leaves down nodes and memory-infeasible types alone", 
         CHECK(r.state.jobs[1].placement.type == 0);
     }
 }
+
+TEST_CASE("A job the state gives running with no first start started as long ago as its bookkeeping says", "[baselines]") {
+    // Adopted at 1000 s having run 300 s on A and 100 s on B: it started at 600 s, not at the round.
+    // With no record of time, its progress says how long it ran at least.
+    ClusterState s = cluster({"A", "B"});
+    s.time_s = 1000;
+    s.jobs = {running(job("adopted", 1e6, {1, 1}, 1, 50), 0), running(job("fresh", 1e6, {1, 1}, 1, 990), 1)};
+    s.jobs[0].book.time_per_type_s = {300, 100};
+    RoundOptions o;
+    o.policy = PolicyKind::fifo;
+    const RoundResult r = run_round(s, o);
+    CHECK(r.state.jobs[0].book.first_start_s == 600);
+    CHECK(r.state.jobs[1].book.first_start_s == 1000);  // no record of running: now, the latest it can have started
+    s.jobs[0].book.time_per_type_s = {3000, 0};          // more than since its submission: its submission
+    CHECK(run_round(s, o).state.jobs[0].book.first_start_s == 50);
+    s.jobs[0].book.time_per_type_s = {0, 0};
+    s.jobs[0].done = 200;  // 200 units at 1 a second on either type: it ran 200 s at least
+    CHECK(run_round(s, o).state.jobs[0].book.first_start_s == 800);
+}

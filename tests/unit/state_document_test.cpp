@@ -47,7 +47,7 @@ TEST_CASE("A state written by a round reads back as the round left it", "[state]
         CHECK(b.jobs[k].book.rho == Approx(a.jobs[k].book.rho).epsilon(1e-5));
         CHECK(b.jobs[k].book.tau_s == Approx(a.jobs[k].book.tau_s).epsilon(1e-5));
         CHECK(b.jobs[k].book.migrations == a.jobs[k].book.migrations);
-        CHECK(b.jobs[k].book.first_start_s == a.jobs[k].book.first_start_s);
+        CHECK(b.jobs[k].book.first_start_s == Approx(a.jobs[k].book.first_start_s).epsilon(1e-5));
     }
     CHECK(text.find("user: alice") != std::string::npos);  // unknown keys pass through
 }

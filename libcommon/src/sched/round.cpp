@@ -28,6 +28,21 @@ void credit_service(ClusterState& s) {
     }
 }
 
+/// A job the state gives already running but with no first start (adopted from a cluster that ran it
+/// before this scheduler's state knew it) ran at least the time its bookkeeping counts, and at least the
+/// time its progress needs on its fastest type: it started that long ago at the latest, and not before
+/// it was submitted.
+void date_adopted_starts(ClusterState& s) {
+    for (auto& j : s.jobs) {
+        if (!j.placement.running() || j.book.first_start_s >= 0) continue;
+        double ran_s = 0, fastest = 0;
+        for (double x : j.book.time_per_type_s) ran_s += x;
+        for (double x : j.throughput) fastest = std::max(fastest, x);
+        if (fastest > 0) ran_s = std::max(ran_s, j.done / fastest);
+        j.book.first_start_s = std::max(j.submit_time_s, s.time_s - ran_s);
+    }
+}
+
 TypeDecision decide(ClusterState& s, const RoundOptions& o) {
     const GlpkOutput output(o.solver_log);
     TypeDecision d;
@@ -86,6 +101,7 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     r.state = in;
     ClusterState& s = r.state;
     credit_service(s);
+    date_adopted_starts(s);
     r.decision = decide(s, o);
     resize(s, r.decision);
     const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o, r.decision.shared);
