@@ -70,6 +70,26 @@ TEST_CASE("A job arriving while every GPU is busy waits for the next decision af
     CHECK(result(r, "b").starvation_s() == Approx(1100));
 }
 
+TEST_CASE("A replay whose work needs more rounds than it decides is refused, or stopped when migrations stall it", "[replay]") {
+    ReplayOptions o = options(sched::PolicyKind::srtf, 100);
+    o.max_rounds = 10;
+    // 'a' is present 0-150 s at least, 'b' 500-1400 s (1800 units at 2/s), 'c' 1000-1100 s: 1050 s,
+    // 10.5 rounds of 100 s at least (the idle 150-500 s is jumped over).
+    const std::vector<ReplayJob> jobs = {rjob("a", 0, 300, {2}), rjob("b", 500, 1800, {2}), rjob("c", 1000, 200, {2})};
+    CHECK_THROWS_WITH(replay(jobs, one_gpu_each({"A"}), o),
+                      "the trace needs at least 10.5 rounds of 100 s (its jobs are present 1050 s at least; job 'b' "
+                      "cannot finish before 1400 s), more than the 10 a replay decides: give a round length of at "
+                      "least 105 s");
+    o.max_rounds = 20;
+    CHECK(replay(jobs, one_gpu_each({"A"}), o).rounds.size() >= 11);
+    // srtf moves L and S between a fast and a slow GPU, and each move costs a 1e6 s restart: neither
+    // finishes within 1000 rounds, though their work needs 3 and 8.
+    o.max_rounds = 1000;
+    o.round.migration_restart_s = 1e6;
+    CHECK_THROWS_WITH(replay({rjob("L", 0, 1600, {2, 1}), rjob("S", 100, 500, {2, 1})}, one_gpu_each({"fast", "slow"}), o),
+                      Catch::Contains("stopped after 1000 rounds under srtf"));
+}
+
 TEST_CASE("A job that moves loses its migration time", "[replay]") {
     // srtf on a fast (2/s) and a slow (1/s) GPU, 30 s to restart, no checkpoint. L (6000 units) runs
     // alone on the fast GPU for a round; S (1200) arrives and takes it at 300; L moves to the slow GPU

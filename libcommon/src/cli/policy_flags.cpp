@@ -9,7 +9,7 @@ namespace hetsched::cli {
 
 void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) {
     app.add_option("--migration-gb-s", o.migration_gb_s, "Checkpoint transfer speed of a migration, GB/s")
-        ->group(group)->check(positive(1e6))->capture_default_str();
+        ->group(group)->check(number_in(0.001, 1e6))->capture_default_str();
     app.add_option("--migration-restart-s", o.migration_restart_s, "Stop and restart time of a migration, seconds")
         ->group(group)->check(number_in(0, 1e6))->capture_default_str();
     app.add_flag("--exact", o.exact, "fft: hand the plain program to GLPK's MIP solver (for checking; slower)")

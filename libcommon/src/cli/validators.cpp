@@ -24,7 +24,7 @@ CLI::Validator positive(double hi) {
                 return io::expected_positive(hi) + ", got '" + io::shown_value(v) + "'";
             return {};
         },
-        "POSITIVE");
+        "NUMBER in (0, " + io::format_number(hi, 10) + "]");
 }
 
 CLI::Validator integer_in(long lo, long hi) {

@@ -7,26 +7,63 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/gpu_sharing.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/sched/round.hpp>
 
 namespace hetsched::sim {
 namespace {
 
-/// What the engine remembers of a job beyond the state: where its result goes and migration time it
-/// still owes (a move longer than an interval carries over).
 /// Decisions in a row that run nothing while jobs wait and none is to arrive, before replay concludes
 /// the waiting jobs can never start (gavel's held jobs wait at most its reset interval, far fewer).
 constexpr long kStuckRounds = 10000;
 
+/// What the engine remembers of a job beyond the state: where its result goes and migration time it
+/// still owes (a move longer than an interval carries over).
 struct Tracked {
     size_t result = 0;
     double owed_s = 0;
 };
 
+/// The least rounds `jobs` need: each job is present from its submission at least until its work is
+/// done at its fastest type and size, and while any job is present a decision comes every
+/// round_length_s at the latest (an idle cluster jumps to the next arrival, so only the union of those
+/// spans counts).
+void check_round_count(const std::vector<ReplayJob>& jobs, double round_length_s, long max_rounds) {
+    double busy_s = 0, span_from = 0, span_to = -1, last_finish = 0;
+    const ReplayJob* last = nullptr;
+    for (const auto& rj : jobs) {  // in submission order
+        const sched::Job& j = rj.job;
+        double fastest = 0;
+        for (double x : j.throughput) fastest = std::max(fastest, x);
+        for (const auto& sc : j.scales)
+            for (double x : sc.throughput) fastest = std::max(fastest, x);
+        if (fastest <= 0) continue;  // never runs: the stuck check reports it
+        const double finish = j.submit_time_s + j.work / fastest;
+        if (!last || finish > last_finish) last_finish = finish, last = &rj;
+        if (j.submit_time_s > span_to) {
+            if (span_to > span_from) busy_s += span_to - span_from;
+            span_from = j.submit_time_s, span_to = finish;
+        } else {
+            span_to = std::max(span_to, finish);
+        }
+    }
+    if (span_to > span_from) busy_s += span_to - span_from;
+    const double rounds = busy_s / round_length_s;
+    if (rounds > static_cast<double>(max_rounds))
+        throw Error(Exit::usage, "the trace needs at least " + io::format_number(rounds, 3) + " rounds of " +
+                                     io::format_number(round_length_s, 6) + " s (its jobs are present " +
+                                     io::format_number(busy_s, 6) + " s at least; job '" + last->job.id +
+                                     "' cannot finish before " + io::format_number(last_finish, 6) +
+                                     " s), more than the " + std::to_string(max_rounds) +
+                                     " a replay decides: give a round length of at least " +
+                                     io::format_number(std::ceil(busy_s / static_cast<double>(max_rounds) * (1 - 1e-12)), 6) + " s");
+}
+
 }  // namespace
 
 ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster, const ReplayOptions& o,
                     const ReplayProgress& progress) {
+    check_round_count(jobs, o.round_length_s, o.max_rounds);
     ReplayResult out;
     sched::ClusterState s;
     s.types = cluster.types;
@@ -129,6 +166,11 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
         s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const sched::Job& j) { return j.remaining() <= 0; }),
                      s.jobs.end());
         t = end;
+        if (static_cast<long>(out.rounds.size()) >= o.max_rounds && (next < jobs.size() || !s.jobs.empty()))
+            throw Error(Exit::data, "stopped after " + std::to_string(o.max_rounds) + " rounds under " +
+                                        policy_name(o.round.policy) + ", at " + io::format_number(t, 6) + " s, with " +
+                                        std::to_string(s.jobs.size() + (jobs.size() - next)) +
+                                        " jobs unfinished: migrations or waits the trace's work does not account for");
         if (progress) progress(static_cast<long>(out.rounds.size()), t, finished);
     }
     set_isolated(out.jobs, throughput, capacity);

@@ -31,6 +31,11 @@ struct ReplayOptions {
     sched::RoundOptions round;  ///< the policy, its parameters, and the migration speeds
     double round_length_s = 300;
     bool reschedule_on_events = false;
+    /// Most decisions a replay makes: 9.5 years of 300 s rounds, beyond any published trace, and a few
+    /// minutes of one job's rounds. A trace whose work needs more is refused before the first round
+    /// (usage: the round length is too short for it); a replay that reaches it unfinished (migrations
+    /// that never end) stops with a data error, rather than running for days.
+    long max_rounds = 1000000;
 };
 
 /// Called now and then: rounds decided, simulated time, jobs finished.
