@@ -1,6 +1,7 @@
 #include <hetsched/sched/state_document.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -233,7 +234,16 @@ private:
         if (at == j.scales.end())
             throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, which is not one of its scales",
                             doc_.where(scales));
-        j.throughput = own.IsDefined() ? per_type(own, "throughput", 1e-12, lim::throughput) : at->throughput;
+        j.throughput = at->throughput;
+        if (!own.IsDefined()) return;
+        // Rigid policies run the job at `throughput`, elastic ones at its scales: the two must agree.
+        const std::vector<double> given = per_type(own, "throughput", 1e-12, lim::throughput);
+        for (size_t i = 0; i < given.size(); ++i)
+            if (std::abs(given[i] - at->throughput[i]) > 1e-9 * std::max(given[i], at->throughput[i]))
+                throw DataError("job '" + j.id + "' gives throughput " + io::format_number(given[i]) + " on " +
+                                    s_.types[i].name + ", but its scale of " + std::to_string(j.num_gpus) + " GPUs gives " +
+                                    io::format_number(at->throughput[i]) + ": give one, or the same",
+                                doc_.where(own));
     }
 
     /// An elastic job's scales from the fitted models of its app.
