@@ -146,7 +146,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
                                              std::to_string(tj.num_gpus) + " GPUs"
                                        : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models) +
                                              " (--skip-unknown-models leaves such jobs out)"),
-                            {trace_name, tj.line, 0});
+                            {trace_name, tj.line, tj.model_col});
         }
         sched::Job& j = r.job;
         j.id = tj.id;
@@ -171,7 +171,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             if (app == o.applications.end())
                 throw DataError("job '" + tj.id + "' runs application '" + r.model +
                                     "', whose work (samples per epoch, epochs) replay does not know: give it with --app-work",
-                                {trace_name, tj.line, 0});
+                                {trace_name, tj.line, tj.model_col});
             j.work = app->second.samples();
         }
         if (!table.fits.empty()) {  // sizes for the elastic policies (Sia/Pollux jobs), and a word on extrapolation

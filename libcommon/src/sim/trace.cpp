@@ -39,7 +39,10 @@ std::vector<TraceJob> read_gavel(const io::TextInput& in) {
         std::vector<std::string> f;
         std::istringstream cells(line);
         for (std::string c; std::getline(cells, c, '\t');) f.push_back(c);
+        std::vector<int> col{1};  // where each field starts
+        for (const auto& c : f) col.push_back(col.back() + static_cast<int>(c.size()) + 1);
         const SourcePos at{in.name, n, 0};
+        auto field = [&](size_t i) { return SourcePos{in.name, n, col[i]}; };
         if (f.size() != 10)
             throw DataError("expected Gavel's 10 tab-separated fields (job type, command, working directory, num-steps "
                             "argument, needs data dir, total steps, scale factor, priority weight, SLO, arrival time), got " +
@@ -48,13 +51,17 @@ std::vector<TraceJob> read_gavel(const io::TextInput& in) {
         TraceJob j;
         j.id = "job" + std::to_string(out.size());
         j.model = f[0];
-        j.steps = field_number(f[5], "total steps", 1e-9, 1e18, at);
+        j.steps = field_number(f[5], "total steps", 1e-9, 1e18, field(5));
         const auto sf = io::parse_whole(f[6], 1, kMaxGpus);
-        if (!sf) throw DataError(io::expected_integer(1, kMaxGpus) + " for 'scale factor', got '" + io::shown_value(f[6]) + "'", at);
+        if (!sf)
+            throw DataError(io::expected_integer(1, kMaxGpus) + " for 'scale factor', got '" + io::shown_value(f[6]) + "'",
+                            field(6));
         j.num_gpus = static_cast<int>(*sf);
-        j.priority_weight = field_number(f[7], "priority weight", 1e-6, 1e6, at);
-        j.submit_time_s = field_number(f[9], "arrival time", 0, kMaxTime, at);
+        j.priority_weight = field_number(f[7], "priority weight", 1e-6, 1e6, field(7));
+        j.submit_time_s = field_number(f[9], "arrival time", 0, kMaxTime, field(9));
         j.line = n;
+        j.submit_col = col[9];
+        j.model_col = col[0];
         out.push_back(j);
     }
     return out;
@@ -75,6 +82,9 @@ std::vector<TraceJob> read_sia(const io::CsvTable& t) {
         j.num_gpus = static_cast<int>(t.integer(r, replicas, 1, kMaxGpus));
         j.batch_size = t.positive(r, batch, 1e12);
         j.line = t.cell(r, name).line;
+        j.id_col = t.where(r, name).col;
+        j.submit_col = t.where(r, time).col;
+        j.model_col = t.where(r, app).col;
         out.push_back(j);
     }
     return out;
@@ -95,6 +105,9 @@ std::vector<TraceJob> read_csv(const io::TextInput& in) {
         j.duration_s = t.positive(r, duration, kMaxTime);
         if (model >= 0) j.model = t.cell(r, model).text;
         j.line = t.cell(r, id).line;
+        j.id_col = t.where(r, id).col;
+        j.submit_col = t.where(r, submit).col;
+        if (model >= 0) j.model_col = t.where(r, model).col;
         out.push_back(j);
     }
     return out;
@@ -107,12 +120,12 @@ std::vector<TraceJob> read_trace(const io::TextInput& in) {
     std::unordered_set<std::string> ids;
     for (size_t k = 0; k < jobs.size(); ++k) {
         const TraceJob& j = jobs[k];
-        const SourcePos at{in.name, j.line, 0};
-        if (!ids.insert(j.id).second) throw DataError("job '" + escape_control(j.id) + "' is listed twice", at);
+        if (!ids.insert(j.id).second)
+            throw DataError("job '" + escape_control(j.id) + "' is listed twice", {in.name, j.line, j.id_col});
         if (k > 0 && j.submit_time_s < jobs[k - 1].submit_time_s)
             throw DataError("job '" + escape_control(j.id) + "' is submitted at " + io::format_number(j.submit_time_s) +
                                 " s, before the job above it: a trace must be in submission order",
-                            at);
+                            {in.name, j.line, j.submit_col});
     }
     if (jobs.empty()) throw DataError("the trace has no jobs", {in.name, 1, 1});
     return jobs;

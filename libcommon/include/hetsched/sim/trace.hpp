@@ -23,7 +23,10 @@ struct TraceJob {
     std::string model;      ///< empty: assigned by the seeded rule
     double priority_weight = 1;
     double batch_size = 0;  ///< global batch in samples (Sia/Pollux workloads); 0: not given
-    int line = 0;           ///< where it was read, for later errors
+    int line = 0;           ///< where it was read, for later errors: its line, and the columns of
+    int id_col = 0;         ///< its id (0: none in the trace, as in Gavel's),
+    int submit_col = 0;     ///< its submission time
+    int model_col = 0;      ///< and its model or application (0: none given)
 };
 
 /// A trace's jobs in submission order. DataError (65) at the offending cell: missing columns, a
