@@ -204,3 +204,14 @@ TEST_CASE("Application work: Sia's six, and a CSV that adds to them or replaces 
     CHECK_THROWS_WITH(read_application_work({"w.csv", "application,samples_per_epoch,epochs\nx,0,1\n"}, base),
                       Catch::Contains("samples_per_epoch"));
 }
+
+TEST_CASE("A job whose FTF is 1 but for rounding is fair; one slower than its fair share by more is not", "[replay]") {
+    std::vector<JobResult> jobs(3);
+    for (auto& j : jobs) j.finish_time_s = 1000, j.start_time_s = 0;
+    jobs[0].isolated_s = 1000;
+    jobs[1].isolated_s = 1000 * (1 - 1e-12);  // FTF 1.000000000001: rounding
+    jobs[2].isolated_s = 990;                 // FTF 1.0101
+    const Summary s = summarize("fft", jobs, {}, 1);
+    CHECK(s.unfair_fraction == Approx(1.0 / 3));
+    CHECK(s.max_ftf == Approx(1000.0 / 990));
+}
