@@ -3,6 +3,7 @@
 #include <hetsched/sim/replay.hpp>
 #include <hetsched/sim/application_work.hpp>
 #include <hetsched/sim/replay_input.hpp>
+#include <hetsched/sim/throughput_table.hpp>
 #include <hetsched/sim/trace.hpp>
 
 #include "fit_fixture.hpp"
@@ -214,4 +215,16 @@ TEST_CASE("A job whose FTF is 1 but for rounding is fair; one slower than its fa
     const Summary s = summarize("fft", jobs, {}, 1);
     CHECK(s.unfair_fraction == Approx(1.0 / 3));
     CHECK(s.max_ftf == Approx(1000.0 / 990));
+}
+
+TEST_CASE("A throughput table gives each type its own largest listed count, scaled; names match with case ignored", "[replay]") {
+    // V100 is listed at 1 GPU only, K80 at 4: at 4 GPUs V100 runs 4 x 2, K80 its own 10; P100's
+    // explicit 0 at 4 GPUs stands (it cannot run there), though it runs at 1.
+    const ThroughputTable t = read_throughputs(
+        {"t.csv", "model,gpu,throughput,num_gpus\nm,V100,2,1\nm,P100,3,1\nm,K80,10,4\nm,P100,0,4\n"});
+    CHECK(t.lookup("m", 4) == std::vector<double>{8, 0, 10});
+    CHECK(t.lookup("m", 2) == std::vector<double>{4, 6, 0});
+    CHECK(t.lookup("m", 8) == std::vector<double>{16, 0, 20});
+    CHECK_THROWS_WITH(read_throughputs({"t.csv", "model,gpu,throughput\nm,V100,2\nm,v100,8\n"}),
+                      "a second throughput for m on 1 GPU of V100: expected one value each");
 }

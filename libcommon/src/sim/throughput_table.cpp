@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
@@ -19,11 +20,15 @@ namespace {
 constexpr double kMaxThroughput = 1e15;
 constexpr long kMaxGpus = 1L << 20;
 
+/// A row's entry for a type the table gives no value at that count (as opposed to 0, cannot run).
+constexpr double kAbsent = -1;
+
+/// The type's index, its name matched with letter case ignored (the first spelling is kept).
 size_t type_index(ThroughputTable& t, const std::string& name) {
-    const auto it = std::find(t.types.begin(), t.types.end(), name);
+    const auto it = std::find_if(t.types.begin(), t.types.end(), [&](const std::string& x) { return catalog::same_name(x, name); });
     if (it != t.types.end()) return static_cast<size_t>(it - t.types.begin());
     t.types.push_back(name);
-    for (auto& [key, row] : t.rows) row.push_back(0);
+    for (auto& [key, row] : t.rows) row.push_back(kAbsent);
     return t.types.size() - 1;
 }
 
@@ -36,13 +41,13 @@ constexpr double kMinThroughput = 1e-12;
 void set(ThroughputTable& t, std::set<std::tuple<std::string, int, size_t>>& seen, const std::string& model, int gpus,
          size_t type, double v, const SourcePos& where) {
     if (!seen.insert({model, gpus, type}).second)
-        throw DataError("a second throughput for " + model + " on " + std::to_string(gpus) + " GPUs of " + t.types[type] +
+        throw DataError("a second throughput for " + model + " on " + std::to_string(gpus) + (gpus == 1 ? " GPU of " : " GPUs of ") + t.types[type] +
                             ": expected one value each",
                         where);
     if (v > 0 && v < kMinThroughput)
         throw DataError("expected a throughput of 0 (cannot run) or from 1e-12, got " + io::format_number(v), where);
     auto& row = t.rows[{model, gpus}];
-    row.resize(t.types.size(), 0);
+    row.resize(t.types.size(), kAbsent);
     row[type] = v;
 }
 
@@ -134,15 +139,21 @@ std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus, 
         }
         return any ? row : std::vector<double>{};
     }
-    auto it = rows.upper_bound({model, gpus});
-    if (it == rows.begin()) return {};
-    --it;
-    if (it->first.first != model) return {};
-    std::vector<double> row = it->second;
-    row.resize(types.size(), 0);
-    if (it->first.second != gpus)
-        for (double& v : row) v *= static_cast<double>(gpus) / it->first.second;
-    return row;
+    // Each type from the largest count the table gives it a value at, up to `gpus`.
+    const auto end = rows.upper_bound({model, gpus});
+    std::vector<double> row(types.size(), 0);
+    bool any = false;
+    for (size_t k = 0; k < types.size(); ++k)
+        for (auto it = end; it != rows.begin();) {
+            --it;
+            if (it->first.first != model) break;
+            const double v = k < it->second.size() ? it->second[k] : kAbsent;
+            if (v < 0) continue;
+            row[k] = v * static_cast<double>(gpus) / it->first.second;
+            any = true;
+            break;
+        }
+    return any ? row : std::vector<double>{};
 }
 
 ThroughputTable read_throughputs(const io::TextInput& in) {
@@ -152,7 +163,7 @@ ThroughputTable read_throughputs(const io::TextInput& in) {
                         : model_document_shaped(in.text, first) ? from_model_document(in)
                                                             : from_csv(in);
     if (t.rows.empty() && t.fits.empty()) throw DataError("the throughput table has no entries", {in.name, 1, 1});
-    for (auto& [key, row] : t.rows) row.resize(t.types.size(), 0);
+    for (auto& [key, row] : t.rows) row.resize(t.types.size(), kAbsent);
     return t;
 }
 

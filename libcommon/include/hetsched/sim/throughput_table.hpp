@@ -17,7 +17,7 @@ namespace hetsched::sim {
 
 struct ThroughputTable {
     std::vector<std::string> types;  ///< GPU types, as the table names them
-    /// (model, GPUs) → throughput per type (0: cannot run there)
+    /// (model, GPUs) → throughput per type (0: cannot run there; negative: no value at that count)
     std::map<std::pair<std::string, int>, std::vector<double>> rows;
     /// A model document's fits (app = model, gpu = type), used instead of rows when there are any.
     std::vector<fit::GroupFit> fits;
@@ -25,9 +25,9 @@ struct ThroughputTable {
 
     /// Distinct models, sorted.
     std::vector<std::string> models() const;
-    /// Throughput per type of `model` on `gpus` GPUs: the row for exactly that many GPUs, else the row
-    /// of the largest count below it scaled by gpus / count (linear scaling beyond the table); empty
-    /// when the model is unknown. With fits: samples/s of `global_batch` predicted by each type's fit
+    /// Throughput per type of `model` on `gpus` GPUs: each type's value at exactly that many GPUs, else
+    /// its value at the largest count below it scaled by gpus / count (linear scaling beyond the
+    /// table), else 0; empty when the model is unknown at `gpus` or fewer. With fits: samples/s of `global_batch` predicted by each type's fit
     /// of the model (fit::fitted_throughput), 0 on a type without one.
     std::vector<double> lookup(const std::string& model, int gpus, double global_batch = 0) const;
 };
