@@ -179,3 +179,25 @@ TEST_CASE("bad cluster sections say where", "[alloc]") {
     fails("nodes:\n  - {name: n1, gpus: 4}\n", "missing key 'gpu'", 2);
     fails("nodes:\n  - {name: n1, gpu: A30, gpus: 4}\n  - {name: n1, gpu: A30, gpus: 2}\n", "listed twice", 3);
 }
+
+TEST_CASE("a tensor-parallel group stays in one node, and a pipeline stage on one type", "[alloc]") {
+    // tp 4 on two nodes of 3 free each: no node holds a group, so nothing fits (6 GPUs free).
+    std::vector<alloc::ClusterNode> nodes{node("n1", 3, 40), node("n2", 3, 40)};
+    CHECK(alloc::best_fit_shares(nodes, {4, 30, "", 4, 4}, 1.0).empty());
+    // tp 2 on nodes of 3, 3 and 2 free, 6 GPUs: whole pairs, 2 + 2 + 2 (a node's odd GPU left).
+    nodes.push_back(node("n3", 2, 40));
+    CHECK(alloc::free_gpus_with(nodes, {0, 30, "", 2, 2}, 1.0) == 6);
+    const auto pairs = alloc::best_fit_shares(nodes, {6, 30, "", 2, 2}, 1.0);
+    REQUIRE(pairs.size() == 3);
+    for (const auto& s : pairs) CHECK(s.gpus == 2);
+    // Stages of dp x tp = 4 GPUs: best fit alone takes 3 H100 and 1 A100, a stage over two types, so
+    // the 4 come from the one type that has them.
+    std::vector<alloc::ClusterNode> mixed{node("a", 2, 80), node("h", 2, 80), node("big", 3, 80)};
+    mixed[0].gpu = "A100", mixed[1].gpu = "H100", mixed[2].gpu = "H100";
+    const auto stage = alloc::best_fit_shares(mixed, {4, 40, "", 1, 4}, 1.0);
+    REQUIRE(!stage.empty());
+    for (const auto& s : stage) CHECK(s.gpu == "H100");
+    int taken = 0;
+    for (const auto& s : stage) taken += s.gpus;
+    CHECK(taken == 4);
+}

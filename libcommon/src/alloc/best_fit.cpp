@@ -1,26 +1,24 @@
 #include <hetsched/alloc/best_fit.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 #include <tuple>
 
 namespace hetsched::alloc {
 namespace {
 
+/// Free GPUs of `n` that `r` may take: whole node groups.
+int usable_free(const ClusterNode& n, const GpuRequest& r) { return n.free / r.node_group * r.node_group; }
+
 bool eligible(const ClusterNode& n, const GpuRequest& r, double usable_fraction) {
-    return n.free > 0 && n.memory_gib * usable_fraction >= r.min_memory_gib && (r.gpu.empty() || n.gpu == r.gpu);
+    return usable_free(n, r) > 0 && n.memory_gib * usable_fraction >= r.min_memory_gib &&
+           (r.gpu.empty() || n.gpu == r.gpu);
 }
 
-}  // namespace
-
-int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
-    int n = 0;
-    for (const auto& node : nodes)
-        if (eligible(node, r, usable_fraction)) n += node.free;
-    return n;
-}
-
-std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
-                                       double usable_fraction) {
+/// Alg. 1's best fit over the eligible nodes, whole node groups from each.
+std::vector<NodeShare> greedy_fit(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
     if (r.gpus <= 0 || free_gpus_with(nodes, r, usable_fraction) < r.gpus) return {};
     // Fewest free GPUs first (an exact fit is the first that suffices), then the smallest GPUs, then
     // the name, so the choice is deterministic. A node taken whole leaves the others' order as it was,
@@ -28,13 +26,14 @@ std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, co
     std::vector<const ClusterNode*> fit;
     for (const auto& n : nodes)
         if (eligible(n, r, usable_fraction)) fit.push_back(&n);
-    std::sort(fit.begin(), fit.end(), [](const ClusterNode* a, const ClusterNode* b) {
-        return std::tie(a->free, a->memory_gib, a->name) < std::tie(b->free, b->memory_gib, b->name);
+    std::sort(fit.begin(), fit.end(), [&](const ClusterNode* a, const ClusterNode* b) {
+        return std::make_tuple(usable_free(*a, r), a->memory_gib, std::cref(a->name)) <
+               std::make_tuple(usable_free(*b, r), b->memory_gib, std::cref(b->name));
     });
     std::vector<NodeShare> out;
     int left = r.gpus;
     while (left > 0) {
-        auto single = std::find_if(fit.begin(), fit.end(), [&](const ClusterNode* n) { return n->free >= left; });
+        auto single = std::find_if(fit.begin(), fit.end(), [&](const ClusterNode* n) { return usable_free(*n, r) >= left; });
         if (single != fit.end()) {
             out.push_back({(*single)->name, (*single)->gpu, left, (*single)->memory_gib});
             break;
@@ -42,13 +41,50 @@ std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, co
         // No node suffices: the one with the most free GPUs (the last), or the first among equally
         // free nodes with smaller GPUs than it.
         auto most = fit.end() - 1, first = most;
-        while (first != fit.begin() && (*(first - 1))->free == (*most)->free) --first;
+        while (first != fit.begin() && usable_free(**(first - 1), r) == usable_free(**most, r)) --first;
         if ((*first)->memory_gib < (*most)->memory_gib) most = first;
-        out.push_back({(*most)->name, (*most)->gpu, (*most)->free, (*most)->memory_gib});
-        left -= (*most)->free;
+        out.push_back({(*most)->name, (*most)->gpu, usable_free(**most, r), (*most)->memory_gib});
+        left -= usable_free(**most, r);
         fit.erase(most);
     }
     return out;
+}
+
+bool whole_type_groups(const std::vector<NodeShare>& shares, int type_group) {
+    std::map<std::string, int> per_type;
+    for (const auto& s : shares) per_type[s.gpu] += s.gpus;
+    return std::all_of(per_type.begin(), per_type.end(), [&](const auto& t) { return t.second % type_group == 0; });
+}
+
+}  // namespace
+
+int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
+    int n = 0;
+    for (const auto& node : nodes)
+        if (eligible(node, r, usable_fraction)) n += usable_free(node, r);
+    return n;
+}
+
+std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
+                                       double usable_fraction) {
+    std::vector<NodeShare> out = greedy_fit(nodes, r, usable_fraction);
+    if (out.empty() || whole_type_groups(out, r.type_group)) return out;
+    // A pipeline stage would span two types: the best fit on one type, the one with the fewest
+    // eligible free GPUs that suffice (the name breaks ties).
+    std::set<std::string> types;
+    for (const auto& n : nodes) types.insert(n.gpu);
+    std::vector<NodeShare> best;
+    int best_free = 0;
+    for (const auto& t : types) {
+        if (!r.gpu.empty() && t != r.gpu) continue;
+        GpuRequest one = r;
+        one.gpu = t;
+        const int free = free_gpus_with(nodes, one, usable_fraction);
+        if (free < r.gpus || (!best.empty() && free >= best_free)) continue;
+        std::vector<NodeShare> shares = greedy_fit(nodes, one, usable_fraction);
+        if (!shares.empty()) best = std::move(shares), best_free = free;
+    }
+    return best;
 }
 
 std::vector<NodeShare> best_fit(std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {

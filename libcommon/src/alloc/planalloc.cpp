@@ -348,7 +348,9 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
-        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string()};
+        // A tensor-parallel group within one node, a pipeline stage's dp x tp GPUs of one type.
+        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string(),
+                          p.layout.tp, p.layout.tp * p.layout.dp};
     };
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
@@ -415,9 +417,12 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
             smallest = &p;
     auto need = [&](const model::Plan& p) {
+        const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
+        const std::string groups =
+            p.layout.tp > 1 ? " (tp " + std::to_string(p.layout.tp) + " GPUs of one node together)" : "";
         return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
-               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + ", and " +
-               std::to_string(free_gpus_with(nodes, request(p), o.model.usable_fraction)) + " such GPUs are free";
+               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
+               (free == 1 ? " such GPU is free" : " such GPUs are free");
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +

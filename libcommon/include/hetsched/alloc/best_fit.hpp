@@ -26,6 +26,10 @@ struct GpuRequest {
     int gpus = 0;
     double min_memory_gib = 0;
     std::string gpu;  ///< only GPUs of this type; empty: any type with the memory
+    /// GPUs that must share a node (a tensor-parallel group): each node gives a multiple of it.
+    int node_group = 1;
+    /// GPUs that must share a type (a pipeline stage's dp x tp): each type gives a multiple of it.
+    int type_group = 1;
 };
 
 /// GPUs taken from one node.
@@ -41,8 +45,9 @@ struct NodeShare {
 int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);
 
 /// Best-fit placement of `r` (Alg. 1 lines 11-36) over `nodes`, which it leaves as they are, so a
-/// caller trying many plans on one cluster copies nothing per plan. Empty when the eligible free GPUs
-/// are too few.
+/// caller trying many plans on one cluster copies nothing per plan; each node gives whole node groups.
+/// When the types taken do not each hold whole type groups, the best fit on a single type (the one
+/// with the fewest eligible free GPUs that suffice). Empty when the eligible free GPUs are too few.
 std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
                                        double usable_fraction);
 
