@@ -125,7 +125,7 @@ TEST_CASE("homogeneous plans use one type and a power of two GPUs", "[alloc]") {
     CHECK(run(c->space, alloc::SearchMethod::espresso).plans.front().cost <= r.plans.front().cost * (1 + 1e-12));
 }
 
-TEST_CASE("an SLO no plan meets leaves no plan; the time objective finds the fastest", "[alloc]") {
+TEST_CASE("an SLO no plan meets leaves no plan: the time objective finds the fastest", "[alloc]") {
     std::mt19937 rng(4);
     auto c = small_case(rng);
     c->space.slo_s = 1e-3;
@@ -258,7 +258,7 @@ TEST_CASE("a placement memo shared across SLOs changes no plan and no statistic"
     }
 }
 
-TEST_CASE("a DeepSpeed job at ZeRO-3 is searched without a pipeline; at ZeRO-1 with one", "[alloc]") {
+TEST_CASE("a DeepSpeed job at ZeRO-3 is searched without a pipeline: at ZeRO-1 with one", "[alloc]") {
     std::mt19937 rng(9);
     auto c = small_case(rng);
     c->job.training.framework = model::Framework::deepspeed;

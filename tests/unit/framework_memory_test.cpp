@@ -31,7 +31,7 @@ double eager_extra_per_token(double attention) {
 
 }  // namespace
 
-TEST_CASE("eager LLaMA blocks keep fp32 norms, repeated K and V, and all of SwiGLU; compiled ones do not", "[model]") {
+TEST_CASE("eager LLaMA blocks keep fp32 norms, repeated K and V, and all of SwiGLU: compiled ones do not", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;
     // Attention: Q, repeated K and V, and the context (flash lays it out contiguous for wo): 4 x 2h.
@@ -120,7 +120,7 @@ TEST_CASE("torchtitan's tensor parallelism saves the gathered inputs of its colu
     CHECK(torchtitan_stage(2, true, model::Recompute::selective).activations == Approx(4 * selective + head));
 }
 
-TEST_CASE("eager selective checkpointing keeps every must-save output; compiled, only those the backward reads", "[model]") {
+TEST_CASE("eager selective checkpointing keeps every must-save output: compiled, only those the backward reads", "[model]") {
     // llama() under torchtitan's op-level policy, fully sharded over dp 2, 128 tokens, 2-byte elements:
     // eager blocks also keep w2's output (2 x 128 x 64 a layer), which no backward reads.
     auto t = training(Framework::fsdp);

@@ -447,7 +447,7 @@ TEST_CASE("before torchtitan 0.2.1 the pipeline's last stage keeps every micro-b
     CHECK(kept.logits - released.logits == Approx(3 * 128 * 50000 * 2));
 }
 
-TEST_CASE("torchtitan from 0.2 gathers the embedding only for its backward; a tied one stays", "[model]") {
+TEST_CASE("torchtitan from 0.2 gathers the embedding only for its backward: a tied one stays", "[model]") {
     // One stage over dp 2 under ZeRO-3, at the loss: before 0.2 the root module keeps the embedding's
     // and the output layer's 16-bit copies gathered, and the last block stays gathered after its
     // forward; from 0.2 the untied embedding (1000 x 64) and every block are resharded.

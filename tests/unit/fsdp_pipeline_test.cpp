@@ -71,7 +71,7 @@ TEST_CASE("the last pipeline stage holds its own 16-bit logits through its loss 
     CHECK(st.logits == Approx((12 + 2) * 128 * 50000.0));
 }
 
-TEST_CASE("torchtitan's fused AdamW (from 0.1.0) steps in place; before, foreach's sqrt(v) per shard", "[model]") {
+TEST_CASE("torchtitan's fused AdamW (from 0.1.0) steps in place: before, foreach's sqrt(v) per shard", "[model]") {
     // Bytes a parameter the optimizer step allocates beside the states, over two shards.
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;

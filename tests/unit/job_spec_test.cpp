@@ -39,10 +39,10 @@ TEST_CASE("job errors point at the offending key", "[model]") {
                       Catch::Contains("unknown recompute 'some'"));
 }
 
-TEST_CASE("training.compile names what torch.compile covers; a bare true covers model and loss", "[model]") {
+TEST_CASE("training.compile names what torch.compile covers: a bare true covers model and loss", "[model]") {
     auto compile = [](const std::string& v) {
-        return read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, compile: " + v +
-                    "}\n")
+        return read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, framework: fsdp, "
+                    "compile: " + v + "}\n")
             .training;
     };
     CHECK((compile("true").compiled && compile("true").compiled_loss));
@@ -58,7 +58,7 @@ TEST_CASE("training.compile names what torch.compile covers; a bare true covers 
     } catch (const DataError& e) {
         CHECK(std::string(e.what()) == "unknown compile 'model+model' (expected none, model, loss, model+loss, true or false)");
         CHECK(e.pos().line == 4);
-        CHECK(e.pos().col == 50);
+        CHECK(e.pos().col == 67);
     }
     CHECK_THROWS_WITH(compile("[model]"), Catch::Contains("expected a string for 'compile'"));
 }
@@ -80,7 +80,7 @@ TEST_CASE("training.cublas_workspace_config: read, refused with its place, writt
     }
 }
 
-TEST_CASE("zero_stage not given: 3 under fsdp (FSDP shards fully by default), else 0; given, kept", "[model]") {
+TEST_CASE("zero_stage not given: 3 under fsdp (FSDP shards fully by default), else 0: given, kept", "[model]") {
     const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8";
     CHECK(read(head + ", framework: fsdp}\n").training.zero_stage == 3);
     CHECK(read(head + ", framework: deepspeed}\n").training.zero_stage == 0);
@@ -171,7 +171,7 @@ TEST_CASE("a custom model's unstated norm, biases and dropout follow its style a
     CHECK(model::job_from_options(o).model.dropout == 0.1);
 }
 
-TEST_CASE("model.head_dim: read, written back, refused out of range; --head-dim sets it", "[model]") {
+TEST_CASE("model.head_dim: read, written back, refused out of range: --head-dim sets it", "[model]") {
     const std::string head = "kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 100, heads: 3, vocab: 100";
     const std::string tail = "}\ntraining: {seq_len: 8, global_batch: 8}\n";
     auto job = read(head + ", head_dim: 64" + tail);  // 3 heads need not divide 100 once their width is given

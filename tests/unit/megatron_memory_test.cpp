@@ -9,7 +9,7 @@ using namespace hetsched;
 using namespace hetsched::model::test;
 using model::Phase;
 
-TEST_CASE("Megatron-LM before 2.6 flattens its fp16 grads to all-reduce; before 2.5 keeps fp32 grads", "[model]") {
+TEST_CASE("Megatron-LM before 2.6 flattens its fp16 grads to all-reduce: before 2.5 keeps fp32 grads", "[model]") {
     auto stage = [](const std::string& version) {
         auto t = training(Framework::megatron, 1, 2);
         t.precision = "fp16";
@@ -76,7 +76,7 @@ TEST_CASE("Megatron's unfused fp32 softmax saves 4 bytes a score more and back-p
           Approx(2 * scores + fp32 - fused));
 }
 
-TEST_CASE("a 16-bit softmax back-propagates beside its gradient; Megatron's fused kernel writes it in place", "[model]") {
+TEST_CASE("a 16-bit softmax back-propagates beside its gradient: Megatron's fused kernel writes it in place", "[model]") {
     // gpt() without dropout, wide MLP, 8 tokens of vocabulary, fp16, no flash, 1024 tokens, nothing
     // recomputed: each of 4 layers saves its 16-bit softmax (2 bytes a score); at its backward the
     // softmax and its gradient are live (in place: 4 bytes), and torch's out-of-place backward adds 2.

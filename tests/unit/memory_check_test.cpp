@@ -141,7 +141,7 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read("", "pytorch/torchtitan benchmarks", "").framework == model::Framework::fsdp);
     CHECK(read("", "microsoft/DeepSpeed issue 123", "").framework == model::Framework::deepspeed);
     CHECK(read("", "a blog", "").framework == model::Framework::fsdp);  // ZeRO-3 without a name: FSDP
-    CHECK(read(",framework", "microsoft/DeepSpeed issue 123", ",megatron").framework == model::Framework::megatron);
+    CHECK(read(",framework", "microsoft/DeepSpeed issue 123", ",fsdp").framework == model::Framework::fsdp);
     CHECK(read(",framework", "pytorch/torchtitan", ",").framework == model::Framework::fsdp);  // empty cell
     CHECK(!read("", "pytorch/torchtitan", "").compiled);
     CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
@@ -185,7 +185,7 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     for (const char* none : {"Megatron-DeepSpeed 0.2", "Megatron_DeepSpeed 0.2", "Megatron DeepSpeed 0.2",
                              "DeepSpeed 1.3B GPT", "DeepSpeed 0.8GB", "deepspeed>=0.14", "DeepSpeed"})
         CHECK(read(",framework", none, ",deepspeed").framework_version.empty());
-    CHECK(read(",framework", "DeepSpeed 0.16.4", ",megatron").framework_version.empty());  // not a DeepSpeed run
+    CHECK(read(",framework", "DeepSpeed 0.16.4", ",fsdp").framework_version.empty());  // not a DeepSpeed run
     // A torchtitan release, likewise, for an FSDP run; a commit is none.
     CHECK(read(",framework", "torchtitan v0.2.2 on 8 H200s", ",fsdp").framework_version == "0.2.2");
     CHECK(read(",framework", "pip torchtitan==0.2.0", ",fsdp").framework_version == "0.2.0");
@@ -205,7 +205,7 @@ TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.com
     auto read = [&](const std::string& id, const std::string& framework, const std::string& source,
                     const std::string& cell = "-") {
         const std::string text = header + (cell == "-" ? "" : ",compile") + "\n" + id +
-                                 ",32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,selective,0,1,bf16,all,80,"
+                                 ",32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,2,0,selective,0,1,bf16,all,80,"
                                  "max_reserved," + framework + "," + source + (cell == "-" ? "" : "," + cell) + "\n";
         const auto runs = read_csv(text);
         REQUIRE(runs.skipped.empty());
@@ -267,7 +267,7 @@ TEST_CASE("BigScience's 52B stages on DeepSpeed's pipeline engine stay within 3%
     }
 }
 
-TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction; with flash it skips the row", "[model]") {
+TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction: with flash it skips the row", "[model]") {
     const std::string header = kRequired + ",unfused_fp32_softmax\n";
     auto read = [&](const std::string& flash, const std::string& softmax) {
         return read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0," + flash +
@@ -461,7 +461,7 @@ TEST_CASE("memest --check's summary breaks the rows down by framework and by mea
     CHECK(model::summary_line({rows[0]}) == "1 cases, mean |error| 1%, max |error| 1%, 1 within 5%");
 }
 
-TEST_CASE("A measured run's head_dim column: wider heads raise the prediction; 0 skips the row", "[model]") {
+TEST_CASE("A measured run's head_dim column: wider heads raise the prediction: 0 skips the row", "[model]") {
     // Qwen3-32B's shape (64 heads of 128 over hidden 5120) under FSDP 8, full recompute.
     const std::string header = kRequired + ",framework,head_dim\n";
     auto read = [&](const std::string& head_dim) {

@@ -131,7 +131,7 @@ TEST_CASE("device measure adds context on top of reserved on top of allocated", 
     CHECK(r < d);
 }
 
-TEST_CASE("a GPU trains in bf16 from compute capability 8.0, in fp8 from 8.9; unknown is no objection", "[model]") {
+TEST_CASE("a GPU trains in bf16 from compute capability 8.0, in fp8 from 8.9: unknown is no objection", "[model]") {
     model::Training t;
     auto cannot = [&](const std::string& precision, double capability) {
         t.precision = precision;

@@ -82,7 +82,7 @@ TEST_CASE("a job's own micro-batch is the only one its plans use", "[model]") {
     CHECK(pinned.size() == twos);
 }
 
-TEST_CASE("a DeepSpeed job at ZeRO-3 gets no pipelined plan; at ZeRO-1 it does", "[model]") {
+TEST_CASE("a DeepSpeed job at ZeRO-3 gets no pipelined plan: at ZeRO-1 it does", "[model]") {
     const auto& m = catalog::find_model("llama-2-7b");
     auto t = training(4096, 32);
     t.framework = model::Framework::deepspeed;

@@ -109,7 +109,7 @@ TEST_CASE("a type's stages fill its nodes in pipeline order: a full node's last 
     CHECK(e.stages[2].send_activation == Approx(boundary / 32e9));
 }
 
-TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes; the slower NIC of two types", "[place]") {
+TEST_CASE("a type's own network (nic_gb_s) times its links to other nodes: the slower NIC of two types", "[place]") {
     // juchi's A30 on nodes with a 1 GB/s network, its RTX-A4000 on the network's 2 GB/s; dp 4 fills a
     // node of either (4 GPUs share its NIC).
     auto cat = catalog::named_catalog("juchi");

@@ -20,7 +20,7 @@ TEST_CASE("Sia placements: nodes and replicas from the placement string, app and
     CHECK(p.samples[1].throughput(1.2) == Approx(3 * 6 / 1.2));
 }
 
-TEST_CASE("Sia scalability files, columns in any order; --app and --gpu override the path", "[fit]") {
+TEST_CASE("Sia scalability files, columns in any order: --app and --gpu override the path", "[fit]") {
     const auto p = fit::read_profile(
         {"x/imagenet/scalability-rtx.csv", "local_bsz,step_time,sync_time,num_nodes,num_replicas\n20,0.2,0.05,3,7\n"},
         {"resnet", "RTX-2080Ti-custom", true});
@@ -95,7 +95,7 @@ TEST_CASE("profile numbers must be finite and inside fit/limits.hpp's ranges", "
     CHECK(err("a,T4,2000000,2000000,8,0.2\n") == "p.csv:2:6: expected an integer from 1 to 1048576 in column 'num_nodes', got '2000000'");
 }
 
-TEST_CASE("pipelined rows: without total_layers nothing is frozen; freezing needs total_layers", "[fit]") {
+TEST_CASE("pipelined rows: without total_layers nothing is frozen: freezing needs total_layers", "[fit]") {
     const std::string head = "app,gpu,num_nodes,num_gpus,per_gpu_batch,pipeline_stages,step_time_s\n";
     const auto p = fit::read_profile({"p.csv", head + "a,T4,1,4,8,4,0.2\n"}, {});
     REQUIRE(p.samples.size() == 1);

@@ -47,7 +47,7 @@ TEST_CASE("One job alone finishes at the instant its work is done", "[replay]") 
     CHECK(r.summary.makespan_s == Approx(1000));
 }
 
-TEST_CASE("Two jobs contend for one GPU; the second starts at the next decision", "[replay]") {
+TEST_CASE("Two jobs contend for one GPU: the second starts at the next decision", "[replay]") {
     const ReplayCluster c = one_gpu_each({"A"});
     const std::vector<ReplayJob> jobs = {rjob("a", 0, 450, {1}), rjob("b", 0, 300, {1})};
     // fifo: a first (same arrival, id order); it finishes at 450, inside the second round; b starts at
@@ -206,7 +206,7 @@ TEST_CASE("Application work: Sia's six, and a CSV that adds to them or replaces 
                       Catch::Contains("samples_per_epoch"));
 }
 
-TEST_CASE("A job whose FTF is 1 but for rounding is fair; one slower than its fair share by more is not", "[replay]") {
+TEST_CASE("A job whose FTF is 1 but for rounding is fair: one slower than its fair share by more is not", "[replay]") {
     std::vector<JobResult> jobs(3);
     for (auto& j : jobs) j.finish_time_s = 1000, j.start_time_s = 0;
     jobs[0].isolated_s = 1000;
@@ -217,7 +217,7 @@ TEST_CASE("A job whose FTF is 1 but for rounding is fair; one slower than its fa
     CHECK(s.max_ftf == Approx(1000.0 / 990));
 }
 
-TEST_CASE("A throughput table gives each type its own largest listed count, scaled; names match with case ignored", "[replay]") {
+TEST_CASE("A throughput table gives each type its own largest listed count, scaled: names match with case ignored", "[replay]") {
     // V100 is listed at 1 GPU only, K80 at 4: at 4 GPUs V100 runs 4 x 2, K80 its own 10; P100's
     // explicit 0 at 4 GPUs stands (it cannot run there), though it runs at 1.
     const ThroughputTable t = read_throughputs(

@@ -154,7 +154,7 @@ TEST_CASE("An elastic job's scales read, resize under sia, and read back at its 
     CHECK_THROWS_WITH(read_state({"s.yaml", bad}, default_catalog()), Catch::Contains("ascending"));
 }
 
-TEST_CASE("Two jobs may share one GPU; a third on it, or a multi-GPU job sharing, is refused", "[state]") {
+TEST_CASE("Two jobs may share one GPU: a third on it, or a multi-GPU job sharing, is refused", "[state]") {
     auto state = [](const std::string& jobs) {
         return "kind: cluster-state\nversion: 1\ntime_s: 0\ngpu_types: [{name: A, memory_gib: 16}]\n"
                "nodes: [{name: n1, gpu: A, gpus: 1}]\njobs:\n" + jobs;
