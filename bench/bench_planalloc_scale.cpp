@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
         job.model = catalog::find_model(name);
         job.training.seq_len = 4096;
         job.training.global_batch = 512;
+        job.training.precision = "fp16";  // every priced type has it (V100, T4 and P100 have no bf16)
         alloc::SearchSpace space = bench::search_space(job, cat, 1000);
         for (const auto& g : cat.gpus)
             if (g.price_per_hour > 0) space.types.push_back({g.name, g.price_per_hour, 256});

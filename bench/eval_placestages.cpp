@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
         const int dp = 1 << (rng() % 3);
         job.training.global_batch = dp * (8 << (rng() % 3));  // 8-32 micro-batches of 1
         job.training.distributed_optimizer = rng() % 2;
+        job.training.precision = "fp16";  // every type here has it (V100 and T4 have no bf16)
         place::Allocation a;
         a.dp = dp;
         const int k = 2 + static_cast<int>(rng() % 5);
