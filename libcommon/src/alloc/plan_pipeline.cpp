@@ -1,6 +1,7 @@
 #include <hetsched/alloc/plan_pipeline.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/place/methods.hpp>
 
 namespace hetsched::alloc {
 
@@ -46,6 +47,10 @@ place::PlaceResult PlanPipeline::place_fresh(SearchLayout& l, const std::vector<
         return place::place_stages(p, placer_, po);
     } catch (const Infeasible&) {
         return {};
+    } catch (const UsageError&) {  // the exact placer's node limit: placestages' advice does not apply here
+        throw UsageError("the " + place::method_name(placer_) + " placer passed its limit of " +
+                         std::to_string(placer_limit_) + " search nodes placing a plan of " + std::to_string(p.stages()) +
+                         " stages; use --placer cmr or hph");
     }
 }
 
