@@ -43,7 +43,7 @@ complete -c planalloc -l method -x -a 'espresso exhaustive homogeneous' -d 'espr
 complete -c planalloc -l placer -x -a 'cmr whale hph optimal' -d 'Stage placer for each plan: cmr, whale, hph or optimal'
 complete -c planalloc -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: default, juchi, sia, or a YAML/CSV file'
 complete -c planalloc -l quota -x -d 'GPUs of a type one may take: TYPE=N, or all=N (repeatable)'
-complete -c planalloc -l price -x -d 'Price per GPU-hour of a type: TYPE=PRICE (repeatable)'
+complete -c planalloc -l price -x -d 'Price per GPU-hour of a type, above 0: TYPE=PRICE (repeatable)'
 complete -c planalloc -l types -x -a '(planalloc --list-gpus 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'Only these GPU types, comma-separated'
 complete -c planalloc -l top -x -d 'Plans to report (the best, then alternatives)'
 complete -c planalloc -l beta -x -d 'Espresso\'s fragmentation coefficient for its cost-pruning estimate (0 = off)'
