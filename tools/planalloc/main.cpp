@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     cli::add_job_options(*app, opt.job, false);
     const char* s = "Search";
     app->add_option("--slo-s", opt.slo_s, "Time SLO for all iterations, seconds (default: training.slo_s)")
-        ->group(s)->check(cli::number_in(alloc::kMinSloS, alloc::kMaxSloS));
+        ->group(s)->check(cli::number_in(model::limits::min_slo_s, model::limits::max_slo_s));
     app->add_option("--method", method, "espresso (cost tree), exhaustive, or homogeneous (one type, 2^n GPUs)")
         ->group(s)->check(CLI::IsMember({"espresso", "exhaustive", "homogeneous"}))->capture_default_str();
     app->add_option("--placer", placer, "Stage placer for each plan: cmr, whale, hph or optimal")

@@ -134,7 +134,7 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     if (!training.IsDefined()) return 0;
     const YAML::Node slo = io::optional_child(doc, training, "slo_s");
     if (!slo.IsDefined()) return 0;
-    return io::yaml_number(doc, slo, "slo_s", kMinSloS, kMaxSloS);
+    return io::yaml_number(doc, slo, "slo_s", model::limits::min_slo_s, model::limits::max_slo_s);
 }
 
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document

@@ -152,6 +152,9 @@ JobSpec read_job_spec(const YamlDocument& doc) {
             throw DataError(e.what(), doc.where(split));
         }
     }
+    // planalloc's SLO, range-checked here too, so that no tool passes a bad one on to it.
+    if (YAML::Node slo = io::optional_child(doc, sec, "slo_s"); slo.IsDefined())
+        io::yaml_number(doc, slo, "slo_s", limits::min_slo_s, limits::max_slo_s);
     t.precision = read_word(doc, sec, "precision", t.precision);
     t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {

@@ -15,9 +15,6 @@
 
 namespace hetsched::alloc {
 
-/// The time SLOs accepted from a flag or a document, seconds: from a millisecond to about 31,700 years.
-inline constexpr double kMinSloS = 1e-3;
-inline constexpr double kMaxSloS = 1e12;
 /// The longest --time-limit-s, seconds (a week).
 inline constexpr double kMaxTimeLimitS = 604800;
 

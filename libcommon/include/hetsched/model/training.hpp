@@ -288,6 +288,9 @@ inline constexpr double max_link_gb_s = 1e6;
 inline constexpr double max_memory_gib = 1e5;   ///< one GPU's memory, or one plan's peak
 inline constexpr double min_time_s = 1e-9;      ///< measured or profiled times, seconds
 inline constexpr double max_time_s = 1e6;
+/// Time SLOs (training.slo_s, --slo-s), seconds: from a millisecond to about 31,700 years.
+inline constexpr double min_slo_s = 1e-3;
+inline constexpr double max_slo_s = 1e12;
 }  // namespace limits
 
 /// Whether the job can run as a pipeline (pp > 1): not under DeepSpeed at ZeRO-2 or 3, which its
