@@ -326,6 +326,15 @@ void check_cluster_options(const PlanallocOptions& o) {
     if (!o.prices.empty()) given.push_back("--price");
     if (!o.types.empty()) given.push_back("--types");
     if (o.time_limit_s > 0) given.push_back("--time-limit-s");
+    // Options that shape the SLO search or its placements, given other than their defaults.
+    const PlanallocOptions defaults;
+    if (o.method != defaults.method) given.push_back("--method");
+    if (o.placer != defaults.placer) given.push_back("--placer");
+    if (o.top != defaults.top) given.push_back("--top");
+    if (o.beta != defaults.beta) given.push_back("--beta");
+    if (o.search_limit != defaults.search_limit) given.push_back("--search-limit");
+    if (o.model.efficiency != defaults.model.efficiency) given.push_back("--efficiency");
+    if (o.model.schedule) given.push_back("--schedule");
     if (given.empty()) return;
     std::string list;
     for (size_t i = 0; i < given.size(); ++i) list += (i ? ", " : "") + given[i];
