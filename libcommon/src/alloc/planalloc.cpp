@@ -434,7 +434,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
         const std::string groups =
             p.layout.tp > 1 ? " (tp " + std::to_string(p.layout.tp) + " GPUs of one node together)" : "";
-        return std::to_string(p.layout.gpus()) + " GPUs with " + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
+        return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
                (free == 1 ? " such GPU is free" : " such GPUs are free");
     };
