@@ -52,7 +52,8 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
     const size_t stage = e.allreduce_bound ? e.critical_stage : e.slowest_stage;
     bound["stage"] = stage;
     bound["gpu"] = p.types[r.placement.order[stage]].name;
-    bound["by"] = e.allreduce_bound ? "allreduce" : "compute";
+    // Past the pipeline, the stage whose step ends last: its all-reduce, or with none its optimizer step.
+    bound["by"] = !e.allreduce_bound ? "compute" : e.stages[stage].allreduce > 0 ? "allreduce" : "optimizer";
     n["bound_by"] = bound;
     n["evaluated"] = r.evaluated;
     if (r.nodes > 0) n["search_nodes"] = r.nodes;
