@@ -155,6 +155,13 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
         f.plans = {*slo.fastest_too_slow};
         f.stats.lower_bound = std::min(f.stats.lower_bound, slo.fastest_too_slow->total_s);
     }
+    // A complete SLO search that cut nothing by time or cost (exhaustive's, or one whose bounds never
+    // bit) placed every plan that can hold the model: the fastest of them is proven fastest.
+    const SearchStats& st = slo.stats;
+    const bool all_placed = slo.fastest_too_slow && st.complete && st.trees_pruned == 0 && st.pruned_time == 0 &&
+                            st.pruned_cost == 0 && st.pruned_cost_beta == 0;
+    if (all_placed) f.plans = {*slo.fastest_too_slow};
+    const bool proven = f.stats.complete || all_placed;
     const std::string currency = ctx.currency;
     if (f.plans.empty())
         throw Infeasible(std::string(f.stats.complete ? "no plan within the quotas can hold "
@@ -166,10 +173,10 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
     out.feasible = false;
     out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, 6) + " s for " +
                   std::to_string(job.iterations) + " iterations: the fastest " +
-                  (f.stats.complete ? "takes " : "found takes ") + io::format_number(p.total_s, 6) + " s (" +
+                  (proven ? "takes " : "found takes ") + io::format_number(p.total_s, 6) + " s (" +
                   io::format_number(p.iteration_s, 6) + " s per iteration) with " + describe_plan(space, p) +
                   ", costing " + io::format_number(p.cost, 6) + " " + currency +
-                  (f.stats.complete ? "" : "; not proven fastest: no plan takes less than " +
+                  (proven ? "" : "; not proven fastest: no plan takes less than " +
                                                io::format_number(f.stats.lower_bound, 6) + " s");
     out.summary = out.message;
     if (o.csv) {
@@ -180,8 +187,8 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
     YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
     a["slo_met"] = false;
-    a["fastest"] = f.stats.complete ? "proven" : "found";
-    if (!f.stats.complete) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
+    a["fastest"] = proven ? "proven" : "found";
+    if (!proven) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
     doc.root["allocation"] = a;
     YAML::Node s = search_to_yaml(slo_stats, {}, ctx, skipped);
     YAML::Node fs(YAML::NodeType::Map);
