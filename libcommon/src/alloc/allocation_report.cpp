@@ -78,6 +78,7 @@ YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRe
     n["iterations"] = c.iterations;
     if (c.slo_s > 0) n["slo_s"] = num(c.slo_s);
     n["currency"] = c.currency;
+    n["catalog"] = c.catalog;  // placestages refuses to time these GPUs with another catalog's specs
     if (plans.size() > 1) {
         YAML::Node alts(YAML::NodeType::Sequence);
         for (size_t i = 1; i < plans.size(); ++i) {

@@ -232,7 +232,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     const SearchResult r = search_plans(space, so);
     const place::ScheduleKind schedule = space.problem.schedule.value_or(place::default_schedule(job.training));
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations,
-                      place::schedule_kind_name(schedule)};
+                      place::schedule_kind_name(schedule), cat.name};
 
     PlanallocResult out;
     if (r.plans.empty() && !r.stats.complete)

@@ -33,6 +33,14 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         throw DataError("missing key 'allocation' (the dp degree and stage GPU types; or give --dp and --stages)",
                         doc.where(doc.root));
     if (!sec.IsMap()) throw DataError("expected a map under 'allocation'", doc.where(sec));
+    // A plan timed with one catalog's GPU specs (planalloc writes which) is not timed with another's.
+    if (const YAML::Node planned = io::optional_child(doc, sec, "catalog"); planned.IsDefined()) {
+        const std::string name = io::yaml_string(doc, planned, "catalog");
+        if (name != c.name)
+            throw DataError("the allocation was planned with catalog '" + name + "', but this run has catalog '" +
+                                c.name + "': give --catalog " + name + " so its GPUs are timed alike",
+                            doc.where(planned));
+    }
     Allocation a;
     a.where = doc.where(sec);
     const YAML::Node dp = io::required_child(doc, sec, "dp");

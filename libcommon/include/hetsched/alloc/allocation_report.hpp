@@ -16,6 +16,7 @@ struct ReportContext {
     double slo_s = 0;  ///< 0: none
     long iterations = 0;
     std::string schedule;  ///< the pipeline schedule every plan was timed under
+    std::string catalog;   ///< whose GPU specs timed the plans (a named catalog, or the file given)
 };
 
 /// `{TYPE: GPUs}` of a plan, in the space's type order.
