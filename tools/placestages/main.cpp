@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
         const auto cat = cli::load_catalog(catalog);
         const auto job = cli::job_input(io.input, opt.job);
         auto result = place::run_placestages(job, cat, cli::optional_input(profile), opt);
-        if (opt.timeline) io::write_output(timeline, result.timeline);
-        io::write_output(io.output, result.text);
+        if (opt.timeline) io::write_outputs({{timeline, result.timeline}, {io.output, result.text}});
+        else io::write_output(io.output, result.text);
         return Exit::ok;
     });
 }

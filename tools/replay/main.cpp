@@ -113,9 +113,11 @@ int main(int argc, char** argv) {
         });
         progress.finish();
         const sim::ReportOptions ro{!no_timings, counts.skipped(), c};
-        io::write_output(output, format == "csv" ? sim::summary_csv(results, ro) : sim::summary_yaml(results, ro));
-        if (!jobs_out.empty()) io::write_output(jobs_out, sim::jobs_csv(results));
-        if (!rounds_out.empty()) io::write_output(rounds_out, sim::rounds_csv(results, c));
+        std::vector<std::pair<std::string, std::string>> outputs{
+            {output, format == "csv" ? sim::summary_csv(results, ro) : sim::summary_yaml(results, ro)}};
+        if (!jobs_out.empty()) outputs.emplace_back(jobs_out, sim::jobs_csv(results));
+        if (!rounds_out.empty()) outputs.emplace_back(rounds_out, sim::rounds_csv(results, c));
+        io::write_outputs(outputs);  // all or none
         return Exit::ok;
     });
 }

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 #include <hetsched/cli/error.hpp>
 
@@ -28,28 +30,21 @@ void write_all(int fd, const std::string& text, const std::string& path, const s
     }
 }
 
-}  // namespace
+/// One output on its way: a file written to a temporary beside its target, waiting to be renamed over
+/// it; or a stream (standard output, a device, a descriptor's link) written in place when committed.
+struct Staged {
+    std::string path, text;
+    std::string target, tmp;  ///< tmp empty: written in place at commit
+    int stream_fd = -1;       ///< standard output: -1 and path empty or "-"
+};
 
-std::string resolved_path(const std::string& path) {
-    char* real = ::realpath(path.c_str(), nullptr);
-    if (!real) return path;
-    std::string out = real;
-    std::free(real);
-    return out;
-}
-
-void write_output(const std::string& path, const std::string& text) {
-    if (path.empty() || path == "-") {
-        // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-            throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
-        return;
-    }
+Staged stage(const std::string& path, const std::string& text) {
+    Staged out{path, text, path, "", -1};
+    if (path.empty() || path == "-") return out;
     // A symbolic link is written through, never replaced: into its target when that is a file path,
     // in place when it names a descriptor (/dev/stdout, /dev/fd/N, /proc/...: whatever fd 1 is;
     // renaming a file over that path would replace the link, and the output would miss the file fd 1
     // has open).
-    std::string target = path;
     bool in_place = false;
     struct stat lst {};
     if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
@@ -60,30 +55,84 @@ void write_output(const std::string& path, const std::string& text) {
         if (starts(path, "/dev/std") || starts(path, "/dev/fd/") || starts(path, "/proc/") || starts(link, "/proc/")) {
             in_place = true;
         } else {
-            target = resolved_path(path);
-            if (target == path) throw OutputError("cannot create '" + path + "': the link's file does not resolve");
+            out.target = resolved_path(path);
+            if (out.target == path) throw OutputError("cannot create '" + path + "': the link's file does not resolve");
         }
     }
     // Devices, pipes and sockets (/dev/null, /dev/stdout, a FIFO) are written in place too: renaming a
     // file over them would replace the device. A file reached through /dev or /proc is appended to,
     // as a shell's redirection of stdout has it open.
     struct stat st {};
-    if (::stat(target.c_str(), &st) == 0 && (in_place || !S_ISREG(st.st_mode))) {
-        int fd = ::open(target.c_str(), S_ISREG(st.st_mode) ? O_WRONLY | O_APPEND : O_WRONLY);
-        if (fd < 0) throw OutputError("cannot open '" + path + "': " + std::strerror(errno));
-        write_all(fd, text, path, "");
-        if (::close(fd) != 0) throw IoError("error writing '" + path + "': " + std::strerror(errno));
-        return;
+    if (::stat(out.target.c_str(), &st) == 0 && (in_place || !S_ISREG(st.st_mode))) {
+        out.stream_fd = ::open(out.target.c_str(), S_ISREG(st.st_mode) ? O_WRONLY | O_APPEND : O_WRONLY);
+        if (out.stream_fd < 0) throw OutputError("cannot open '" + path + "': " + std::strerror(errno));
+        return out;
     }
-    std::string tmp = target + ".XXXXXX";
-    int fd = mkstemp(tmp.data());
+    out.tmp = out.target + ".XXXXXX";
+    int fd = mkstemp(out.tmp.data());
     if (fd < 0) throw OutputError("cannot create '" + path + "': " + std::strerror(errno));
-    write_all(fd, text, path, tmp);
-    if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0 || std::rename(tmp.c_str(), target.c_str()) != 0) {
+    write_all(fd, text, path, out.tmp);
+    if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0) {
         int err = errno;
-        ::unlink(tmp.c_str());
+        ::unlink(out.tmp.c_str());
         throw OutputError("cannot create '" + path + "': " + std::strerror(err));
     }
+    return out;
 }
+
+/// Lets go of a staged output that will not be committed.
+void discard(const Staged& s) {
+    if (!s.tmp.empty()) ::unlink(s.tmp.c_str());
+    if (s.stream_fd >= 0) ::close(s.stream_fd);
+}
+
+/// Writes the streams, in order. A failure leaves the files staged: the caller discards them.
+void write_streams(std::vector<Staged>& staged) {
+    for (auto& s : staged) {
+        if (!s.tmp.empty()) continue;
+        if (s.stream_fd < 0) {
+            // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
+            if (std::fwrite(s.text.data(), 1, s.text.size(), stdout) != s.text.size() || std::fflush(stdout) != 0)
+                throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
+            continue;
+        }
+        const int fd = s.stream_fd;
+        s.stream_fd = -1;  // write_all closes it on an error
+        write_all(fd, s.text, s.path, "");
+        if (::close(fd) != 0) throw IoError("error writing '" + s.path + "': " + std::strerror(errno));
+    }
+}
+
+}  // namespace
+
+std::string resolved_path(const std::string& path) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) return path;
+    std::string out = real;
+    std::free(real);
+    return out;
+}
+
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+    std::vector<Staged> staged;
+    try {
+        for (const auto& [path, text] : outputs) staged.push_back(stage(path, text));
+        write_streams(staged);
+    } catch (...) {
+        for (const auto& s : staged) discard(s);
+        throw;
+    }
+    for (size_t i = 0; i < staged.size(); ++i) {
+        const Staged& s = staged[i];
+        if (s.tmp.empty()) continue;
+        if (std::rename(s.tmp.c_str(), s.target.c_str()) != 0) {
+            int err = errno;
+            for (size_t j = i; j < staged.size(); ++j) discard(staged[j]);
+            throw OutputError("cannot create '" + s.path + "': " + std::strerror(err));
+        }
+    }
+}
+
+void write_output(const std::string& path, const std::string& text) { write_outputs({{path, text}}); }
 
 }  // namespace hetsched::io

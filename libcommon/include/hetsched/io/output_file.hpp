@@ -1,6 +1,8 @@
 #pragma once
 /// Output that is all-or-nothing: a tool builds its whole output, then writes it once.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hetsched::io {
 
@@ -8,6 +10,11 @@ namespace hetsched::io {
 /// `path` that is renamed over it, so a failed run never leaves a half-written file.
 /// Throws OutputError (73) when the file cannot be created, IoError (74) when writing fails.
 void write_output(const std::string& path, const std::string& text);
+
+/// Several outputs (path, text), all or none: every file is written to its temporary first, then
+/// standard output and devices are written, then every file is renamed over its target; a failure
+/// before the renames leaves none of the files behind.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 /// `path` with symbolic links resolved (realpath), or as given when it does not resolve: the file a
 /// link stands for, which is written (and locked) in the link's place so the link stays.
