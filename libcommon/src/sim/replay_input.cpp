@@ -32,6 +32,13 @@ std::vector<double> per_cluster_type(const ThroughputTable& table, const std::ve
     return out;
 }
 
+/// The table's types, for messages: "V100, P100, K80".
+std::string table_types(const ThroughputTable& table) {
+    std::string out;
+    for (const auto& n : table.types) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
 double checkpoint_of(const std::string& model, double fallback) {
     for (const auto& preset : catalog::model_presets())
         if (catalog::same_name(preset.name, model)) {
@@ -115,15 +122,17 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         for (const auto& name : table.types) known = known || catalog::same_name(name, t.name);
         if (!known)
             throw UsageError("the cluster's GPU type '" + t.name + "' is not in the throughput table (its types: " +
-                             [&] { std::string s; for (const auto& n : table.types) s += (s.empty() ? "" : ", ") + n; return s; }() + ")");
+                             table_types(table) + ")");
     }
-    int reference = 0;
-    if (!o.reference_gpu.empty()) {
-        reference = -1;
-        for (size_t t = 0; t < cluster.types.size(); ++t)
-            if (catalog::same_name(cluster.types[t].name, o.reference_gpu)) reference = static_cast<int>(t);
-        if (reference < 0) throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the cluster");
-    }
+    // The table's column of the type durations were measured on: it need not be in the cluster (a trace
+    // from K80s replayed on V100s).
+    const std::string reference_name = o.reference_gpu.empty() ? cluster.types.front().name : o.reference_gpu;
+    size_t reference = table.types.size();
+    for (size_t k = 0; k < table.types.size(); ++k)
+        if (catalog::same_name(table.types[k], reference_name)) reference = k;
+    if (reference == table.types.size())
+        throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the throughput table (its types: " +
+                         table_types(table) + ")");
     const std::vector<std::string> models = table.models();
     std::vector<int> installed(cluster.types.size(), 0);
     for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
@@ -164,7 +173,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             ++(fastest > 0 ? counts.too_big : counts.no_type);
             continue;
         }
-        const double ref = j.throughput[static_cast<size_t>(reference)];
+        const double ref = row[reference];
         j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
         if (tj.steps <= 0 && tj.duration_s <= 0) {  // a Sia/Pollux job: its application's samples
             const auto app = o.applications.find(r.model);
