@@ -13,6 +13,25 @@ void merge_section(YAML::Node root, const char* key, const YAML::Node& resolved)
     for (const auto& kv : resolved) sec[kv.first.Scalar()] = kv.second;
 }
 
+/// A micro-batch that does not divide the global batch, reported at the document's value that the
+/// flags left (the micro-batch's, else the global batch's).
+void check_micro_batch(const io::YamlDocument& doc, const JobSpec& job) {
+    if (job.micro_batch <= 0 || job.training.global_batch % job.micro_batch == 0) return;
+    const YAML::Node training = io::optional_child(doc, doc.root, "training");
+    SourcePos at{doc.name, 0, 0};
+    for (const auto& [key, value] : {std::pair<const char*, long>{"micro_batch", job.micro_batch},
+                                     {"global_batch", job.training.global_batch}}) {
+        const YAML::Node n = io::optional_child(doc, training, key);
+        if (n.IsDefined() && n.IsScalar() && n.Scalar() == std::to_string(value)) {
+            at = doc.where(n);
+            break;
+        }
+    }
+    throw DataError("the micro-batch (" + std::to_string(job.micro_batch) + ") does not divide the global batch (" +
+                        std::to_string(job.training.global_batch) + ")",
+                    at);
+}
+
 }  // namespace
 
 io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, const JobOptions& o, JobSpec& job) {
@@ -27,6 +46,7 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
     io::require_kind(doc, "job");
     job = read_job_spec(doc);
     apply_job_options(o, job);
+    check_micro_batch(doc, job);
     return doc;
 }
 
