@@ -458,7 +458,7 @@ TEST_CASE("memest --check's summary breaks the rows down by framework and by mea
           "3 cases, mean |error| 3%, max |error| 5%, 3 within 5%; by framework: megatron 1 (mean 5%, max 5%), fsdp 2 "
           "(mean 2%, max 3%); by measure: allocated 2 (mean 3%, max 5%), reserved 1 (mean 3%, max 3%)");
     // One framework and one measure: no breakdown.
-    CHECK(model::summary_line({rows[0]}) == "1 cases, mean |error| 1%, max |error| 1%, 1 within 5%");
+    CHECK(model::summary_line({rows[0]}) == "1 case, mean |error| 1%, max |error| 1%, 1 within 5%");
 }
 
 TEST_CASE("A measured run's head_dim column: wider heads raise the prediction: 0 skips the row", "[model]") {

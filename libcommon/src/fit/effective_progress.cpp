@@ -7,6 +7,7 @@
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
 
 namespace hetsched::fit {
 
@@ -78,7 +79,7 @@ std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& st
             }
         }
     if (out.empty())
-        throw DataError(std::to_string(gpus) + " GPUs need pipelines of " + std::to_string(stage_counts(fit, gpus).front()) +
+        throw DataError(io::counted(gpus, "GPU") + " need pipelines of " + std::to_string(stage_counts(fit, gpus).front()) +
                         " stages, more than the " + std::to_string(layers) + " layers of the statistics");
     std::stable_sort(out.begin(), out.end(), [](const TuneCandidate& a, const TuneCandidate& b) {
         if (a.effective_progress != b.effective_progress) return a.effective_progress > b.effective_progress;

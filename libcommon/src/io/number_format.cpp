@@ -46,4 +46,6 @@ std::string format_number(double v, int significant) {
     return format_fixed(v, decimals);
 }
 
+std::string counted(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 }  // namespace hetsched::io

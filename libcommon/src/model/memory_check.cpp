@@ -366,7 +366,7 @@ std::string breakdown(const std::vector<CheckRow>& rows, const std::string& labe
 
 std::string summary_line(const std::vector<CheckRow>& rows) {
     const auto s = summarize(rows);
-    return std::to_string(s.cases) + " cases, mean |error| " + io::format_fixed(s.mean_abs_pct, 2) + "%, max |error| " +
+    return io::counted(s.cases, "case") + ", mean |error| " + io::format_fixed(s.mean_abs_pct, 2) + "%, max |error| " +
            io::format_fixed(s.max_abs_pct, 2) + "%, " + std::to_string(s.within_5pct) + " within 5%" +
            breakdown(rows, "framework", {Framework::megatron, Framework::deepspeed, Framework::fsdp},
                      +[](const CheckRow& r) { return r.framework; }, framework_name) +

@@ -59,7 +59,7 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
     if (stages > L)
-        throw DataError("the allocation has " + std::to_string(stages) + " stages but " + m.name + " has only " +
+        throw DataError("the allocation has " + io::counted(stages, "stage") + " but " + m.name + " has only " +
                             std::to_string(L) + " layers",
                         where);
     layout_ = model::Layout{tp, stages, dp, 1, 1, mb, {}};
@@ -174,7 +174,7 @@ Problem ProblemFactory::problem(const std::vector<std::string>& names, const std
         total += counts[i];
     }
     if (total != stages_)
-        throw DataError("expected " + std::to_string(stages_) + " stages, got " + std::to_string(total));
+        throw DataError("expected " + io::counted(stages_, "stage") + ", got " + std::to_string(total));
     // Between nodes of two types, the slower of their networks, shared by the GPUs on a node.
     const double share = std::min(dp_ * tp_, widest_node);
     const size_t n = p.types.size();

@@ -6,6 +6,7 @@
 #include <glpk.h>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
 namespace hetsched::sched {
@@ -20,7 +21,7 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     for (const auto& j : s.jobs)
         if (j.remaining() > 0 && j.num_gpus > 1)
             throw DataError("policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX "
-                            "formulates it): job '" + j.id + "' needs " + std::to_string(j.num_gpus) + " GPUs");
+                            "formulates it): job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU"));
     TypeFill fill(s);
     std::vector<size_t> pending;
     for (size_t k : arrival_order(s)) {

@@ -232,7 +232,7 @@ private:
         }
         const auto at = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == j.num_gpus; });
         if (at == j.scales.end())
-            throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, which is not one of its scales",
+            throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", which is not one of its scales",
                             doc_.where(scales));
         j.throughput = at->throughput;
         if (!own.IsDefined()) return;
@@ -241,7 +241,7 @@ private:
         for (size_t i = 0; i < given.size(); ++i)
             if (std::abs(given[i] - at->throughput[i]) > 1e-9 * std::max(given[i], at->throughput[i]))
                 throw DataError("job '" + j.id + "' gives throughput " + io::format_number(given[i]) + " on " +
-                                    s_.types[i].name + ", but its scale of " + std::to_string(j.num_gpus) + " GPUs gives " +
+                                    s_.types[i].name + ", but its scale of " + io::counted(j.num_gpus, "GPU") + " gives " +
                                     io::format_number(at->throughput[i]) + ": give one, or the same",
                                 doc_.where(own));
     }
@@ -267,7 +267,7 @@ private:
         r.min_gpus = static_cast<int>(integer(item, "min_gpus", 1, lim::gpus, 1));
         r.max_gpus = static_cast<int>(integer(item, "max_gpus", 1, lim::gpus, j.num_gpus));
         if (r.min_gpus > r.max_gpus || j.num_gpus < r.min_gpus || j.num_gpus > r.max_gpus)
-            throw DataError("job '" + j.id + "' runs on " + std::to_string(j.num_gpus) + " GPUs, outside its range min_gpus " +
+            throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", outside its range min_gpus " +
                                 std::to_string(r.min_gpus) + " to max_gpus " + std::to_string(r.max_gpus),
                             doc_.where(item));
         r.global_batch = number(item, "batch_size", 1e-9, 1e12, false, 0);
@@ -364,14 +364,14 @@ private:
             else used_[n] += g;
             const int taken = used_[n] + (sharing_[n] + 1) / 2;  // two sharers to a GPU
             if (taken > node.gpus)
-                throw DataError("node '" + node.name + "' has " + std::to_string(node.gpus) + " GPUs, but the placements on it take " +
+                throw DataError("node '" + node.name + "' has " + io::counted(node.gpus, "GPU") + ", but the placements on it take " +
                                     std::to_string(taken),
                                 doc_.where(kv.first));
             total += g;
             j.placement.shares.push_back({it->second, g});
         }
         if (total != j.num_gpus)
-            throw DataError("job '" + j.id + "' needs " + std::to_string(j.num_gpus) + " GPUs, but its placement holds " +
+            throw DataError("job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU") + ", but its placement holds " +
                                 std::to_string(total),
                             doc_.where(nodes));
         std::sort(j.placement.shares.begin(), j.placement.shares.end(),

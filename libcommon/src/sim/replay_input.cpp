@@ -5,6 +5,7 @@
 #include <hetsched/alloc/cluster.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_spec.hpp>
@@ -152,7 +153,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             const std::string drawn = tj.model.empty() ? " (drawn for it: the trace names none)" : "";
             throw DataError("job '" + tj.id + "' runs model '" + r.model + "'" + drawn +
                                 (known ? ", which the throughput table lists only for more than " +
-                                             std::to_string(tj.num_gpus) + " GPUs"
+                                             io::counted(tj.num_gpus, "GPU")
                                        : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models) +
                                              " (--skip-unknown-models leaves such jobs out)"),
                             {trace_name, tj.line, tj.model_col});

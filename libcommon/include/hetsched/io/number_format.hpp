@@ -13,4 +13,7 @@ std::string format_number(double v, int significant = 6);
 /// format_number() writes it.
 std::string format_fixed(double v, int decimals);
 
+/// `n` and the noun, plural unless n is 1: "1 GPU", "8 GPUs", "0 stages".
+std::string counted(long n, const std::string& noun);
+
 }  // namespace hetsched::io
