@@ -131,10 +131,13 @@ private:
             const std::string type = io::yaml_string(doc_, gpu, "gpu");
             if (!listed && !type_index_.count(type)) {
                 const catalog::GpuType* g = catalog_.lookup(type);
-                if (!g)
+                if (!g) {
+                    std::vector<std::string> names;
+                    for (const auto& c : catalog_.gpus) names.push_back(c.name);
                     throw DataError("unknown GPU type '" + escape_control(type) + "': not in the catalog '" + catalog_.name +
-                                        "' and the state has no 'gpu_types' list",
+                                        "' and the state has no 'gpu_types' list" + catalog::did_you_mean(type, names),
                                     doc_.where(gpu));
+                }
                 if (!type_index_.count(g->name)) add_type(gpu, {g->name, g->memory_gib});
                 type_index_.emplace(type, type_index_.at(g->name));  // the spelling used, as an alias
             }
