@@ -75,9 +75,11 @@ TEST_CASE("planalloc refuses what it cannot price or bound", "[alloc]") {
     throws_with<UsageError>(o, "an integer from 0 to");
     o.quotas = {"A30=4"};
     o.prices = {"A30=inf"};
-    throws_with<UsageError>(o, "a number from 0 to");
+    throws_with<UsageError>(o, "a price above 0 and at most 1000000");
     o.prices = {"A30=nan"};
-    throws_with<UsageError>(o, "a number from 0 to");
+    throws_with<UsageError>(o, "a price above 0 and at most 1000000");
+    o.prices = {"A30=-1"};
+    throws_with<UsageError>(o, "a price above 0 and at most 1000000");
     o.prices.clear();
     o.quotas = {"all=0"};
     throws_with<UsageError>(o, "both a price and a quota");

@@ -75,4 +75,9 @@ TEST_CASE("A job the state gives running with no first start started as long ago
     s.jobs[0].book.time_per_type_s = {0, 0};
     s.jobs[0].done = 200;  // 200 units at 1 a second on either type: it ran 200 s at least
     CHECK(run_round(s, o).state.jobs[0].book.first_start_s == 800);
+    // An elastic job may have run at a larger size: 8000 units at 8 GPUs' 80 a second took 100 s.
+    s.jobs[0].done = 8000;
+    s.jobs[0].throughput = {10, 10};
+    s.jobs[0].scales = {{1, {10, 10}}, {8, {80, 80}}};
+    CHECK(run_round(s, o).state.jobs[0].book.first_start_s == 900);
 }

@@ -59,11 +59,15 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     for (const auto& p : o.prices) {
         auto [type, value] = split_assignment(p, "--price");
         const std::string name = cat.find(type).name;
-        const double price = parse_value(value, p, "--price", false, kMaxPrice);
         // 0 is the catalog's "no price", and a free type would make every plan on it equally cheap.
+        double price = 0;
+        try {
+            price = parse_value(value, p, "--price", false, kMaxPrice);
+        } catch (const UsageError&) {
+        }
         if (price <= 0)
-            throw UsageError("--price expects a price above 0 after '=', got '" + p +
-                             "' (GPUs you own: their cost per hour, for power and depreciation)");
+            throw UsageError("--price expects a price above 0 and at most " + io::format_number(kMaxPrice) +
+                             " after '=', got '" + p + "' (GPUs you own: their cost per hour, for power and depreciation)");
         for (auto& g : cat.gpus)
             if (g.name == name) g.price_per_hour = price;
         named[name] = "--price";

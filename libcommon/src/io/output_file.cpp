@@ -72,8 +72,11 @@ Staged stage(const std::string& path, const std::string& text) {
     int fd = mkstemp(out.tmp.data());
     if (fd < 0) throw OutputError("cannot create '" + path + "': " + std::strerror(errno));
     write_all(fd, text, path, out.tmp);
-    if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0) {
-        int err = errno;
+    const bool chmod_ok = ::fchmod(fd, 0644) == 0;
+    int err = errno;
+    const bool close_ok = ::close(fd) == 0;
+    if (!close_ok) err = errno;
+    if (!chmod_ok || !close_ok) {
         ::unlink(out.tmp.c_str());
         throw OutputError("cannot create '" + path + "': " + std::strerror(err));
     }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/output_file.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::place {
@@ -36,7 +37,8 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     // A plan timed with one catalog's GPU specs (planalloc writes which) is not timed with another's.
     if (const YAML::Node planned = io::optional_child(doc, sec, "catalog"); planned.IsDefined()) {
         const std::string name = io::yaml_string(doc, planned, "catalog");
-        if (name != c.name)
+        // A catalog file may be named by another path to the same file.
+        if (name != c.name && io::resolved_path(name) != io::resolved_path(c.name))
             throw DataError("the allocation was planned with catalog '" + name + "', but this run has catalog '" +
                                 c.name + "': give --catalog " + name + " so its GPUs are timed alike",
                             doc.where(planned));

@@ -30,7 +30,7 @@ void credit_service(ClusterState& s) {
 
 /// A job the state gives already running but with no first start (adopted from a cluster that ran it
 /// before this scheduler's state knew it) ran at least the time its bookkeeping counts, and at least the
-/// time its progress needs on its fastest type: it started that long ago at the latest, and not before
+/// time its progress needs on its fastest type and size: it started that long ago at the latest, and not before
 /// it was submitted.
 void date_adopted_starts(ClusterState& s) {
     for (auto& j : s.jobs) {
@@ -38,6 +38,8 @@ void date_adopted_starts(ClusterState& s) {
         double ran_s = 0, fastest = 0;
         for (double x : j.book.time_per_type_s) ran_s += x;
         for (double x : j.throughput) fastest = std::max(fastest, x);
+        for (const auto& sc : j.scales)  // an elastic job may have run at another size
+            for (double x : sc.throughput) fastest = std::max(fastest, x);
         if (fastest > 0) ran_s = std::max(ran_s, j.done / fastest);
         j.book.first_start_s = std::max(j.submit_time_s, s.time_s - ran_s);
     }

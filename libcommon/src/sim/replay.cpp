@@ -56,7 +56,8 @@ void check_round_count(const std::vector<ReplayJob>& jobs, double round_length_s
                                      "' cannot finish before " + io::format_number(last_finish, 6) +
                                      " s), more than the " + std::to_string(max_rounds) +
                                      " a replay decides: give a round length of at least " +
-                                     io::format_number(std::ceil(busy_s / static_cast<double>(max_rounds) * (1 - 1e-12)), 6) + " s");
+                                     io::format_number(std::ceil(busy_s / static_cast<double>(max_rounds) * (1 - 1e-12)), 6) +
+                                     " s (at most 1e7), or a shorter trace");
 }
 
 }  // namespace

@@ -133,7 +133,10 @@ std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus, 
         bool any = false;
         for (const auto& f : fits) {
             if (f.app != model) continue;
-            const size_t k = static_cast<size_t>(std::find(types.begin(), types.end(), f.gpu) - types.begin());
+            // Two apps may spell one type differently: the table's types matched it with case ignored.
+            const size_t k = static_cast<size_t>(
+                std::find_if(types.begin(), types.end(), [&](const std::string& t) { return catalog::same_name(t, f.gpu); }) -
+                types.begin());
             row[k] = fit::fitted_throughput(f, gpus, fit::gpus_per_node(f, gpus_per_node), global_batch);
             any = true;
         }
