@@ -35,11 +35,9 @@ void credit_service(ClusterState& s) {
 void date_adopted_starts(ClusterState& s) {
     for (auto& j : s.jobs) {
         if (!j.placement.running() || j.book.first_start_s >= 0) continue;
-        double ran_s = 0, fastest = 0;
+        double ran_s = 0;
         for (double x : j.book.time_per_type_s) ran_s += x;
-        for (double x : j.throughput) fastest = std::max(fastest, x);
-        for (const auto& sc : j.scales)  // an elastic job may have run at another size
-            for (double x : sc.throughput) fastest = std::max(fastest, x);
+        const double fastest = j.fastest_throughput();  // an elastic job may have run at another size
         if (fastest > 0) ran_s = std::max(ran_s, j.done / fastest);
         j.book.first_start_s = std::max(j.submit_time_s, s.time_s - ran_s);
     }

@@ -33,10 +33,7 @@ void check_round_count(const std::vector<ReplayJob>& jobs, double round_length_s
     const ReplayJob* last = nullptr;
     for (const auto& rj : jobs) {  // in submission order
         const sched::Job& j = rj.job;
-        double fastest = 0;
-        for (double x : j.throughput) fastest = std::max(fastest, x);
-        for (const auto& sc : j.scales)
-            for (double x : sc.throughput) fastest = std::max(fastest, x);
+        const double fastest = j.fastest_throughput();
         if (fastest <= 0) continue;  // never runs: the stuck check reports it
         const double finish = j.submit_time_s + j.work / fastest;
         if (!last || finish > last_finish) last_finish = finish, last = &rj;

@@ -3,6 +3,7 @@
 /// nodes, and the active jobs with their demand, progress, throughput per type, current placement and
 /// each policy's bookkeeping. Typed and free of YAML, so that replay can run rounds in memory; the
 /// state reader and writer convert it to and from the file.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -117,6 +118,14 @@ struct Job {
         return memory_gib_by_type.empty() ? memory_gib : memory_gib_by_type[static_cast<size_t>(type)];
     }
     bool elastic() const { return !scales.empty(); }
+    /// Its most work units a second, on any type at any of its sizes; 0 when nothing can run it.
+    double fastest_throughput() const {
+        double best = 0;
+        for (double x : throughput) best = std::max(best, x);
+        for (const auto& sc : scales)
+            for (double x : sc.throughput) best = std::max(best, x);
+        return best;
+    }
 };
 
 /// The whole cluster at one instant.
