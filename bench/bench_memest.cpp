@@ -22,7 +22,7 @@ int main() {
     auto t0 = Clock::now();
     double sink = 0;
     for (int i = 0; i < single_reps; ++i)
-        sink += model::estimate_memory(m, t, {8, 4, 4, 1, 1, 1 + i % 2}, model::Measure::device).peak_bytes();
+        sink += model::estimate_memory(m, t, {8, 4, 4, 1, 1, 1 + i % 2, {}}, model::Measure::device).peak_bytes();
     const double single_s = std::chrono::duration<double>(Clock::now() - t0).count() / single_reps;
 
     const int reps = 5;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <tuple>
 
@@ -200,4 +201,34 @@ TEST_CASE("a tensor-parallel group stays in one node, and a pipeline stage on on
     int taken = 0;
     for (const auto& s : stage) taken += s.gpus;
     CHECK(taken == 4);
+}
+
+TEST_CASE("stages that no single type holds go whole onto several types", "[alloc]") {
+    // pp 2 x (dp 2): 4 GPUs in stages of 2, two types of 3 free each. Greedy takes 3 + 1 (a stage over
+    // two types) and neither type holds 4, so a whole stage on each: 2 A100 + 2 H100.
+    auto typed = [](const std::string& name, const std::string& gpu, int free) {
+        alloc::ClusterNode n = node(name, free, 80);
+        n.gpu = gpu;
+        return n;
+    };
+    std::vector<alloc::ClusterNode> nodes{typed("a", "A100", 3), typed("h", "H100", 3)};
+    const alloc::GpuRequest r{4, 40, "", 1, 2};
+    const auto shares = alloc::best_fit_shares(nodes, r, 1.0);
+    REQUIRE(shares.size() == 2);
+    for (const auto& s : shares) CHECK(s.gpus == 2);
+    CHECK(shares[0].gpu != shares[1].gpu);
+    CHECK(alloc::whole_type_groups_free(nodes, r, 1.0) == 2);
+    // Three stages of 2 over rooms of 5, 3 and 1 free: the roomiest gives 2 stages, then the least
+    // room that holds the last one (the H100s; the lone V100 holds none).
+    nodes = {typed("a", "A100", 5), typed("h", "H100", 3), typed("v", "V100", 1)};
+    const auto three = alloc::best_fit_shares(nodes, {6, 40, "", 1, 2}, 1.0);
+    std::map<std::string, int> per_type;
+    for (const auto& s : three) per_type[s.gpu] += s.gpus;
+    CHECK(per_type == std::map<std::string, int>{{"A100", 4}, {"H100", 2}});
+    // Two stages of 4 over 3 + 3 + 1 free: 7 GPUs, no whole stage anywhere.
+    nodes = {typed("a", "A100", 3), typed("h", "H100", 3), typed("v", "V100", 1)};
+    const alloc::GpuRequest big{8, 40, "", 1, 4};
+    CHECK(alloc::free_gpus_with(nodes, big, 1.0) == 7);
+    CHECK(alloc::best_fit_shares(nodes, {6, 40, "", 1, 3}, 1.0).size() == 2);
+    CHECK(alloc::whole_type_groups_free(nodes, big, 1.0) == 0);
 }

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include <hetsched/cli/error.hpp>
 #include <hetsched/model/plans.hpp>
 
 using namespace hetsched;
@@ -94,4 +97,42 @@ TEST_CASE("a DeepSpeed job at ZeRO-3 gets no pipelined plan: at ZeRO-1 it does",
     bool pipelined = false;
     for (const auto& p : model::enumerate_plans(m, t, catalog::named_catalog("juchi"), {})) pipelined |= p.layout.pp > 1;
     CHECK(pipelined);
+}
+
+TEST_CASE("a given layout yields its plan on each type it fits, with the fit check's peak", "[model]") {
+    const auto& m = catalog::find_model("llama-2-7b");
+    const auto t = training(4096, 32);
+    const auto cat = catalog::named_catalog("default");
+    model::PlanOptions o;
+    o.layout = model::Layout{1, 2, 2, 1, 1, 1, {}};
+    const auto plans = model::enumerate_plans(m, t, cat, o);
+    REQUIRE_FALSE(plans.empty());
+    for (const auto& p : plans) {
+        CHECK(p.layout.tp == 1);
+        CHECK(p.layout.pp == 2);
+        CHECK(p.layout.dp == 2);
+        CHECK(p.peak_gib <= cat.find(p.gpu).memory_gib * o.usable_fraction);
+    }
+    // The same numbers as that layout among every plan (micro-batch 1).
+    model::PlanOptions every;
+    every.micro_batch = 1;
+    size_t matched = 0;
+    for (const auto& q : model::enumerate_plans(m, t, cat, every))
+        if (q.layout.tp == 1 && q.layout.pp == 2 && q.layout.dp == 2)
+            for (const auto& p : plans)
+                if (p.gpu == q.gpu) {
+                    CHECK(p.peak_gib == q.peak_gib);
+                    CHECK(p.iteration_s == q.iteration_s);
+                    ++matched;
+                }
+    CHECK(matched == plans.size());
+    // About 75 GiB a GPU: the 80 GB cards hold it, the 40 GB ones do not.
+    auto has = [&](const std::string& gpu) {
+        return std::any_of(plans.begin(), plans.end(), [&](const model::Plan& p) { return p.gpu == gpu; });
+    };
+    CHECK(has("A100-80GB-SXM"));
+    CHECK_FALSE(has("A100-40GB-SXM"));
+    // A layout the model cannot take is refused, not skipped.
+    o.layout = model::Layout{3, 1, 1, 1, 1, 1, {}};
+    CHECK_THROWS_AS(model::enumerate_plans(m, t, cat, o), DataError);
 }

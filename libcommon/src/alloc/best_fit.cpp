@@ -56,6 +56,31 @@ bool whole_type_groups(const std::vector<NodeShare>& shares, int type_group) {
     return std::all_of(per_type.begin(), per_type.end(), [&](const auto& t) { return t.second % type_group == 0; });
 }
 
+/// Eligible free GPUs of each type (the request's, or every type) that hold at least one type group.
+std::vector<std::pair<int, std::string>> type_room(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
+                                                   double usable_fraction) {
+    std::set<std::string> types;
+    for (const auto& n : nodes)
+        if (r.gpu.empty() || n.gpu == r.gpu) types.insert(n.gpu);
+    std::vector<std::pair<int, std::string>> room;
+    for (const auto& t : types) {
+        GpuRequest one = r;
+        one.gpu = t;
+        const int free = free_gpus_with(nodes, one, usable_fraction);
+        if (free >= r.type_group) room.emplace_back(free, t);
+    }
+    return room;
+}
+
+/// `groups` type groups of `r` on type `t`.
+std::vector<NodeShare> fit_on_type(const std::vector<ClusterNode>& nodes, const GpuRequest& r, const std::string& t,
+                                   int groups, double usable_fraction) {
+    GpuRequest one = r;
+    one.gpu = t;
+    one.gpus = groups * r.type_group;
+    return greedy_fit(nodes, one, usable_fraction);
+}
+
 }  // namespace
 
 int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
@@ -69,22 +94,35 @@ std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, co
                                        double usable_fraction) {
     std::vector<NodeShare> out = greedy_fit(nodes, r, usable_fraction);
     if (out.empty() || whole_type_groups(out, r.type_group)) return out;
-    // A pipeline stage would span two types: the best fit on one type, the one with the fewest
-    // eligible free GPUs that suffice (the name breaks ties).
-    std::set<std::string> types;
-    for (const auto& n : nodes) types.insert(n.gpu);
-    std::vector<NodeShare> best;
-    int best_free = 0;
-    for (const auto& t : types) {
-        if (!r.gpu.empty() && t != r.gpu) continue;
-        GpuRequest one = r;
-        one.gpu = t;
-        const int free = free_gpus_with(nodes, one, usable_fraction);
-        if (free < r.gpus || (!best.empty() && free >= best_free)) continue;
-        std::vector<NodeShare> shares = greedy_fit(nodes, one, usable_fraction);
-        if (!shares.empty()) best = std::move(shares), best_free = free;
+    // A pipeline stage would span two types. The types by room, the fewest free GPUs first (the name
+    // breaks ties): the first that holds every stage is the best fit on one type.
+    std::vector<std::pair<int, std::string>> room = type_room(nodes, r, usable_fraction);
+    std::sort(room.begin(), room.end());
+    const int stages = r.gpus / r.type_group;
+    for (const auto& [free, t] : room)
+        if (free >= r.gpus) return fit_on_type(nodes, r, t, stages, usable_fraction);
+    // No type holds every stage: whole stages on several types, those with the most room first (the
+    // fewest types), then the one with the least room that holds the rest.
+    out.clear();
+    int left = stages;
+    while (left > 0 && !room.empty()) {
+        auto chosen = std::find_if(room.begin(), room.end(), [&](const auto& t) { return t.first / r.type_group >= left; });
+        if (chosen == room.end()) --chosen;
+        const int groups = std::min(left, chosen->first / r.type_group);
+        std::vector<NodeShare> shares = fit_on_type(nodes, r, chosen->second, groups, usable_fraction);
+        if (shares.empty()) return {};
+        out.insert(out.end(), shares.begin(), shares.end());
+        left -= groups;
+        room.erase(chosen);
     }
-    return best;
+    if (left > 0) return {};
+    return out;
+}
+
+int whole_type_groups_free(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
+    int groups = 0;
+    for (const auto& t : type_room(nodes, r, usable_fraction)) groups += t.first / r.type_group;
+    return groups;
 }
 
 std::vector<NodeShare> best_fit(std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {

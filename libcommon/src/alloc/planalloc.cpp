@@ -281,7 +281,42 @@ catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vec
     return present;
 }
 
-/// The ranked plans from memest's `memory:` section, else enumerated here for the cluster's types.
+/// The layout of memest's fit check (`memory.layout`), which cluster mode places as memest checked it;
+/// none when the section has no layout.
+std::optional<model::Layout> fit_check_layout(const io::YamlDocument& doc, const YAML::Node& memory,
+                                              const model::JobSpec& job) {
+    const YAML::Node node = io::optional_child(doc, memory, "layout");
+    if (!node.IsDefined()) return std::nullopt;
+    model::check_job_unchanged(doc, "memory", job, "memest");
+    auto degree = [&](const char* key, long hi) {
+        const YAML::Node v = io::optional_child(doc, node, key);
+        return v.IsDefined() ? io::yaml_integer(doc, v, key, 1, hi) : 1;
+    };
+    model::Layout l;
+    l.tp = static_cast<int>(degree("tp", model::limits::degree));
+    l.pp = static_cast<int>(degree("pp", model::limits::degree));
+    l.dp = static_cast<int>(degree("dp", model::limits::degree));
+    l.cp = static_cast<int>(degree("cp", model::limits::degree));
+    l.vpp = static_cast<int>(degree("vpp", model::limits::degree));
+    l.micro_batch = degree("micro_batch", model::limits::global_batch);
+    l.layers_per_stage = job.layers_per_stage;
+    // An allocation names tp, pp and dp (what placestages reads); context parallelism and virtual
+    // stages have no place in it.
+    if (l.cp > 1 || l.vpp > 1)
+        throw DataError("cluster mode allocates tp x pp x dp layouts; this fit check's layout has " +
+                            std::string(l.cp > 1 ? "cp " + std::to_string(l.cp) : "vpp " + std::to_string(l.vpp)) +
+                            " (memest without --cp/--vpp, or without a layout, gives plans it can place)",
+                        doc.where(node));
+    try {
+        model::validate(job.model, job.training, l);
+    } catch (const DataError& e) {
+        throw DataError(e.what(), doc.where(node));
+    }
+    return l;
+}
+
+/// The ranked plans from memest's `memory:` section (its plans, or its fit check's layout on each of
+/// the cluster's types it fits), else enumerated here for the cluster's types.
 std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
                                       const model::JobSpec& job, const catalog::GpuCatalog& cat,
                                       const std::vector<ClusterNode>& nodes) {
@@ -325,6 +360,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     po.usable_fraction = o.model.usable_fraction;
     po.micro_batch = job.micro_batch;
     po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
+    if (memory.IsDefined()) po.layout = fit_check_layout(doc, memory, job);
     return model::enumerate_plans(job.model, job.training, present, po);
 }
 
@@ -347,9 +383,7 @@ void check_cluster_options(const PlanallocOptions& o) {
     if (o.model.efficiency != defaults.model.efficiency) given.push_back("--efficiency");
     if (o.model.schedule) given.push_back("--schedule");
     if (given.empty()) return;
-    std::string list;
-    for (size_t i = 0; i < given.size(); ++i) list += (i ? ", " : "") + given[i];
-    throw UsageError(list + (given.size() > 1 ? " belong" : " belongs") +
+    throw UsageError(io::join(given) + (given.size() > 1 ? " belong" : " belongs") +
                      " to the SLO search; cluster mode (--cluster or a cluster: section) best-fits memest's plans "
                      "onto free GPUs and takes none of them");
 }
@@ -445,9 +479,15 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
         const std::string groups =
             p.layout.tp > 1 ? " (tp " + std::to_string(p.layout.tp) + " GPUs of one node together)" : "";
+        std::string stages;  // enough GPUs, too few on one type for whole stages
+        if (free >= p.layout.gpus()) {
+            const int whole = whole_type_groups_free(nodes, request(p), o.model.usable_fraction);
+            stages = " but hold " + io::counted(whole, "whole stage") + " of " + std::to_string(p.layout.dp * p.layout.tp) +
+                     " GPUs of one type, of " + std::to_string(p.layout.pp) + " needed";
+        }
         return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
-               (free == 1 ? " such GPU is free" : " such GPUs are free");
+               (free == 1 ? " such GPU is free" : " such GPUs are free") + stages;
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +

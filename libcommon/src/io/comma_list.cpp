@@ -17,4 +17,10 @@ std::vector<std::string> comma_list(const std::string& text, const std::string& 
     }
 }
 
+std::string join(const std::vector<std::string>& entries) {
+    std::string out;
+    for (const auto& e : entries) out += (out.empty() ? "" : ", ") + e;
+    return out;
+}
+
 }  // namespace hetsched::io

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -50,9 +51,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
 }
 
 std::string PrecisionLeftOut::names() const {
-    std::string out;
-    for (const auto& t : types) out += (out.empty() ? "" : ", ") + t;
-    return out;
+    return io::join(types);
 }
 
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c) {
@@ -68,7 +67,10 @@ PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog
 
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o) {
-    validate(m, t);
+    if (o.layout)
+        validate(m, t, *o.layout);
+    else
+        validate(m, t);
     if (o.micro_batch > 0 && t.global_batch % o.micro_batch != 0)
         throw DataError("the micro-batch (" + std::to_string(o.micro_batch) + ") does not divide the global batch (" +
                         std::to_string(t.global_batch) + ")");
@@ -78,6 +80,14 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
         if (!precision_unsupported(on_type).empty()) continue;  // no plan in a precision the type cannot run
         const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
         const double usable = g.memory_gib * o.usable_fraction;
+        if (o.layout) {  // one layout: the type holds it or not
+            const Layout& l = *o.layout;
+            if (l.gpus() > cap || l.tp > (o.max_tp > 0 ? o.max_tp : g.gpus_per_node)) continue;
+            const double bytes = estimate_memory(m, on_type, l, o.measure, o.method).peak_bytes();
+            if (bytes / kGiB <= usable)
+                plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, on_type, l, g, o.network)});
+            continue;
+        }
         const int max_tp = o.max_tp > 0 ? o.max_tp : g.gpus_per_node;
         for (int tp = 1; tp <= max_tp; tp *= 2) {
             if (m.heads % tp || m.ffn_hidden % tp || m.kv_heads % tp) continue;

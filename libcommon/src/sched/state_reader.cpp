@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include <hetsched/alloc/cluster.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
@@ -96,9 +97,7 @@ private:
     }
 
     static std::string join(const std::vector<std::string>& v) {
-        std::string out;
-        for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-        return out.empty() ? "none" : out;
+        return v.empty() ? "none" : io::join(v);
     }
 
     void add_type(const YAML::Node& at, GpuTypeInfo t) {

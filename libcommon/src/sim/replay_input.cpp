@@ -35,9 +35,7 @@ std::vector<double> per_cluster_type(const ThroughputTable& table, const std::ve
 
 /// The table's types, for messages: "V100, P100, K80".
 std::string table_types(const ThroughputTable& table) {
-    std::string out;
-    for (const auto& n : table.types) out += (out.empty() ? "" : ", ") + n;
-    return out;
+    return io::join(table.types);
 }
 
 double checkpoint_of(const std::string& model, double fallback) {

@@ -47,9 +47,13 @@ int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, d
 /// Best-fit placement of `r` (Alg. 1 lines 11-36) over `nodes`, which it leaves as they are, so a
 /// caller trying many plans on one cluster copies nothing per plan; each node gives whole node groups.
 /// When the types taken do not each hold whole type groups, the best fit on a single type (the one
-/// with the fewest eligible free GPUs that suffice). Empty when the eligible free GPUs are too few.
+/// with the fewest eligible free GPUs that suffice), else whole type groups on several types (those
+/// with the most room first). Empty when the eligible free GPUs hold too few whole type groups.
 std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
                                        double usable_fraction);
+
+/// Whole type groups of `r` the eligible free GPUs hold, summed over types.
+int whole_type_groups_free(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);
 
 /// best_fit_shares, then takes the GPUs from `nodes` (unchanged when the result is empty).
 std::vector<NodeShare> best_fit(std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);

@@ -1,5 +1,6 @@
 #pragma once
-/// A flag's comma-separated list (--stages A100,A100,V100; --types; --cluster V100=16,K80=8).
+/// A flag's comma-separated list (--stages A100,A100,V100; --types; --cluster V100=16,K80=8), and a
+/// list written back as one.
 #include <string>
 #include <vector>
 
@@ -8,5 +9,8 @@ namespace hetsched::io {
 /// The entries of `text`, in order. UsageError naming `option` when it is empty or has an empty entry
 /// (two commas in a row, or a comma at either end): a list a user typed means every entry.
 std::vector<std::string> comma_list(const std::string& text, const std::string& option);
+
+/// The entries joined by ", ", for messages: "V100, P100, K80" ("" for none).
+std::string join(const std::vector<std::string>& entries);
 
 }  // namespace hetsched::io

@@ -2,6 +2,7 @@
 /// Ranked resource plans (Frenzy's MARP, extended): every GPU type x tp x pp x dp x micro-batch whose
 /// peak memory fits the card (pipeline depths up to 64, uneven layer splits allowed), ranked by fewest
 /// GPUs, then estimated iteration time.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PlanOptions {
     int max_tp = 0;                  ///< 0: the type's GPUs per node
     long micro_batch = 0;            ///< the job's own micro-batch; 0: every one that divides the batch
     Network network;                 ///< links the rough time prices tp and dp traffic on
+    std::optional<Layout> layout;    ///< only this layout (a fit check's), on each type it fits
 };
 
 /// One plan and what it costs in memory and time.
