@@ -469,6 +469,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         out.text = io::emit_yaml(doc.root);
         return out;
     }
+    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
+    const bool piped_plans = memory.IsDefined() && io::optional_child(doc, memory, "plans").IsDefined();
     const model::Plan& first = plans.front();
     const model::Plan* smallest = &first;
     for (const auto& p : plans)
@@ -491,7 +493,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
-                     (io::optional_child(doc, doc.root, "memory").IsDefined() ? " (memest --top 0 lists every plan)" : "") +
+                     (piped_plans ? " (memest --top 0 lists every plan)" : "") +
                      precision_note);
 }
 
