@@ -21,6 +21,7 @@ complete -c schedround -l gpus-per-node -x -d 'Node size of those predictions (d
 complete -c schedround -l format -x -a 'state actions' -d 'state (the next state) or actions (CSV job_id,action,gpu,nodes)'
 complete -c schedround -l actions -r -F -d 'Also write the actions CSV to FILE'
 complete -c schedround -l explain -d 'Add each job\'s cost terms to the solve: section'
+complete -c schedround -l no-timings -d 'Leave out solve: wall_time_s (for byte-identical outputs)'
 complete -c schedround -l state -r -F -d 'Read FILE and replace it with the next state, under FILE.lock'
 complete -c schedround -l lock-timeout-s -x -d 'Wait this long for another run\'s lock, then exit 75'
 complete -c schedround -l dry-run -d 'With --state: decide and print, but leave the file as it is'

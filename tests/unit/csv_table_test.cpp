@@ -69,3 +69,18 @@ TEST_CASE("csv writer quotes only what needs it", "[io]") {
     w.add_row({"x,y", "q\"r"});
     CHECK(w.text() == "a,b\n\"x,y\",\"q\"\"r\"\n");
 }
+
+TEST_CASE("a row of the wrong width is placed where it ends, or at its first field too many", "[io]") {
+    auto where = [](const std::string& text) {
+        try {
+            CsvTable::parse({"t.csv", text});
+        } catch (const DataError& e) {
+            return std::to_string(e.pos().line) + ":" + std::to_string(e.pos().col) + ": " + e.what();
+        }
+        return std::string("no error");
+    };
+    CHECK(where("a,b,c\n1,22\n") == "2:5: expected 3 fields as in the header, got 2");
+    CHECK(where("a,b,c\n1,22") == "2:5: expected 3 fields as in the header, got 2");  // no line break at the end
+    CHECK(where("a,b,c\r\n1,22\r\n") == "2:5: expected 3 fields as in the header, got 2");
+    CHECK(where("a,b\n1,2\n1,\"x\ny\",3\n") == "4:4: expected 2 fields as in the header, got 3");
+}

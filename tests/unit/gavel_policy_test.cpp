@@ -109,3 +109,21 @@ TEST_CASE("Gavel-agnostic sees every type alike", "[gavel]") {
     CHECK(x[0][0] + x[0][1] == Approx(1));
     CHECK(x[1][0] + x[1][1] == Approx(1));
 }
+
+TEST_CASE("Gavel's solve stats are its LP's when solved, and say reused between resets", "[gavel]") {
+    // The two jobs of the paper example above: the LP's max-min value is 1.
+    ClusterState s = cluster({"V100", "K80"});
+    s.jobs = {job("A", 100, {2, 1}), job("B", 100, {1, 1})};
+    RoundOptions o;
+    const TypeDecision first = gavel_decide(s, o, true);
+    CHECK(first.stats.method == "lp");
+    CHECK_FALSE(first.stats.reused);
+    CHECK(first.stats.objective == Approx(1));
+    CHECK(first.stats.bound == Approx(1));
+    CHECK(first.stats.variables == 5);  // z and one X per job and type
+    s.time_s += 300;  // the same jobs, before the reset interval: the allocation stands
+    const TypeDecision second = gavel_decide(s, o, true);
+    CHECK(second.stats.reused);
+    CHECK(second.stats.objective == 0);
+    CHECK(second.stats.variables == 0);
+}

@@ -67,6 +67,19 @@ TEST_CASE("a CSV catalog keeps its currency column, one currency for all rows", 
                       Catch::Contains("expected the catalog's one currency 'CNY' in column 'currency', got 'USD'"));
 }
 
+TEST_CASE("a catalog's misspelt key or column is refused, and tflops_kind reads back", "[catalog]") {
+    const std::string yaml = "kind: gpu-catalog\nversion: 1\ngpus:\n  - {name: X, memory_gib: 16, tflops: 100, ";
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.yaml", yaml + "mem_bw_gbs: 900}\n"}),
+                      Catch::Contains("unknown key 'mem_bw_gbs' in 'gpus', did you mean 'mem_bw_gb_s'"));
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.yaml", yaml + "}\ncurrencies: EUR\n"}),
+                      Catch::Contains("unknown key 'currencies' in 'catalog'"));
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,mem_bw_gbs\nX,16,100,900\n"}),
+                      Catch::Contains("unknown column 'mem_bw_gbs', did you mean 'mem_bw_gb_s'"));
+    CHECK(catalog::parse_catalog({"c.yaml", yaml + "tflops_kind: fp32}\n"}).gpus[0].tflops_from_fp32);
+    CHECK_FALSE(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,tflops_kind\nX,16,100,tensor\n"}).gpus[0].tflops_from_fp32);
+    CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,tflops_kind\nX,16,100,bf16\n"}), ConfigError);
+}
+
 TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family", "[catalog]") {
     const auto c = catalog::named_catalog("default");
     CHECK(c.find("H200-SXM").compute_capability == Approx(9.0));

@@ -12,7 +12,8 @@ TEST_CASE("presets have the published parameter counts", "[catalog]") {
                         {"llama-2-13b", 13.0, 0.01},  {"llama-2-70b", 69.0, 0.01},   {"llama-3.1-8b", 8.03, 0.01},
                         {"llama-3.1-70b", 70.6, 0.01}, {"llama-3.1-405b", 405.8, 0.01}, {"bert-large", 0.335, 0.03},
                         {"opt-6.7b", 6.66, 0.01},      {"gpt-neo-2.7b", 2.65, 0.02},  {"gpt3-175b", 174.6, 0.01},
-                        {"qwen3-0.6b", 0.596, 0.01},   {"qwen3-8b", 8.19, 0.01},      {"qwen3-32b", 32.76, 0.01}};
+                        {"qwen3-0.6b", 0.596, 0.01},   {"qwen3-8b", 8.19, 0.01},      {"qwen3-32b", 32.76, 0.01},
+                        {"llama-7b", 6.74, 0.01},      {"llama-33b", 32.5, 0.01},     {"llama-65b", 65.2, 0.01}};
     for (const auto& r : rows) {
         INFO(r.name);
         CHECK(model::total_params(catalog::find_model(r.name)) / 1e9 == Approx(r.billions).epsilon(r.tolerance));

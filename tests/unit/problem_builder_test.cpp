@@ -178,6 +178,8 @@ TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU coun
     CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 0, stages: [A30]}\n"), cat), DataError);
     CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 1}\n"), cat), DataError);
     CHECK_THROWS_AS(place::read_allocation(doc("model: {}\n"), cat), DataError);
+    // One type twice, spelt two ways: refused, not summed.
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 2, gpus: {a30: 2, A30: 2}}\n"), cat), DataError);
     try {
         place::read_allocation(doc("allocation:\n  dp: 1\n  stages: [A30, V100]\n"), cat);
         FAIL("expected DataError");
@@ -185,6 +187,33 @@ TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU coun
         CHECK(e.pos().line == 3);
         CHECK(e.pos().col == 17);
     }
+}
+
+TEST_CASE("a plan is timed with the settings planalloc timed it with, unless a flag says otherwise", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto a = place::read_allocation(
+        doc("allocation: {dp: 1, stages: [A30], schedule: blocking, measure: allocated, usable_fraction: 1, "
+            "efficiency: 0.9}\n"),
+        cat);
+    place::ProblemOptions flags;  // the defaults, no flag given
+    auto po = place::with_planned_settings(flags, a);
+    CHECK(po.schedule == place::ScheduleKind::blocking);
+    CHECK(po.measure == model::Measure::allocated);
+    CHECK(po.usable_fraction == 1.0);
+    CHECK(po.efficiency == 0.9);
+    // Flags given win, each on its own.
+    flags.efficiency = 0.3;
+    flags.given.efficiency = true;
+    po = place::with_planned_settings(flags, a);
+    CHECK(po.efficiency == 0.3);
+    CHECK(po.measure == model::Measure::allocated);
+    // An allocation without them leaves the flags' values.
+    po = place::with_planned_settings(flags, place::read_allocation(doc("allocation: {dp: 1, stages: [A30]}\n"), cat));
+    CHECK(po.measure == model::Measure::device);
+    CHECK(po.usable_fraction == place::ProblemOptions{}.usable_fraction);
+    // Out of the flags' ranges: refused where written.
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 1, stages: [A30], efficiency: 2}\n"), cat), DataError);
+    CHECK_THROWS_AS(place::read_allocation(doc("allocation: {dp: 1, stages: [A30], measure: peak}\n"), cat), DataError);
 }
 
 TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[place]") {

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/sim/replay.hpp>
+#include <hetsched/sim/report.hpp>
 #include <hetsched/sim/application_work.hpp>
 #include <hetsched/sim/replay_input.hpp>
 #include <hetsched/sim/throughput_table.hpp>
@@ -227,4 +229,70 @@ TEST_CASE("A throughput table gives each type its own largest listed count, scal
     CHECK(t.lookup("m", 8) == std::vector<double>{16, 0, 20});
     CHECK_THROWS_WITH(read_throughputs({"t.csv", "model,gpu,throughput\nm,V100,2\nm,v100,8\n"}),
                       "a second throughput for m on 1 GPU of V100: expected one value each");
+}
+
+namespace {
+
+/// The error `read` throws, as "line:col: message".
+template <typename F>
+std::string error_of(F read) {
+    try {
+        read();
+    } catch (const DataError& e) {
+        return std::to_string(e.pos().line) + ":" + std::to_string(e.pos().col) + ": " + e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("A throughput table refuses a row without a model or GPU name", "[replay]") {
+    CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput\n,V100,2\nm,K80,1\n"}); }) ==
+          "2:1: expected a model name in column 'model', got an empty cell");
+    CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput\nm,V100,2\n  ,K80,1\n"}); }) ==
+          "3:1: expected a model name in column 'model', got an empty cell");
+    CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput\nm,,2\n"}); }) ==
+          "2:3: expected a GPU type name in column 'gpu', got an empty cell");
+    CHECK(error_of([] { read_throughputs({"t.csv", "job_type,scale_factor,v100_steps_per_s\n,1,2\n"}); }) ==
+          "2:1: expected a job type name in column 'job_type', got an empty cell");
+    CHECK_THAT(error_of([] { read_throughputs({"t.json", "{\"v100\": {\"('', 1)\": {\"null\": 2}}}"}); }),
+               Catch::Contains("expected a job type name in key"));
+}
+
+TEST_CASE("A cluster file: version 1, known node keys, whole nodes, names the actions can hold", "[replay]") {
+    const catalog::GpuCatalog cat = catalog::named_catalog("default");
+    auto read = [&](const std::string& text) { return [&cat, text] { cluster_from_yaml({"c.yaml", text}, cat); }; };
+    const std::string node = "nodes:\n  - {name: v1, gpu: V100, gpus: 4";
+    CHECK(cluster_from_yaml({"c.yaml", "kind: cluster\nversion: 1\n" + node + ", free: 4}\n"}, cat).nodes.at(0).gpus == 4);
+    CHECK(cluster_from_yaml({"c.yaml", node + "}\n"}, cat).nodes.size() == 1);  // version may be left out
+    CHECK(error_of(read("version: 2\n" + node + "}\n")) == "1:10: unsupported version '2' (this release reads version 1)");
+    CHECK(error_of(read(node + ", gpuz: 3}\n")) == "2:36: unknown key 'gpuz' in 'nodes', did you mean 'gpu' or 'gpus'?");
+    CHECK(error_of(read(node + ", free: 2}\n")) ==
+          "2:42: node 'v1' has 2 of its 4 GPUs free, but replay simulates whole nodes: give free: 4 or leave it out, "
+          "and list only the GPUs the trace may use in gpus");
+    CHECK_THAT(error_of(read("nodes:\n  - {name: 'v;1', gpu: V100, gpus: 4}\n")), Catch::StartsWith("2:12: node name 'v;1' holds ';'"));
+}
+
+TEST_CASE("Policies that cannot run a trace are refused before any policy runs", "[replay]") {
+    std::vector<ReplayJob> jobs = {rjob("one", 0, 100, {1, 1}), rjob("pair", 10, 100, {1, 1})};
+    jobs[1].job.num_gpus = 2;
+    const ReplayCluster c = one_gpu_each({"A", "B"});
+    ReplayCluster two = c;
+    for (auto& n : two.nodes) n.gpus = 2;
+    long calls = 0;
+    CHECK_THROWS_WITH(replay_all(jobs, two, options(sched::PolicyKind::fft),
+                                 {sched::PolicyKind::fft, sched::PolicyKind::allox}, 1,
+                                 [&](long, double, long) { ++calls; }),
+                      "policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX formulates it): "
+                      "job 'pair' needs 2 GPUs");
+    CHECK(calls == 0);  // fft, first in line, never ran
+}
+
+TEST_CASE("A trace line split by tabs is read as Gavel's, and a short one says how many fields it has", "[replay]") {
+    const std::string nine = "ResNet-18 (batch size 16)\tcmd\tdir\t--num_steps\tFalse\t100\t1\t1\t-1\n";
+    CHECK(error_of([&] { read_trace({"g.tsv", nine}); }) ==
+          "1:63: a tab-separated line, read as Gavel's trace, has 9 fields, not its 10 (job type, command, working "
+          "directory, num-steps argument, needs data dir, total steps, scale factor, priority weight, SLO, arrival time)");
+    CHECK_THAT(error_of([] { read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,model\nj1,0,1\n"}); }),
+               Catch::StartsWith("2:7: expected 5 fields as in the header, got 3"));
 }

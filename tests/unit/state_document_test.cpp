@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <hetsched/io/csv_table.hpp>
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
 #include <hetsched/model/job_spec.hpp>
@@ -173,4 +174,95 @@ TEST_CASE("Two jobs may share one GPU: a third on it, or a multi-GPU job sharing
                                             "nodes: [{name: n1, gpu: A, gpus: 2}]\njobs:\n" + sharer("w", 2)},
                                  default_catalog()),
                       Catch::Contains("only a job on one GPU"));
+}
+
+namespace {
+
+/// A state of one type A on node `node`, with `jobs` (list items) under jobs:.
+std::string one_node_state(const std::string& jobs, const std::string& node = "n1") {
+    return "kind: cluster-state\nversion: 1\ntime_s: 0\ngpu_types: [{name: A}, {name: B}]\n"
+           "nodes: [{name: '" + node + "', gpu: A, gpus: 2}, {name: m1, gpu: B, gpus: 2}]\njobs:\n" + jobs;
+}
+
+/// The error read_state throws on `text`, as "line:col: message".
+std::string state_error(const std::string& text) {
+    try {
+        read_state({"s.yaml", text}, default_catalog());
+    } catch (const DataError& e) {
+        return std::to_string(e.pos().line) + ":" + std::to_string(e.pos().col) + ": " + e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("A node name the actions' nodes column cannot hold is refused at the name", "[state]") {
+    const std::string job = "  - {id: j, submit_time_s: 0, num_gpus: 1, work: 10, throughput: {A: 1}}\n";
+    CHECK(state_error(one_node_state(job, "rack;1")) ==
+          "5:16: node name 'rack;1' holds ';', which the actions' nodes column (name:gpus joined by ';') uses: rename the node");
+    CHECK_THAT(state_error(one_node_state(job, "rack:1")), Catch::StartsWith("5:16: node name 'rack:1' holds ':'"));
+    CHECK_THAT(state_error(one_node_state(job, "")), Catch::StartsWith("5:16: expected a non-empty node name"));
+    CHECK_NOTHROW(read_state({"s.yaml", one_node_state(job, "rack-1.a")}, default_catalog()));
+}
+
+TEST_CASE("The actions CSV quotes a job id holding a comma, a quote or a line break", "[state]") {
+    const StateDocument doc = read_state(
+        {"s.yaml", one_node_state("  - {id: 'a,b', submit_time_s: 0, num_gpus: 1, work: 10, throughput: {A: 1}}\n"
+                                  "  - {id: 'say \"hi\"', submit_time_s: 0, num_gpus: 1, work: 10, throughput: {A: 1}}\n"
+                                  "  - {id: \"two\\nlines\", submit_time_s: 0, num_gpus: 1, work: 10, throughput: {B: 1}}\n")},
+        default_catalog());
+    const RoundResult r = run_round(doc.state, {});
+    const std::string csv = actions_csv(r.state, r.actions);
+    CHECK(csv == "job_id,action,gpu,nodes\n\"a,b\",start,A,n1:1\n\"say \"\"hi\"\"\",start,A,n1:1\n\"two\nlines\",start,B,m1:1\n");
+    // Read back, each row has its four fields and the ids as given.
+    const io::CsvTable t = io::CsvTable::parse({"a.csv", csv});
+    REQUIRE(t.rows() == 3);
+    CHECK(t.cell(0, 0).text == "a,b");
+    CHECK(t.cell(1, 0).text == "say \"hi\"");
+    CHECK(t.cell(2, 0).text == "two\nlines");
+}
+
+TEST_CASE("A placement on a type the job has no throughput for is refused at its gpu", "[state]") {
+    const std::string text =
+        one_node_state("  - {id: j, submit_time_s: 0, num_gpus: 1, work: 10, throughput: {B: 1},\n"
+                       "     placement: {gpu: A, nodes: {n1: 1}}}\n");
+    CHECK(state_error(text) == "8:23: job 'j' is placed on A, a type its throughput does not give (it cannot run there)");
+    // An elastic job: the throughput of its scale at num_gpus decides, where 0 means it cannot run.
+    CHECK_THAT(state_error(one_node_state("  - {id: e, submit_time_s: 0, num_gpus: 1, work: 10,\n"
+                                          "     scales: [{gpus: 1, throughput: {A: 0, B: 1}}],\n"
+                                          "     placement: {gpu: A, nodes: {n1: 1}}}\n")),
+               Catch::StartsWith("9:23: job 'e' is placed on A"));
+}
+
+TEST_CASE("A Tiresias queue beyond --tiresias-queues-s is refused at the queue", "[state]") {
+    const StateDocument doc = read_state(
+        {"s.yaml", one_node_state("  - {id: new, submit_time_s: 0, num_gpus: 1, work: 10, throughput: {A: 1}}\n"
+                                  "  - {id: j, submit_time_s: 0, num_gpus: 1, work: 10, throughput: {A: 1},\n"
+                                  "     tiresias: {queue: 7, entered_s: 0}}\n")},
+        default_catalog());
+    RoundOptions o;
+    o.policy = PolicyKind::tiresias;
+    try {
+        check_round_options(doc, o);
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(e.pos().line == 9);
+        CHECK(e.pos().col == 24);
+        CHECK(std::string(e.what()) == "job 'j' sits in Tiresias queue 7, but --tiresias-queues-s makes 3 queues (0 to 2): "
+                                       "read a state with the queue limits it was written with");
+    }
+    o.tiresias_queues_s = {1, 2, 3, 4, 5, 6, 7};  // eight queues: 7 is the last
+    CHECK_NOTHROW(check_round_options(doc, o));
+    o.tiresias_queues_s = {3250, 7200};
+    o.policy = PolicyKind::fft;  // other policies leave Tiresias' bookkeeping alone
+    CHECK_NOTHROW(check_round_options(doc, o));
+}
+
+TEST_CASE("Without timings two rounds of one state write the same bytes", "[state]") {
+    const StateDocument doc = read_state(example(), default_catalog());
+    const RoundResult a = run_round(doc.state, {}), b = run_round(doc.state, {});
+    const std::string x = write_state(doc, a, false, false);
+    CHECK(x == write_state(doc, b, false, false));
+    CHECK(x.find("wall_time_s") == std::string::npos);
+    CHECK(write_state(doc, a, false).find("wall_time_s") != std::string::npos);
 }

@@ -66,3 +66,16 @@ TEST_CASE("Tiresias draws each job one type with the seed and keeps it", "[tires
     const Job only_b = job("x", 10, {0, 1, 0});
     CHECK(tiresias_type(s, only_b, 7) == 1);
 }
+
+TEST_CASE("Tiresias refuses a job in a queue its limits do not make, rather than starve it", "[tiresias]") {
+    ClusterState s = cluster({"A"}, 1);
+    Job j = job("lost", 10, {1});
+    j.book.tiresias_queue = 7;
+    j.book.tiresias_entered_s = 0;
+    s.jobs = {j};
+    RoundOptions o;
+    CHECK_THROWS_WITH(tiresias_decide(s, o), "job 'lost' sits in Tiresias queue 7, but --tiresias-queues-s makes 3 "
+                                             "queues (0 to 2): read a state with the queue limits it was written with");
+    s.jobs[0].book.tiresias_queue = 2;  // the last queue of three
+    CHECK(tiresias_decide(s, o).type == std::vector<int>{0});
+}

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     app->add_option("--stages", opt.stages, "GPU type of each stage, comma-separated (e.g. A100,A100,V100)")
         ->type_name("GPUS")
         ->group(a);
-    app->add_option("--layers-per-stage", opt.job.layers_per_stage, "Layers of each stage, for --method given (e.g. 8,9,9,6)")
-        ->group(a)->delimiter(',')->check(cli::integer_in(1, model::limits::layers));
+    cli::add_layers_per_stage(*app, opt.job.layers_per_stage, "Layers of each stage, for --method given (e.g. 8,9,9,6)")
+        ->group(a);
     cli::add_catalog_option(*app, catalog);
     app->add_option("--method", method, "cmr (Espresso), whale, hph, optimal (exact search), or given (evaluate "
                                         "the split given)")
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     return cli::run_tool(*app, argc, argv, [&] {
         if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
         opt.method = place::parse_method(method);
-        opt.model = model_flags.problem();
+        opt.model = model_flags.problem(*app);
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;
         opt.timeline = !timeline.empty();
         if (timeline == "-" && (io.output.empty() || io.output == "-"))

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
         if (app->count("--types") > 0) io::comma_list(opt.types, "--types");  // given empty: refused, not "every type"
         opt.method = alloc::parse_search_method(method);
         opt.placer = place::parse_method(placer);
-        opt.model = model_flags.problem();
+        opt.model = model_flags.problem(*app);
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;
         opt.csv = format == "csv";
         cli::Progress progress("planalloc: searching", 0, cli::progress_wanted(verbosity.quiet));

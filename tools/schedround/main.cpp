@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     std::string policy = "fft", catalog = "default", format = "state", state_path, actions_path, throughputs;
     sched::StateModels models;
     double lock_timeout_s = 60;
-    bool dry_run = false;
+    bool dry_run = false, no_timings = false;
     auto app = cli::make_app(
         {"schedround",
          "Decide one scheduling round for a cluster of mixed GPU types: which jobs run, on which type and hosts.",
@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
         ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();
     app->add_option("--actions", actions_path, "Also write the actions CSV to FILE")->group(o)->type_name("FILE");
     app->add_flag("--explain", opt.explain, "Add each job's cost terms to the solve: section")->group(o);
+    app->add_flag("--no-timings", no_timings, "Leave out solve: wall_time_s (for byte-identical outputs)")->group(o);
     const char* c = "Cron";
     app->add_option("--state", state_path, "Read FILE and replace it with the next state, under FILE.lock")
         ->group(c)->type_name("FILE");
@@ -70,9 +71,10 @@ int main(int argc, char** argv) {
         if (!throughputs.empty()) models.fits = fit::read_model_document(io::read_input(throughputs));
         sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat,
                                                      throughputs.empty() ? nullptr : &models);
+        sched::check_round_options(doc, opt);
         const sched::RoundResult r = sched::run_round(doc.state, opt);
         const std::string actions = sched::actions_csv(r.state, r.actions);
-        const std::string next = sched::write_state(std::move(doc), r, opt.explain);
+        const std::string next = sched::write_state(std::move(doc), r, opt.explain, !no_timings);
         if (!actions_path.empty()) io::write_output(actions_path, actions);
         if (!state_path.empty() && !dry_run) {
             // What the round decided is out before the state moves on: a run that fails to report its

@@ -73,6 +73,9 @@ YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRe
     n["method"] = c.method;
     n["placer"] = c.placer;
     n["schedule"] = c.schedule;
+    n["measure"] = c.measure;
+    n["usable_fraction"] = num(c.usable_fraction);
+    n["efficiency"] = num(c.efficiency);
     const YAML::Node best = plan_to_yaml(space, plans.front(), true);
     for (const auto& kv : best) n[kv.first.Scalar()] = kv.second;
     n["iterations"] = c.iterations;

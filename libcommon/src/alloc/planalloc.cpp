@@ -14,6 +14,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/output_file.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
 #include <hetsched/model/plans.hpp>
@@ -56,9 +57,19 @@ struct TypeChoice {
 
 TypeChoice choose_types(const PlanallocOptions& o, const model::Training& training, catalog::GpuCatalog& cat) {
     std::map<std::string, std::string> named;  // type -> the option that named it
+    // A type given twice to one option: which value was meant is not for us to guess.
+    auto once = [](std::map<std::string, std::string>& seen, const std::string& name, const std::string& given,
+                   const char* option) {
+        const auto [it, fresh] = seen.emplace(name, given);
+        if (!fresh)
+            throw UsageError(std::string(option) + " gives " + name + " twice ('" + it->second + "' and '" + given +
+                             "'; type names match with letter case ignored)");
+    };
+    std::map<std::string, std::string> priced, quoted;
     for (const auto& p : o.prices) {
         auto [type, value] = split_assignment(p, "--price");
         const std::string name = cat.find(type).name;
+        once(priced, name, p, "--price");
         // 0 is the catalog's "no price", and a free type would make every plan on it equally cheap.
         double price = 0;
         try {
@@ -78,10 +89,12 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
         auto [type, value] = split_assignment(q, "--quota");
         const int n = static_cast<int>(parse_value(value, q, "--quota", true, kMaxQuota));
         if (type == "all" || type == "*") {
+            once(quoted, "all", q, "--quota");
             all_quota = n;
             continue;
         }
         const std::string name = cat.find(type).name;
+        once(quoted, name, q, "--quota");
         quota[name] = n;
         named[name] = "--quota";
     }
@@ -141,6 +154,21 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     return io::yaml_number(doc, slo, "slo_s", model::limits::min_slo_s, model::limits::max_slo_s);
 }
 
+/// The catalog as an allocation names it: a named catalog by its name, a file by its full path (so
+/// placestages, run from another directory, knows the file).
+std::string catalog_identity(const catalog::GpuCatalog& cat) {
+    const auto names = catalog::catalog_names();
+    return std::find(names.begin(), names.end(), cat.name) != names.end() ? cat.name : io::resolved_path(cat.name);
+}
+
+/// The inter-node bandwidth a flag gave, written to the document's `network:` so placestages times
+/// the plan on the same network.
+void record_network(const PlanallocOptions& o, io::YamlDocument& doc) {
+    if (o.inter_node_gb_s <= 0) return;
+    if (!doc.root["network"].IsDefined() || !doc.root["network"].IsMap()) doc.root["network"] = YAML::Node(YAML::NodeType::Map);
+    doc.root["network"]["inter_node_gb_s"] = io::format_number(o.inter_node_gb_s, 6);
+}
+
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
 /// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
 PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,
@@ -188,6 +216,7 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
         return out;
     }
     model::write_job_spec(doc.root, job);
+    record_network(o, doc);
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
     YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
     a["slo_met"] = false;
@@ -236,7 +265,8 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     const SearchResult r = search_plans(space, so);
     const place::ScheduleKind schedule = space.problem.schedule.value_or(place::default_schedule(job.training));
     ReportContext ctx{search_method_name(o.method), place::method_name(o.placer), cat.currency, slo, job.iterations,
-                      place::schedule_kind_name(schedule), cat.name};
+                      place::schedule_kind_name(schedule), catalog_identity(cat), model::measure_name(o.model.measure),
+                      o.model.usable_fraction, o.model.efficiency};
 
     PlanallocResult out;
     if (r.plans.empty() && !r.stats.complete)
@@ -262,6 +292,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
         return out;
     }
     model::write_job_spec(doc.root, job);
+    record_network(o, doc);
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
     doc.root["allocation"] = allocation_to_yaml(space, r.plans, ctx);
     doc.root["search"] = search_to_yaml(r.stats, r.plans, ctx, types.skipped);
@@ -279,6 +310,24 @@ catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vec
         if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
             present.gpus.push_back(g);
     return present;
+}
+
+/// The memory measure memest sized the document's plans for; DataError when --measure asks for another.
+model::Measure check_plans_measure(const PlanallocOptions& o, const io::YamlDocument& doc, const YAML::Node& memory) {
+    const YAML::Node m = io::optional_child(doc, memory, "measure");
+    model::Measure sized = model::Measure::device;  // memest's default for plans
+    if (m.IsDefined()) {
+        try {
+            sized = model::parse_measure(io::yaml_string(doc, m, "measure"));
+        } catch (const Error& e) {
+            throw DataError(e.what(), doc.where(m));
+        }
+    }
+    if (o.model.given.measure && o.model.measure != sized)
+        throw DataError("memory.plans were sized for " + model::measure_name(sized) + " memory; --measure " +
+                            model::measure_name(o.model.measure) + " changes what must fit: rerun memest with it",
+                        doc.where(m.IsDefined() ? m : memory));
+    return sized;
 }
 
 /// The layout of memest's fit check (`memory.layout`), which cluster mode places as memest checked it;
@@ -326,6 +375,10 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         model::check_job_unchanged(doc, "memory", job, "memest");
+        check_plans_measure(o, doc, memory);
+        if (o.inter_node_gb_s > 0)
+            throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
+                             "document's memory.plans (give its document a network: section instead)");
         for (const auto& e : list) {
             model::Plan p;
             auto integer = [&](const char* key, long hi) {
@@ -404,6 +457,9 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
     const std::vector<model::Plan> plans = nodes.empty() ? std::vector<model::Plan>{} : ranked_plans(o, doc, job, cat, nodes);
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
+    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
+    const bool piped_plans = memory.IsDefined() && io::optional_child(doc, memory, "plans").IsDefined();
+    const model::Measure sized = piped_plans ? check_plans_measure(o, doc, memory) : o.model.measure;
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
@@ -420,6 +476,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         // memest sized the plan for one type; best-fit takes any free GPUs with the memory it needs,
         // so say so, and what the GPUs taken hold, lest the plan's type be read as the GPUs allocated.
         a["matched_by"] = o.exact_type ? "memory and type" : "memory";
+        a["measure"] = model::measure_name(sized);  // what the plan's peak counts, which placestages keeps
+        a["usable_fraction"] = io::format_number(o.model.usable_fraction, 6);
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
         plan["rank"] = i + 1;
@@ -469,8 +527,6 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         out.text = io::emit_yaml(doc.root);
         return out;
     }
-    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
-    const bool piped_plans = memory.IsDefined() && io::optional_child(doc, memory, "plans").IsDefined();
     const model::Plan& first = plans.front();
     const model::Plan* smallest = &first;
     for (const auto& p : plans)

@@ -1,7 +1,10 @@
 /// User catalog files: YAML (kind: gpu-catalog) or CSV with the same field names.
 #include <hetsched/catalog/gpu_catalog.hpp>
 
+#include <functional>
 
+
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_range.hpp>
@@ -27,6 +30,18 @@ constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
 constexpr Field kQuota{"quota", 0, 1e6, true};
 constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
 
+/// A GPU's keys (YAML) or columns (CSV); a CSV catalog has the catalog's currency on every row, and
+/// tflops_kind as --list-gpus writes it.
+const std::vector<std::string> kGpuKeys = {"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s",
+                                           "nic_gb_s", "compute_capability", "gpus_per_node", "price_per_hour", "quota"};
+
+/// tensor (a tensor-core peak) or fp32 (the FP32 peak, where no tensor figure is known).
+bool fp32_kind(const std::string& kind, const std::function<SourcePos()>& where) {
+    if (kind == "tensor") return false;
+    if (kind == "fp32") return true;
+    throw DataError("expected tflops_kind tensor or fp32, got '" + io::shown_value(kind) + "'", where());
+}
+
 double read(const io::YamlDocument& doc, const YAML::Node& node, const Field& f) {
     if (f.whole) return static_cast<double>(io::yaml_integer(doc, node, f.key, static_cast<long>(f.lo), static_cast<long>(f.hi)));
     return io::yaml_number(doc, node, f.key, f.lo, f.hi);
@@ -48,6 +63,7 @@ void add_gpu(GpuCatalog& c, GpuType g, const SourcePos& pos) {
 GpuCatalog from_yaml(const io::TextInput& in) {
     auto doc = io::parse_yaml(in);
     io::require_kind(doc, "gpu-catalog");
+    check_known_keys(doc, doc.root, "catalog", {"kind", "version", "currency", "inter_node_gb_s", "gpus"});
     GpuCatalog c{in.name, "USD", {}};
     if (auto cur = io::optional_child(doc, doc.root, "currency"); cur.IsDefined())
         c.currency = io::yaml_string(doc, cur, "currency");
@@ -56,6 +72,7 @@ GpuCatalog from_yaml(const io::TextInput& in) {
     auto list = io::required_child(doc, doc.root, "gpus");
     if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
     for (const auto& n : list) {
+        check_known_keys(doc, n, "gpus", kGpuKeys);
         auto value = [&](const Field& f, double fallback, bool required = false) {
             auto v = required ? io::required_child(doc, n, f.key) : io::optional_child(doc, n, f.key);
             return v.IsDefined() ? read(doc, v, f) : fallback;
@@ -71,6 +88,8 @@ GpuCatalog from_yaml(const io::TextInput& in) {
         g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
         g.price_per_hour = value(kPrice, -1);
         g.quota = static_cast<int>(value(kQuota, -1));
+        if (const YAML::Node k = io::optional_child(doc, n, "tflops_kind"); k.IsDefined())
+            g.tflops_from_fp32 = fp32_kind(io::yaml_string(doc, k, "tflops_kind"), [&] { return doc.where(k); });
         add_gpu(c, std::move(g), doc.where(n));
     }
     return c;
@@ -78,10 +97,14 @@ GpuCatalog from_yaml(const io::TextInput& in) {
 
 GpuCatalog from_csv(const io::TextInput& in) {
     auto t = io::CsvTable::parse(in);
+    std::vector<std::string> columns = kGpuKeys;
+    columns.push_back("currency");
+    check_known_columns(t, columns);
     int name = t.require("name"), mem = t.require("memory_gib"), tf = t.require("tflops");
     int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), nic = t.find("nic_gb_s"), cc = t.find("compute_capability"),
         per = t.find("gpus_per_node"),
-        price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency");
+        price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency"),
+        kind = t.find("tflops_kind");
     GpuCatalog c{in.name, "USD", {}};
     for (size_t r = 0; r < t.rows(); ++r) {
         // One currency for the whole catalog (--list-gpus writes it on every row): the first row's,
@@ -108,6 +131,8 @@ GpuCatalog from_csv(const io::TextInput& in) {
         g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));
         g.price_per_hour = value(kPrice, price, -1);
         g.quota = static_cast<int>(value(kQuota, quota, -1));
+        if (kind >= 0 && !t.cell(r, kind).text.empty())
+            g.tflops_from_fp32 = fp32_kind(t.cell(r, kind).text, [&] { return t.where(r, kind); });
         add_gpu(c, std::move(g), t.where(r, name));
     }
     return c;

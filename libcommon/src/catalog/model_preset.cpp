@@ -49,6 +49,11 @@ std::vector<ModelSpec> build() {
         llama("espresso-llama-3b", 45, 2560, 20, 20, 6912, 32000),
         llama("espresso-llama-7b", 61, 3200, 32, 32, 8704, 32000),
         {"espresso-vit-3.4b", 70, 2048, 16, 16, 8192, false, 1000, false, false, true, 257, 0.0, false},
+        // LLaMA (Touvron et al. 2023, Table 2): the first generation, the shapes LLaMA 2 kept at 7B and 13B.
+        llama("llama-7b", 32, 4096, 32, 32, 11008, 32000),
+        llama("llama-13b", 40, 5120, 40, 40, 13824, 32000),
+        llama("llama-33b", 60, 6656, 52, 52, 17920, 32000),
+        llama("llama-65b", 80, 8192, 64, 64, 22016, 32000),
         llama("llama-2-7b", 32, 4096, 32, 32, 11008, 32000),
         llama("llama-2-13b", 40, 5120, 40, 40, 13824, 32000),
         llama("llama-2-70b", 80, 8192, 64, 8, 28672, 32000),

@@ -1,6 +1,7 @@
 #include <hetsched/cli/job_flags.hpp>
 
 #include <hetsched/cli/validators.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::cli {
@@ -121,9 +122,27 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->check(integer_in(1, lim::degree));
     app.add_option("--vpp", o.vpp, "Virtual pipeline chunks per stage (interleaved 1F1B)")->group(l)
         ->check(integer_in(1, lim::degree));
-    app.add_option("--layers-per-stage", o.layers_per_stage, "Layers of each pipeline stage, first first (e.g. 8,9,9,6; "
-                                                             "pp defaults to their count)")
-        ->group(l)->delimiter(',')->check(integer_in(1, lim::layers));
+    add_layers_per_stage(app, o.layers_per_stage, "Layers of each pipeline stage, first first (e.g. 8,9,9,6; "
+                                                  "pp defaults to their count)")
+        ->group(l);
+}
+
+CLI::Option* add_layers_per_stage(CLI::App& app, std::vector<long>& split, const std::string& help) {
+    // One string checked whole: CLI11's own splitting drops empty entries, so "16,,16" read as 16,16.
+    return app
+        .add_option_function<std::string>(
+            "--layers-per-stage",
+            [&split](const std::string& list) {  // integer_list_in checked every entry
+                split.clear();
+                for (size_t start = 0; start <= list.size();) {
+                    const size_t comma = std::min(list.find(',', start), list.size());
+                    split.push_back(io::parse_whole(list.substr(start, comma - start), 1, model::limits::layers).value_or(0));
+                    start = comma + 1;
+                }
+            },
+            help)
+        ->check(integer_list_in(1, model::limits::layers))
+        ->type_name("LIST");
 }
 
 }  // namespace hetsched::cli

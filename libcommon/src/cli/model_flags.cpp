@@ -4,11 +4,12 @@
 
 namespace hetsched::cli {
 
-place::ProblemOptions ModelFlags::problem() const {
+place::ProblemOptions ModelFlags::problem(const CLI::App& app) const {
     place::ProblemOptions po;
     po.measure = model::parse_measure(measure);
     po.usable_fraction = usable_fraction;
     po.efficiency = efficiency;
+    po.given = {app.count("--measure") > 0, app.count("--usable-fraction") > 0, app.count("--efficiency") > 0};
     if (!schedule.empty()) po.schedule = place::parse_schedule_kind(schedule);
     return po;
 }

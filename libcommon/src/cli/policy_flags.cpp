@@ -6,6 +6,14 @@
 #include <hetsched/cli/validators.hpp>
 
 namespace hetsched::cli {
+namespace {
+
+/// `range` as help shows it, with 0 left out (check_policy_flags refuses 0, saying why).
+CLI::Validator nonzero(CLI::Validator range) {
+    return range.description(range.get_description() + ", not 0");
+}
+
+}  // namespace
 
 void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) {
     app.add_option("--migration-gb-s", o.migration_gb_s, "Checkpoint transfer speed of a migration, GB/s")
@@ -27,7 +35,7 @@ void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) 
                    "tiresias: promote a job waiting this many times its run time (0: never)")
         ->group(group)->check(number_in(0, 1e6))->capture_default_str();
     app.add_option("--sia-p", o.sia_p, "sia: power of the normalised goodput (negative: the program minimises)")
-        ->group(group)->check(number_in(-10, 10))->capture_default_str();
+        ->group(group)->check(nonzero(number_in(-10, 10)))->capture_default_str();
     app.add_option("--sia-lambda-n", o.sia_lambda_n, "sia: cost of a job left without GPUs")
         ->group(group)->check(number_in(-1e6, 1e6))->capture_default_str();
 }

@@ -38,4 +38,21 @@ CLI::Validator integer_in(long lo, long hi) {
         "INTEGER in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
+CLI::Validator integer_list_in(long lo, long hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& v) -> std::string {
+            if (v.empty() || v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos)
+                return "expected an entry between every two commas and at both ends, got '" + io::shown_value(v) + "'";
+            for (size_t start = 0; start <= v.size();) {
+                const size_t comma = std::min(v.find(',', start), v.size());
+                const std::string entry = v.substr(start, comma - start);
+                if (!io::parse_whole(entry, lo, hi))
+                    return io::expected_integer(lo, hi) + ", got '" + io::shown_value(entry) + "'";
+                start = comma + 1;
+            }
+            return {};
+        },
+        "INTEGER,... in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
 }  // namespace hetsched::cli

@@ -16,6 +16,7 @@ struct ParseState {
     bool at_field_start = true;
     std::vector<CsvCell> current;
     std::vector<std::vector<CsvCell>> rows;
+    std::vector<CsvCell> ends;          // per row, where it ends (its line break, or the end of the file)
 };
 
 void on_field(void* data, size_t len, void* ctx) {
@@ -27,6 +28,7 @@ void on_field(void* data, size_t len, void* ctx) {
 void on_row(int, void* ctx) {
     auto* st = static_cast<ParseState*>(ctx);
     st->rows.push_back(std::move(st->current));
+    st->ends.push_back({{}, st->line, st->col});
     st->current.clear();
     st->at_field_start = true;
 }
@@ -88,10 +90,12 @@ CsvTable CsvTable::parse(const TextInput& in) {
                                 {in.name, table.header_[c].line, table.header_[c].col});
     for (size_t r = 1; r < st.rows.size(); ++r) {
         auto& row = st.rows[r];
-        if (row.size() != table.header_.size())
+        if (row.size() != table.header_.size()) {  // at the first field missing, or the first one too many
+            const CsvCell& at = row.size() < table.header_.size() ? st.ends[r] : row[table.header_.size()];
             throw DataError("expected " + std::to_string(table.header_.size()) + " fields as in the header, got " +
                                 std::to_string(row.size()),
-                            {in.name, row.empty() ? 0 : row.front().line, 0});
+                            {in.name, at.line, at.col});
+        }
         table.rows_.push_back(std::move(row));
     }
     return table;

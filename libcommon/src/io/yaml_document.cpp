@@ -20,6 +20,10 @@ void require_kind(const YamlDocument& doc, const std::string& kind) {
     if (!k) throw DataError("missing 'kind:' (expected 'kind: " + kind + "')", {doc.name, 1, 1});
     std::string got = yaml_string(doc, k, "kind");
     if (got != kind) throw DataError("expected a document of kind '" + kind + "', got '" + got + "'", doc.where(k));
+    require_version(doc);
+}
+
+void require_version(const YamlDocument& doc) {
     YAML::Node v = doc.root["version"];
     if (!v) throw DataError("missing 'version:' (expected 'version: 1')", {doc.name, 1, 1});
     if (!v.IsScalar() || v.Scalar() != "1")

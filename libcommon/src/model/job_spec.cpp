@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/model_style.hpp>
 
@@ -23,23 +24,6 @@ const std::vector<std::string> kTrainingKeys = {
     "sub_group_size", "stage3_max_live_parameters", "first_iteration", "framework_version",
     "cublas_workspace_config", "transformer_impl", "deepspeed_model", "checkpoint_every", "compile", "recompute",
     "framework", "slo_s"};
-
-/// A misspelled key would silently leave its setting at the default, so a key no reader knows is an
-/// error at its position, with the known keys it is closest to.
-void check_known_keys(const YamlDocument& doc, const YAML::Node& sec, const char* section,
-                      const std::vector<std::string>& known) {
-    if (!sec.IsMap()) throw DataError(std::string("expected a mapping under '") + section + "'", doc.where(sec));
-    for (const auto& kv : sec) {
-        const std::string key = kv.first.Scalar();
-        if (std::find(known.begin(), known.end(), key) == known.end())
-        {
-            const std::string near = catalog::did_you_mean(key, known);
-            throw DataError("unknown key '" + key + "' in '" + section + "'" +
-                                (near.empty() ? " (its keys are listed in hetsched-formats(5))" : near),
-                            doc.where(kv.first));
-        }
-    }
-}
 
 long read_count(const YamlDocument& doc, const YAML::Node& sec, const char* key, long fallback, bool required,
                long hi) {
@@ -83,7 +67,7 @@ std::string read_word(const YamlDocument& doc, const YAML::Node& sec, const char
 /// The model section; `dropout_stated` says whether it gives the dropout (or names a preset, whose
 /// style does).
 catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bool& dropout_stated) {
-    check_known_keys(doc, sec, "model", kModelKeys);
+    catalog::check_known_keys(doc, sec, "model", kModelKeys);
     catalog::ModelSpec m;
     YAML::Node name = io::optional_child(doc, sec, "name");
     bool preset = false;
@@ -135,7 +119,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     JobSpec job;
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
     YAML::Node sec = io::required_child(doc, doc.root, "training");
-    check_known_keys(doc, sec, "training", kTrainingKeys);
+    catalog::check_known_keys(doc, sec, "training", kTrainingKeys);
     Training& t = job.training;
     t.seq_len = read_count(doc, sec, "seq_len", 0, true, limits::seq_len);
     t.global_batch = read_count(doc, sec, "global_batch", 0, true, limits::global_batch);

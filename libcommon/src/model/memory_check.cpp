@@ -255,6 +255,12 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
         tr.precision = word(precision);
+        at(precision, [&] {  // the precision's own check, at its cell
+            Training alone;
+            alone.seq_len = alone.global_batch = 1;
+            alone.precision = tr.precision;
+            validate_training(alone);
+        });
         at(recompute, [&] { tr.recompute = parse_recompute(word(recompute)); });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";
         if (given(framework))
@@ -301,8 +307,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         run.measured_gib = t.number(r, measured, 0.001, limits::max_memory_gib);
         try {
             validate(run.model, run.training, run.layout);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), {t.name(), t.cell(r, id).line, 0});
+        } catch (const DataError& e) {  // a combination of cells: at the row's id
+            throw DataError(e.what(), t.where(r, id));
         }
         out.runs.push_back(run);
         } catch (const DataError& e) {  // this row only: the others are still checked

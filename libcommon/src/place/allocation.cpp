@@ -59,6 +59,9 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         if (!gpus.IsMap()) throw DataError("expected a map of GPU type to count under 'gpus'", doc.where(gpus));
         for (const auto& kv : gpus) {
             const std::string name = resolve(doc, kv.first, c);
+            if (counted.count(name))
+                throw DataError("GPU type " + name + " is listed twice under 'gpus' (type names match with letter case ignored)",
+                                doc.where(kv.first));
             const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::stages * per_stage);
             if (n % per_stage != 0)
                 throw DataError("expected a positive multiple of " +
@@ -91,6 +94,20 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             a.schedule = parse_schedule_kind(io::yaml_string(doc, s, "schedule"));
         } catch (const UsageError& e) {
             throw DataError(e.what(), doc.where(s));
+        }
+    }
+    auto fraction = [&](const char* key, double lo) -> std::optional<double> {
+        const YAML::Node v = io::optional_child(doc, sec, key);
+        if (!v.IsDefined()) return std::nullopt;
+        return io::yaml_number(doc, v, key, lo, 1.0);
+    };
+    a.usable_fraction = fraction("usable_fraction", 0.1);  // the ranges of the flags
+    a.efficiency = fraction("efficiency", 0.01);
+    if (const YAML::Node m = io::optional_child(doc, sec, "measure"); m.IsDefined()) {
+        try {
+            a.measure = model::parse_measure(io::yaml_string(doc, m, "measure"));
+        } catch (const Error& e) {
+            throw DataError(e.what(), doc.where(m));
         }
     }
     check_stage_count(a);

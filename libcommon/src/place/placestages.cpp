@@ -23,6 +23,9 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
         const Allocation given = read_allocation(doc, c);
         a.dp = given.dp;
         a.schedule = given.schedule;
+        a.measure = given.measure;
+        a.usable_fraction = given.usable_fraction;
+        a.efficiency = given.efficiency;
     }
     if (o.dp > 0) a.dp = o.dp;
     return a;
@@ -46,8 +49,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const Allocation alloc = allocation_of(o, doc, cat);
     const Method method = o.method;
 
-    ProblemOptions po = problem_options(o.model, o.inter_node_gb_s, doc, cat);
-    if (!po.schedule) po.schedule = alloc.schedule;  // --schedule, else the plan's, else the framework's
+    ProblemOptions po = with_planned_settings(problem_options(o.model, o.inter_node_gb_s, doc, cat), alloc);
     model::LayerProfile profile;
     if (profile_text) {
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);

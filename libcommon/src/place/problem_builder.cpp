@@ -51,6 +51,14 @@ ProblemOptions problem_options(ProblemOptions po, double inter_node_gb_s, const 
     return po;
 }
 
+ProblemOptions with_planned_settings(ProblemOptions po, const Allocation& a) {
+    if (!po.schedule) po.schedule = a.schedule;  // --schedule, else the plan's, else the framework's
+    if (!po.given.measure && a.measure) po.measure = *a.measure;
+    if (!po.given.usable_fraction && a.usable_fraction) po.usable_fraction = *a.usable_fraction;
+    if (!po.given.efficiency && a.efficiency) po.efficiency = *a.efficiency;
+    return po;
+}
+
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
 ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,

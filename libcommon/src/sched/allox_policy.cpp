@@ -17,11 +17,15 @@ constexpr int kPositions = 50;
 
 }  // namespace
 
+void check_allox_job(const Job& j) {
+    if (j.num_gpus > 1)
+        throw DataError("policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX "
+                        "formulates it): job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU"));
+}
+
 TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     for (const auto& j : s.jobs)
-        if (j.remaining() > 0 && j.num_gpus > 1)
-            throw DataError("policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX "
-                            "formulates it): job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU"));
+        if (j.remaining() > 0) check_allox_job(j);
     TypeFill fill(s);
     std::vector<size_t> pending;
     for (size_t k : arrival_order(s)) {

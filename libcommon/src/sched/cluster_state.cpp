@@ -4,6 +4,15 @@
 
 namespace hetsched::sched {
 
+void check_node_name(const std::string& name, const SourcePos& pos) {
+    if (name.empty()) throw DataError("expected a non-empty node name", pos);
+    const auto bad = name.find_first_of(";:");
+    if (bad != std::string::npos)
+        throw DataError("node name '" + escape_control(name) + "' holds '" + name[bad] +
+                            "', which the actions' nodes column (name:gpus joined by ';') uses: rename the node",
+                        pos);
+}
+
 std::vector<int> ClusterState::capacity() const {
     std::vector<int> cap(types.size(), 0);
     for (const auto& n : nodes)

@@ -42,7 +42,8 @@ void reset_time(ClusterState& s) {
 
 }  // namespace
 
-std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o) {
+std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o,
+                                                  SolveStats* stats) {
     const size_t m = s.types.size();
     const std::vector<int> cap = s.capacity();
     const double total = std::accumulate(cap.begin(), cap.end(), 0.0);
@@ -113,6 +114,10 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     if (rc == GLP_ETMLIM) throw TryLater("Gavel's allocation LP was not solved within --time-limit-s");
     if (rc != 0 || glp_get_status(g) != GLP_OPT)
         throw Error(Exit::internal, "GLPK could not solve Gavel's allocation LP (code " + std::to_string(rc) + ")");
+    if (stats) {
+        stats->objective = stats->bound = glp_get_obj_val(g);
+        stats->variables = glp_get_num_cols(g);
+    }
     std::vector<std::vector<double>> by_class(coef.size(), std::vector<double>(m, 0));
     for (size_t c = 0; c < cols.size(); ++c)  // rounded to 1e-9: the simplex's last digits decide no tie
         by_class[cols[c].first][cols[c].second] =
@@ -126,9 +131,11 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
     const size_t m = s.types.size();
     const std::uint64_t set = active_set_digest(s.jobs);
     const bool due = s.gavel_reset_s < 0 || s.time_s - s.gavel_reset_s >= o.gavel_reset_s;
-    if (due && set != s.gavel_active_set) {
+    SolveStats lp;
+    lp.reused = !due || set == s.gavel_active_set;
+    if (!lp.reused) {
         reset_time(s);
-        std::vector<std::vector<double>> x = gavel_allocation(s, aware, o);
+        std::vector<std::vector<double>> x = gavel_allocation(s, aware, o, &lp);
         for (size_t k = 0; k < s.jobs.size(); ++k) s.jobs[k].book.gavel_share = std::move(x[k]);
         s.gavel_reset_s = s.time_s;
         s.gavel_active_set = set;
@@ -172,6 +179,8 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
         }
     }
     TypeDecision d = fill.decision("lp");
+    lp.method = d.stats.method;
+    d.stats = lp;
     for (size_t k = 0; k < held.size(); ++k)
         if (held[k]) {
             d.type[k] = -1;

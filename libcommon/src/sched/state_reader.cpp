@@ -13,6 +13,7 @@
 #include <hetsched/model/training.hpp>
 #include <hetsched/sched/fitted_scales.hpp>
 #include <hetsched/sched/job_model.hpp>
+#include <hetsched/sched/tiresias_policy.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -125,7 +126,9 @@ private:
         std::unordered_map<std::string, int> seen;
         for (const auto& item : list(doc_.root, "nodes", "nodes {name, gpu, gpus}")) {
             Node n;
-            n.name = io::yaml_string(doc_, io::required_child(doc_, item, "name"), "name");
+            const YAML::Node name = io::required_child(doc_, item, "name");
+            n.name = io::yaml_string(doc_, name, "name");
+            check_node_name(n.name, doc_.where(name));
             const YAML::Node gpu = io::required_child(doc_, item, "gpu");
             const std::string type = io::yaml_string(doc_, gpu, "gpu");
             if (!listed && !type_index_.count(type)) {
@@ -339,6 +342,10 @@ private:
         if (!p.IsDefined()) return;
         const YAML::Node gpu = io::required_child(doc_, p, "gpu");
         j.placement.type = type_of(gpu, io::yaml_string(doc_, gpu, "gpu"));
+        if (j.throughput[static_cast<size_t>(j.placement.type)] <= 0)
+            throw DataError("job '" + j.id + "' is placed on " + s_.types[static_cast<size_t>(j.placement.type)].name +
+                                ", a type its throughput does not give (it cannot run there)",
+                            doc_.where(gpu));
         const YAML::Node nodes = io::required_child(doc_, p, "nodes");
         if (!nodes.IsMap() || nodes.size() == 0)
             throw DataError("expected a map {node: GPUs} under 'placement.nodes'", doc_.where(nodes));
@@ -422,6 +429,17 @@ StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& cat
     io::require_kind(d.yaml, "cluster-state");
     d.state = StateReader(d.yaml, catalog, models).read();
     return d;
+}
+
+void check_round_options(const StateDocument& d, const RoundOptions& o) {
+    if (o.policy != PolicyKind::tiresias) return;
+    const YAML::Node jobs = io::required_child(d.yaml, d.yaml.root, "jobs");  // the state's jobs, in the order read
+    for (size_t k = 0; k < d.state.jobs.size(); ++k) {
+        const YAML::Node item = jobs[k];
+        const YAML::Node t = io::optional_child(d.yaml, item, "tiresias");
+        const YAML::Node q = t.IsDefined() ? io::optional_child(d.yaml, t, "queue") : t;
+        check_tiresias_queue(d.state.jobs[k], o, d.yaml.where(q.IsDefined() ? q : item));
+    }
 }
 
 }  // namespace hetsched::sched

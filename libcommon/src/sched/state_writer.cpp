@@ -77,7 +77,7 @@ std::string hex(std::uint64_t v) {
     return out;
 }
 
-YAML::Node solve_node(const RoundResult& r, bool explain, const ClusterState& s) {
+YAML::Node solve_node(const RoundResult& r, bool explain, bool timings, const ClusterState& s) {
     const SolveStats& st = r.decision.stats;
     YAML::Node out(YAML::NodeType::Map);
     out["policy"] = r.decision.policy;
@@ -88,12 +88,13 @@ YAML::Node solve_node(const RoundResult& r, bool explain, const ClusterState& s)
     out["min_busy_gpus"] = r.decision.min_busy;
     out["jobs"] = static_cast<long>(s.jobs.size());
     out["variables"] = st.variables;
+    if (st.method == "lp") out["reused"] = st.reused;  // gavel: the allocation of an earlier round stands
     if (st.method == "structured") {  // what the proof rests on
         out["lagrangian_bound"] = num(st.lagrangian_bound);
         out["bound_iterations"] = st.bound_iterations;
         out["reduced_variables"] = st.reduced_variables;
     }
-    out["wall_time_s"] = num(r.wall_time_s);
+    if (timings) out["wall_time_s"] = num(r.wall_time_s);
     if (!explain) return out;
     YAML::Node jobs(YAML::NodeType::Sequence);
     for (size_t k = 0; k < s.jobs.size() && k < r.decision.explain.size(); ++k) {
@@ -121,7 +122,7 @@ YAML::Node solve_node(const RoundResult& r, bool explain, const ClusterState& s)
 
 }  // namespace
 
-std::string write_state(StateDocument doc, const RoundResult& r, bool explain) {
+std::string write_state(StateDocument doc, const RoundResult& r, bool explain, bool timings) {
     const ClusterState& s = r.state;
     YAML::Node root = doc.yaml.root;
     root["round"] = s.round;
@@ -136,7 +137,7 @@ std::string write_state(StateDocument doc, const RoundResult& r, bool explain) {
     }
     YAML::Node jobs = root["jobs"];
     for (size_t k = 0; k < s.jobs.size(); ++k) write_job(jobs[k], s, s.jobs[k]);
-    root["solve"] = solve_node(r, explain, s);
+    root["solve"] = solve_node(r, explain, timings, s);
     return io::emit_yaml(root);
 }
 

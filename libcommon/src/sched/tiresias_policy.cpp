@@ -59,11 +59,21 @@ int draw_type(const ClusterState& s, const Job& j, unsigned long seed, const std
 
 }  // namespace
 
+void check_tiresias_queue(const Job& j, const RoundOptions& o, const SourcePos& pos) {
+    const int queues = static_cast<int>(o.tiresias_queues_s.size()) + 1;
+    if (j.book.tiresias_queue < queues) return;
+    throw DataError("job '" + escape_control(j.id) + "' sits in Tiresias queue " + std::to_string(j.book.tiresias_queue) +
+                        ", but --tiresias-queues-s makes " + std::to_string(queues) + " queues (0 to " +
+                        std::to_string(queues - 1) + "): read a state with the queue limits it was written with",
+                    pos);
+}
+
 int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed) {
     return draw_type(s, j, seed, s.capacity(), s.installed());
 }
 
 TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
+    for (const auto& j : s.jobs) check_tiresias_queue(j, o);
     update_queues(s, o);
     std::vector<size_t> order = arrival_order(s);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <hetsched/alloc/cluster.hpp>
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -48,6 +49,19 @@ double checkpoint_of(const std::string& model, double fallback) {
     return fallback;
 }
 
+/// A node's `free:` (a planalloc cluster's key) may only say that all its GPUs are free: replay
+/// simulates whole nodes, so GPUs taken by work outside the trace cannot be honoured.
+void check_whole_node(const io::YamlDocument& doc, const YAML::Node& item, const sched::Node& n) {
+    const YAML::Node free = io::optional_child(doc, item, "free");
+    if (!free.IsDefined()) return;
+    const long f = io::yaml_integer(doc, free, "free", 0, n.gpus);
+    if (f < n.gpus)
+        throw DataError("node '" + n.name + "' has " + std::to_string(f) + " of its " + io::counted(n.gpus, "GPU") +
+                            " free, but replay simulates whole nodes: give free: " + std::to_string(n.gpus) +
+                            " or leave it out, and list only the GPUs the trace may use in gpus",
+                        doc.where(free));
+}
+
 }  // namespace
 
 ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node, const catalog::GpuCatalog& catalog) {
@@ -73,6 +87,7 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
 
 ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
     const io::YamlDocument doc = io::parse_yaml(in);
+    if (doc.root["version"]) io::require_version(doc);  // any kind (a cluster state serves), but version 1
     ReplayCluster c;
     const YAML::Node types = io::optional_child(doc, doc.root, "gpu_types");
     if (types.IsDefined())
@@ -84,8 +99,11 @@ ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatal
     const YAML::Node nodes = io::required_child(doc, doc.root, "nodes");
     if (!nodes.IsSequence() || nodes.size() == 0) throw DataError("expected a list of nodes under 'nodes'", doc.where(nodes));
     for (const auto& item : nodes) {
+        catalog::check_known_keys(doc, item, "nodes", {"name", "gpu", "gpus", "free", "down"});
         sched::Node n;
-        n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
+        const YAML::Node name = io::required_child(doc, item, "name");
+        n.name = io::yaml_string(doc, name, "name");
+        sched::check_node_name(n.name, doc.where(name));
         const YAML::Node gpu = io::required_child(doc, item, "gpu");
         const std::string gpu_name = io::yaml_string(doc, gpu, "gpu");
         if (types.IsDefined()) {  // a listed set of types is the whole set, as in a cluster state
@@ -100,6 +118,7 @@ ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatal
         }
         n.type = add_type(c, gpu_name, catalog);
         n.gpus = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, item, "gpus"), "gpus", 1, alloc::kMaxGpusPerNode));
+        check_whole_node(doc, item, n);
         if (YAML::Node d = io::optional_child(doc, item, "down"); d.IsDefined()) n.down = io::yaml_bool(doc, d, "down");
         for (const auto& other : c.nodes)
             if (other.name == n.name) throw DataError("node '" + n.name + "' is listed twice", doc.where(item));

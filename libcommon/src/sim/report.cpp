@@ -13,6 +13,7 @@
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
+#include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/glpk.hpp>
 
 namespace hetsched::sim {
@@ -56,6 +57,10 @@ std::vector<std::pair<std::string, std::string>> fields(const Summary& s, const 
 std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster,
                                      const ReplayOptions& o, const std::vector<sched::PolicyKind>& kinds, int threads,
                                      const ReplayProgress& progress) {
+    // A trace a policy cannot run is refused before any policy spends its time on it.
+    for (const sched::PolicyKind kind : kinds)
+        if (kind == sched::PolicyKind::allox)
+            for (const auto& rj : jobs) sched::check_allox_job(rj.job);
     std::vector<ReplayResult> out(kinds.size());
     std::vector<std::exception_ptr> errors(kinds.size());
     std::atomic<size_t> next{0};

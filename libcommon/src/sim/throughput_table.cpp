@@ -51,6 +51,16 @@ void set(ThroughputTable& t, std::set<std::tuple<std::string, int, size_t>>& see
     row[type] = v;
 }
 
+/// Cell (r, col) as a name: not empty or blank (an unnamed model would be drawn as a job type).
+const std::string& name_cell(const io::CsvTable& c, size_t r, int col, const char* what) {
+    const std::string& v = c.cell(r, col).text;
+    if (v.find_first_not_of(" \t") == std::string::npos)
+        throw DataError(std::string("expected a ") + what + " name in column '" +
+                            c.header()[static_cast<size_t>(col)].text + "', got an empty cell",
+                        c.where(r, col));
+    return v;
+}
+
 ThroughputTable from_gavel_json(const io::TextInput& in) {
     const io::YamlDocument doc = io::parse_yaml(in);
     static const std::regex key(R"(^\('(.*)', (\d+)\)$)");
@@ -68,6 +78,9 @@ ThroughputTable from_gavel_json(const io::TextInput& in) {
                 throw DataError("expected a key like \"('ResNet-50 (batch size 64)', 1)\", got '" + io::shown_value(k) + "'",
                                 doc.where(job.first));
             const YAML::Node alone = io::required_child(doc, job.second, "null");
+            if (m[1].str().find_first_not_of(' ') == std::string::npos)
+                throw DataError("expected a job type name in key '" + io::shown_value(k) + "', got an empty one",
+                                doc.where(job.first));
             const long gpus = std::stol(m[2].str().substr(0, 7));
             if (gpus < 1 || gpus > kMaxGpus) throw DataError("expected a GPU count from 1, got " + m[2].str(), doc.where(job.first));
             set(t, seen, m[1].str(), static_cast<int>(gpus), ti, io::yaml_number(doc, alone, k, 0, kMaxThroughput),
@@ -92,15 +105,15 @@ ThroughputTable from_csv(const io::TextInput& in) {
         if (cols.empty()) throw DataError("expected columns named <type>_steps_per_s", {in.name, 1, 1});
         for (size_t r = 0; r < c.rows(); ++r)
             for (const auto& [col, ti] : cols)
-                set(t, seen, c.cell(r, model).text, static_cast<int>(c.integer(r, sf, 1, kMaxGpus)), ti,
+                set(t, seen, name_cell(c, r, model, "job type"), static_cast<int>(c.integer(r, sf, 1, kMaxGpus)), ti,
                     c.number(r, col, 0, kMaxThroughput), c.where(r, col));
         return t;
     }
     const int model = c.require("model"), gpu = c.require("gpu"), thr = c.require("throughput"), gpus = c.find("num_gpus");
     for (size_t r = 0; r < c.rows(); ++r) {
         const int n = gpus >= 0 ? static_cast<int>(c.integer(r, gpus, 1, kMaxGpus)) : 1;
-        set(t, seen, c.cell(r, model).text, n, type_index(t, c.cell(r, gpu).text), c.number(r, thr, 0, kMaxThroughput),
-            c.where(r, thr));
+        set(t, seen, name_cell(c, r, model, "model"), n, type_index(t, name_cell(c, r, gpu, "GPU type")),
+            c.number(r, thr, 0, kMaxThroughput), c.where(r, thr));
     }
     return t;
 }

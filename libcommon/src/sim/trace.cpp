@@ -14,12 +14,13 @@ namespace {
 constexpr double kMaxTime = 1e12;
 constexpr long kMaxGpus = 1L << 20;
 
-/// Gavel's trace: ten tab-separated fields per line.
+/// Gavel's trace: ten tab-separated fields per line. A first line split more by tabs than by commas
+/// is taken for one (read_gavel then says how many of its fields it has), not for a CSV header.
 bool gavel_shaped(const std::string& text) {
     const std::string first = text.substr(0, text.find('\n'));
-    size_t tabs = 0;
-    for (char c : first) tabs += c == '\t';
-    return tabs == 9;
+    size_t tabs = 0, commas = 0;
+    for (char c : first) tabs += c == '\t', commas += c == ',';
+    return tabs > 0 && tabs >= commas;
 }
 
 double field_number(const std::string& v, const std::string& what, double lo, double hi, const SourcePos& at) {
@@ -41,13 +42,12 @@ std::vector<TraceJob> read_gavel(const io::TextInput& in) {
         for (std::string c; std::getline(cells, c, '\t');) f.push_back(c);
         std::vector<int> col{1};  // where each field starts
         for (const auto& c : f) col.push_back(col.back() + static_cast<int>(c.size()) + 1);
-        const SourcePos at{in.name, n, 0};
         auto field = [&](size_t i) { return SourcePos{in.name, n, col[i]}; };
-        if (f.size() != 10)
-            throw DataError("expected Gavel's 10 tab-separated fields (job type, command, working directory, num-steps "
-                            "argument, needs data dir, total steps, scale factor, priority weight, SLO, arrival time), got " +
-                                std::to_string(f.size()),
-                            at);
+        if (f.size() != 10)  // at the line's end, or at its first field too many
+            throw DataError("a tab-separated line, read as Gavel's trace, has " + std::to_string(f.size()) +
+                                " fields, not its 10 (job type, command, working directory, num-steps argument, "
+                                "needs data dir, total steps, scale factor, priority weight, SLO, arrival time)",
+                            f.size() < 10 ? SourcePos{in.name, n, col.back() - 1} : field(10));
         TraceJob j;
         j.id = "job" + std::to_string(out.size());
         j.model = f[0];

@@ -16,7 +16,10 @@ struct ReportContext {
     double slo_s = 0;  ///< 0: none
     long iterations = 0;
     std::string schedule;  ///< the pipeline schedule every plan was timed under
-    std::string catalog;   ///< whose GPU specs timed the plans (a named catalog, or the file given)
+    std::string catalog;   ///< whose GPU specs timed the plans (a named catalog, or the file's full path)
+    /// The model settings the plans were timed with, which placestages then keeps.
+    std::string measure;
+    double usable_fraction = 0, efficiency = 0;
 };
 
 /// `{TYPE: GPUs}` of a plan, in the space's type order.

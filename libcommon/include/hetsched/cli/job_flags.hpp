@@ -11,4 +11,7 @@ namespace hetsched::cli {
 /// size is checked against model::limits, so nothing absurd reaches the library.
 void add_job_options(CLI::App& app, model::JobOptions& o, bool layout = true);
 
+/// --layers-per-stage N,N,...: every entry a layer count, none empty.
+CLI::Option* add_layers_per_stage(CLI::App& app, std::vector<long>& split, const std::string& help);
+
 }  // namespace hetsched::cli

@@ -15,8 +15,9 @@ struct ModelFlags {
     double inter_node_gb_s = 0;  ///< 0: not given
     std::string schedule;  ///< empty: the job's framework's
 
-    /// The flags as the library's typed options (the network is resolved later, per document).
-    place::ProblemOptions problem() const;
+    /// The flags as the library's typed options (the network is resolved later, per document), with
+    /// which of them `app`'s command line gave.
+    place::ProblemOptions problem(const CLI::App& app) const;
 };
 
 /// Registers the five flags in `group` (none: the default group); `schedule_default` is what --schedule's

@@ -14,4 +14,8 @@ CLI::Validator positive(double hi = 1e15);
 /// A whole number in [lo, hi] (no fraction, no overflow): "expected an integer from LO to HI, got 'x'".
 CLI::Validator integer_in(long lo, long hi);
 
+/// A comma-separated list of whole numbers in [lo, hi], every entry there (no empty entry, no comma at
+/// either end: "16,,16" is refused, not read as 16,16).
+CLI::Validator integer_list_in(long lo, long hi);
+
 }  // namespace hetsched::cli

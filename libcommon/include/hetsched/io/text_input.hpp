@@ -11,7 +11,7 @@ struct TextInput {
 };
 
 /// Reads FILE, or standard input when `path` is "-" or empty. Throws InputMissing (66) when the file
-/// cannot be opened and IoError (74) when reading fails part-way.
+/// cannot be opened or is a directory and IoError (74) when reading fails part-way.
 TextInput read_input(const std::string& path);
 
 }  // namespace hetsched::io

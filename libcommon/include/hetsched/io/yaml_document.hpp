@@ -28,6 +28,8 @@ YamlDocument parse_yaml(const TextInput& in, const YamlLimits& limits = {});
 
 /// Checks `kind: <kind>` and `version: 1`; DataError (65) naming what came instead.
 void require_kind(const YamlDocument& doc, const std::string& kind);
+/// Checks `version: 1` alone, for a document whose kind is not checked; DataError (65) otherwise.
+void require_version(const YamlDocument& doc);
 
 /// `map[key]` when present (and not null), else an undefined node; DataError if `map` is not a mapping.
 YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);

@@ -16,6 +16,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/yaml_document.hpp>
+#include <hetsched/model/memory.hpp>
 #include <hetsched/place/pipeline_schedule.hpp>
 
 namespace hetsched::place {
@@ -26,6 +27,9 @@ struct Allocation {
     std::vector<std::string> stages;  ///< catalog names, in the order given
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
     std::optional<ScheduleKind> schedule;  ///< the schedule the plan was timed under, when it says
+    /// The model settings planalloc timed the plan with, when it says.
+    std::optional<model::Measure> measure;
+    std::optional<double> usable_fraction, efficiency;
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
     SourcePos layers_where;           ///< of `stages` when they give layers
 };

@@ -27,12 +27,21 @@ struct ProblemOptions {
     const model::LayerProfile* profile = nullptr;    ///< measured layer times instead of the compute model
     /// How stages exchange tensors; unset: as the job's framework runs its pipeline (default_schedule).
     std::optional<ScheduleKind> schedule;
+    /// Which of measure, usable_fraction and efficiency a flag set; the others may come from the
+    /// allocation planalloc timed (allocation.cpp).
+    struct Given {
+        bool measure = false, usable_fraction = false, efficiency = false;
+    } given;
 };
 
 /// `base` (the flags' measure, usable fraction and efficiency) with its network resolved: the flag's
 /// `inter_node_gb_s` (0: not given), over the document's `network:` section, over the catalog's.
 ProblemOptions problem_options(ProblemOptions base, double inter_node_gb_s, const io::YamlDocument& doc,
                                const catalog::GpuCatalog& c);
+
+/// `po` with the plan's own schedule, measure, usable fraction and efficiency where no flag set them:
+/// a plan is timed as planalloc timed it.
+ProblemOptions with_planned_settings(ProblemOptions po, const Allocation& a);
 
 /// Builds the problems of many allocations with one data-parallel degree and stage count: the memory
 /// model and each GPU type's numbers are worked out once and reused (planalloc builds thousands).

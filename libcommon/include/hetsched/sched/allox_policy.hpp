@@ -9,7 +9,11 @@
 
 namespace hetsched::sched {
 
-/// The round's types by AlloX. DataError (65) naming a job that needs more than one GPU.
+/// Refuses a job AlloX cannot schedule: one that needs more than one GPU (DataError naming it), so that
+/// replay can check a whole trace before any policy runs.
+void check_allox_job(const Job& j);
+
+/// The round's types by AlloX. DataError (65) naming a job that needs more than one GPU (check_allox_job).
 TypeDecision allox_decide(const ClusterState& s, const RoundOptions& o);
 
 }  // namespace hetsched::sched

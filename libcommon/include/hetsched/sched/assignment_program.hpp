@@ -59,6 +59,9 @@ struct SolveStats {
     long reduced_variables = 0;  ///< variables left to the MIP after fixing (structured)
     long bound_iterations = 0;   ///< cutting-plane iterations for the Lagrangian bound (structured)
     bool proven = true;          ///< false: the time limit came first and the best schedule found stands
+    /// gavel ("lp"): no program was solved this round, the allocation of an earlier one stands (objective,
+    /// bound and variables are then 0).
+    bool reused = false;
 
     double gap() const { return objective - bound; }
 };

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <hetsched/cli/error.hpp>
+
 namespace hetsched::sched {
 
 /// One GPU type of the cluster.
@@ -155,6 +157,10 @@ struct ClusterState {
     /// kept for every pair: each at most 50% utilisation, and 1.1 x its memory within half the GPU's).
     bool can_share(const Job& j, int t) const;
 };
+
+/// Refuses (DataError at `pos`) a node name that the actions CSV's `nodes` cell (name:gpus joined by
+/// ';') could not write unambiguously: empty, or holding ';' or ':'.
+void check_node_name(const std::string& name, const SourcePos& pos);
 
 /// A digest of the ids of `jobs` (order-independent), to tell a round whether jobs arrived or left.
 std::uint64_t active_set_digest(const std::vector<Job>& jobs);

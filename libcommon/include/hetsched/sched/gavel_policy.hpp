@@ -18,10 +18,13 @@
 namespace hetsched::sched {
 
 /// Gavel's allocation X (per job, per type; empty rows for finished jobs). `aware` false: every
-/// usable type's throughput counts as 1.
-std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o);
+/// usable type's throughput counts as 1. With `stats`, the LP's max-min value (objective and bound,
+/// the LP being solved to optimality) and its columns (variables); 0 when no job has a usable type.
+std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o,
+                                                  SolveStats* stats = nullptr);
 
 /// The round's types by Gavel; updates the allocation, deficits and reset time in `s` when it resets.
+/// Its stats are the LP's when it was solved this round, else marked reused.
 TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware);
 
 }  // namespace hetsched::sched

@@ -46,8 +46,13 @@ struct StateModels {
 /// GPUs, a newer version, an app without models or missing from them, a range that excludes num_gpus.
 StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models = nullptr);
 
+/// Checks the state's bookkeeping against the options the round runs with: for tiresias, a job's queue
+/// beyond the queues --tiresias-queues-s makes; DataError (65) at the field.
+void check_round_options(const StateDocument& d, const RoundOptions& o);
+
 /// The next state's text: `doc`'s YAML with the round's keys set from `r` (and, with `explain`, each
-/// job's cost terms under `solve:`); `wall_time_s` goes into `solve:` as measured.
-std::string write_state(StateDocument doc, const RoundResult& r, bool explain);
+/// job's cost terms under `solve:`); `wall_time_s` goes into `solve:` as measured, unless `timings` is
+/// false (two runs on one state then give the same bytes).
+std::string write_state(StateDocument doc, const RoundResult& r, bool explain, bool timings = true);
 
 }  // namespace hetsched::sched

@@ -13,6 +13,7 @@
 ///    skipped (later jobs may take what is left) and a running job not chosen is preempted;
 ///  - each job is given one GPU type on arrival, drawn with the seed from the types that can run it,
 ///    and never leaves it; the round's placement consolidates it onto the fewest hosts.
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/policy.hpp>
 
 namespace hetsched::sched {
@@ -21,7 +22,11 @@ namespace hetsched::sched {
 /// that can run it and have its GPUs up (installed, when none has them up).
 int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed);
 
-/// The round's types by Tiresias; updates each job's queue, entry time and promotions in `s`.
+/// Refuses (DataError at `pos`) a job whose queue lies beyond the queues `o.tiresias_queues_s` makes:
+/// a state must be read with the thresholds it was written with, and such a job would never run.
+void check_tiresias_queue(const Job& j, const RoundOptions& o, const SourcePos& pos = {});
+
+/// The round's types by Tiresias; refuses a job beyond the queues (check_tiresias_queue); updates each job's queue, entry time and promotions in `s`.
 TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o);
 
 }  // namespace hetsched::sched
