@@ -487,19 +487,28 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         double usable = shares.front().memory_gib;
         for (const auto& s : shares) usable = std::min(usable, s.memory_gib);
         a["usable_gib"] = io::format_fixed(usable * o.model.usable_fraction, 3);
-        YAML::Node gpus(YAML::NodeType::Map), where(YAML::NodeType::Map);
+        YAML::Node gpus(YAML::NodeType::Map), by_memory(YAML::NodeType::Map), where(YAML::NodeType::Map);
         gpus.SetStyle(YAML::EmitterStyle::Flow);
+        by_memory.SetStyle(YAML::EmitterStyle::Flow);
+        // Nodes given by memory alone (Frenzy's Node(n, s)) have no type: their GPUs are counted by
+        // memory size, apart from the typed ones placestages can time.
         std::map<std::string, int> per_type;
-        for (const auto& s : shares) per_type[s.gpu] += s.gpus;
+        std::map<double, int> per_memory;
+        for (const auto& s : shares) (s.gpu.empty() ? per_memory[s.memory_gib] : per_type[s.gpu]) += s.gpus;
         for (const auto& [t, n] : per_type) gpus[t] = n;
+        for (const auto& [gib, n] : per_memory) by_memory[io::format_number(gib, 6)] = n;
         for (const auto& s : shares) {
             YAML::Node share(YAML::NodeType::Map);
             share.SetStyle(YAML::EmitterStyle::Flow);
-            share["gpu"] = s.gpu;
+            if (s.gpu.empty())
+                share["memory_gib"] = io::format_number(s.memory_gib, 6);
+            else
+                share["gpu"] = s.gpu;
             share["gpus"] = s.gpus;
             where[s.node] = share;
         }
-        a["gpus"] = gpus;
+        if (!per_type.empty()) a["gpus"] = gpus;
+        if (!per_memory.empty()) a["gpus_by_memory"] = by_memory;
         a["tp"] = p.layout.tp;
         a["pp"] = p.layout.pp;
         a["dp"] = p.layout.dp;
@@ -508,6 +517,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         PlanallocResult out;
         std::string taken;
         for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
+        for (const auto& [gib, n] : per_memory)
+            taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + io::format_number(gib, 6) + " GiB (no type)";
         out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
                       io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";

@@ -52,6 +52,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     const long per_stage = static_cast<long>(a.dp) * a.tp;
     const YAML::Node stages = io::optional_child(doc, sec, "stages");
     const YAML::Node gpus = io::optional_child(doc, sec, "gpus");
+    if (const YAML::Node m = io::optional_child(doc, sec, "gpus_by_memory"); m.IsDefined())
+        throw DataError("the allocation counts GPUs by memory alone (gpus_by_memory: its cluster's nodes named no "
+                        "gpu type), and stages are timed on GPU types: give each node its gpu and allocate again",
+                        doc.where(m));
     if (!stages.IsDefined() && !gpus.IsDefined())
         throw DataError("allocation needs 'stages' (a GPU type per stage) or 'gpus' (GPUs per type)", a.where);
     std::map<std::string, long> counted;
