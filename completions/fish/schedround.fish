@@ -19,7 +19,7 @@ complete -c schedround -l catalog -r -F -a 'default juchi sia' -d 'GPU catalog: 
 complete -c schedround -l throughputs -r -F -d 'fitthroughput\'s model document, for jobs with app: (elastic: their sizes and samples/s)'
 complete -c schedround -l gpus-per-node -x -d 'Node size of those predictions (default: each fit\'s densest profiled node)'
 complete -c schedround -l format -x -a 'state actions' -d 'state (the next state) or actions (CSV job_id,action,gpu,nodes)'
-complete -c schedround -l actions -r -F -d 'Also write the actions CSV to FILE'
+complete -c schedround -l actions -l apply-to -r -F -d 'Also write the actions CSV to FILE (--apply-to: the same)'
 complete -c schedround -l explain -d 'Add each job\'s cost terms to the solve: section'
 complete -c schedround -l no-timings -d 'Leave out solve: wall_time_s (for byte-identical outputs)'
 complete -c schedround -l state -r -F -d 'Read FILE and replace it with the next state, under FILE.lock'

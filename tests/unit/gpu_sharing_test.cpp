@@ -71,6 +71,22 @@ TEST_CASE("usage models: least squares recovers an exact linear profile", "[fit]
     CHECK(ms[0].util.r2 == Approx(1));
 }
 
+TEST_CASE("usage models: a term the samples never vary answers only at its one value", "[fit][sharing]") {
+    // Three samples at batch 8 alone: util 20, 30, 25 -> intercept 25, no batch slope fitted.
+    const auto ms = fit::fit_usage(fit::read_usage(
+        {"u.csv", "app,gpu,per_gpu_batch,gpu_util_pct,memory_gib\na,V100,8,20,2\na,V100,8,30,3\na,V100,8,25,2.5\n"}));
+    REQUIRE(ms.size() == 1);
+    CHECK(ms[0].only_batch == 8);
+    CHECK(ms[0].only_share == 1);
+    const auto v = fit::judge_sharing(ms, "V100", {job(8), job(8)}, 100);
+    CHECK(v.util_pct == Approx(50));
+    CHECK_THROWS_WITH(fit::judge_sharing(ms, "V100", {job(64), job(8)}, 100),
+                      Catch::Contains("at per_gpu_batch 8 only, so its usage at 64 is unknown"));
+    fit::SharingJob frozen = job(8);
+    frozen.total_layers = 4, frozen.frozen_layers = 2;
+    CHECK_THROWS_WITH(fit::judge_sharing(ms, "V100", {frozen, job(8)}, 100), Catch::Contains("100% of its layers"));
+}
+
 TEST_CASE("usage profiles: numbers outside their range are refused at the cell", "[fit][sharing]") {
     const auto err = [](const std::string& text) {
         try {

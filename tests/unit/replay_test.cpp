@@ -206,6 +206,9 @@ TEST_CASE("Application work: Sia's six, and a CSV that adds to them or replaces 
     CHECK(more.at("imagenet").epochs == 90);
     CHECK_THROWS_WITH(read_application_work({"w.csv", "application,samples_per_epoch,epochs\nx,0,1\n"}, base),
                       Catch::Contains("samples_per_epoch"));
+    // One application twice in a file: refused, not the last row taken.
+    CHECK_THROWS_WITH(read_application_work({"w.csv", "application,samples_per_epoch,epochs\na,1000,10\na,2000,10\n"}, base),
+                      Catch::Contains("application 'a' is given twice"));
 }
 
 TEST_CASE("A job whose FTF is 1 but for rounding is fair: one slower than its fair share by more is not", "[replay]") {

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     const char* o = "Output";
     app->add_option("--format", format, "state (the next state) or actions (CSV job_id,action,gpu,nodes)")
         ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();
-    app->add_option("--actions", actions_path, "Also write the actions CSV to FILE")->group(o)->type_name("FILE");
+    app->add_option("--actions,--apply-to", actions_path, "Also write the actions CSV to FILE (--apply-to: the same)")->group(o)->type_name("FILE");
     app->add_flag("--explain", opt.explain, "Add each job's cost terms to the solve: section")->group(o);
     app->add_flag("--no-timings", no_timings, "Leave out solve: wall_time_s (for byte-identical outputs)")->group(o);
     const char* c = "Cron";

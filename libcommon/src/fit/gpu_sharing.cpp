@@ -1,6 +1,7 @@
 #include <hetsched/fit/gpu_sharing.hpp>
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -76,11 +77,12 @@ std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
         if (batches.size() > 1) cols.push_back(1);
         if (thetas.size() > 1) cols.push_back(2);
         if (static_cast<size_t>(n) < cols.size() + 1)
-            throw DataError(key.first + " on " + g.front()->gpu + ": " + std::to_string(n) +
-                                " usage samples cannot fit a linear model in " + std::to_string(cols.size()) +
-                                " terms; profile at least " + std::to_string(cols.size() + 1),
+            throw DataError(key.first + " on " + g.front()->gpu + ": " + io::counted(n, "usage sample") +
+                                " cannot fit a linear model in " + io::counted(static_cast<long>(cols.size()), "term") +
+                                "; profile at least " + std::to_string(cols.size() + 1),
                             g.front()->where);
-        out.push_back({key.first, g.front()->gpu, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols)});
+        out.push_back({key.first, g.front()->gpu, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols),
+                       batches.size() == 1 ? *batches.begin() : -1, thetas.size() == 1 ? *thetas.begin() : -1});
     }
     return out;
 }
@@ -95,6 +97,15 @@ SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::s
             if (u.app == j.app && catalog::same_name(u.gpu, gpu)) m = &u;
         if (!m) throw UsageError("no usage model for " + j.app + " on " + gpu + " in the sharing profile");
         const double share = j.total_layers > 0 ? static_cast<double>(j.total_layers - j.frozen_layers) / j.total_layers : 1.0;
+        // A term the samples never varied was not fitted: no answer away from the one value measured.
+        if (m->only_batch > 0 && j.per_gpu_batch != m->only_batch)
+            throw UsageError("the sharing profile measured " + j.app + " on " + gpu + " at per_gpu_batch " +
+                             io::format_number(m->only_batch) + " only, so its usage at " + io::format_number(j.per_gpu_batch) +
+                             " is unknown: profile at two batch sizes at least");
+        if (m->only_share >= 0 && std::abs(share - m->only_share) > 1e-12)
+            throw UsageError("the sharing profile measured " + j.app + " on " + gpu + " with " +
+                             io::format_number(100 * m->only_share) + "% of its layers training only, so its usage at " +
+                             io::format_number(100 * share) + "% is unknown: profile with two frozen_layers counts at least");
         v.util_pct += std::clamp(m->util.at(j.per_gpu_batch, share, share), 0.0, 100.0);
         v.memory_gib += kMemoryMargin * std::max(0.0, m->memory.at(j.per_gpu_batch, share, share));
     }

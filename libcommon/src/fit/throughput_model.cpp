@@ -10,7 +10,7 @@ namespace {
 // Scale parameters (seconds, seconds per sample) live on a log axis between these bounds; 1e-9 s is
 // "off" for every term here.
 constexpr double kTiny = 1e-9;
-constexpr double kHuge = 1e4;
+constexpr double kHuge = 1e5;  // above the longest step a profile may give (86400 s)
 
 ParamInfo scale(const char* name, const char* meaning) { return {name, kTiny, kHuge, kTiny, Axis::log, meaning}; }
 

@@ -80,7 +80,8 @@ void resize(ClusterState& s, const TypeDecision& d) {
 ActionKind action_for(const Placement& was, const Placement& now) {
     if (!was.running()) return ActionKind::start;
     if (!now.running()) return ActionKind::stop;
-    return was == now ? ActionKind::keep : ActionKind::migrate;
+    // Sharing a GPU begun or ended on the same GPUs moves nothing: the job keeps running where it is.
+    return was.type == now.type && was.shares == now.shares ? ActionKind::keep : ActionKind::migrate;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <hetsched/sim/application_work.hpp>
 
+#include <set>
+
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
 
@@ -21,9 +23,13 @@ std::map<std::string, ApplicationWork> read_application_work(const io::TextInput
                                                              std::map<std::string, ApplicationWork> base) {
     const io::CsvTable t = io::CsvTable::parse(in);
     const int app = t.require("application"), per_epoch = t.require("samples_per_epoch"), epochs = t.require("epochs");
+    std::set<std::string> given;  // a file's own rows name each application once; the built-in ones it replaces
     for (size_t r = 0; r < t.rows(); ++r) {
         const std::string name = t.cell(r, app).text;
         if (name.empty()) throw DataError("expected an application", t.where(r, app));
+        if (!given.insert(name).second)
+            throw DataError("application '" + name + "' is given twice: which work it has is not for us to guess",
+                            t.where(r, app));
         base[name] = {t.positive(r, per_epoch, 1e15), t.positive(r, epochs, 1e6)};
     }
     return base;

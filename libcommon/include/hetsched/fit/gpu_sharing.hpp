@@ -35,6 +35,9 @@ struct UsageModel {
     std::string app, gpu;
     size_t samples = 0;
     LinearUsage util, memory;
+    /// The one batch or trained share every sample had, when they all had one (its term is then not
+    /// fitted, so the model answers only at that value); < 0 when the samples vary it.
+    double only_batch = -1, only_share = -1;
 };
 
 /// One model per (app, gpu), by least squares (Eigen); DataError when a group has fewer samples than
