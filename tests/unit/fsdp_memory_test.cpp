@@ -407,6 +407,12 @@ TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and 
     t.precision = "bf16";  // there is nothing to gather in fp8
     CHECK_THROWS_WITH(model::estimate_memory(m, t, l, Measure::allocated),
                       "fp8_all_gather needs precision fp8 and framework fsdp, got bf16 and fsdp");
+    // DeepSpeed has no fp8 of its own: refused, not read as its FP16 optimizer.
+    t.fp8_all_gather = false;
+    t.precision = "fp8";
+    t.framework = model::Framework::deepspeed;
+    t.zero_stage = 1;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, l, Measure::allocated), Catch::Contains("not deepspeed"));
 }
 
 TEST_CASE("in a pipeline FSDP2 keeps its blocks gathered in fp8 or 16 bits, the embedding always 16", "[model]") {

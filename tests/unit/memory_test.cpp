@@ -78,6 +78,26 @@ TEST_CASE("sharding divides model states by dp", "[model]") {
     CHECK(fsdp.weights == Approx(plain.weights * 2 / 4));  // fp32 shards
 }
 
+TEST_CASE("context-parallel ranks shard the optimizer with the data-parallel ones", "[model]") {
+    // Megatron-Core's distributed optimizer and DeepSpeed's ZeRO shard over dp x cp: dp 1 x cp 4
+    // holds a quarter of the fp32 states, as dp 4 does.
+    auto m = tiny();
+    m.vocab = 1024;
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 16;
+    t.distributed_optimizer = true;
+    const double dp4 = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0].optimizer;
+    const double cp4 = model::estimate_memory(m, t, {1, 1, 1, 4, 1, 1, {}}, Measure::allocated).stages[0].optimizer;
+    CHECK(cp4 == Approx(dp4));
+    t.distributed_optimizer = false;
+    t.framework = model::Framework::deepspeed;
+    t.zero_stage = 1;
+    const double zero_dp4 = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0].optimizer;
+    const double zero_cp4 = model::estimate_memory(m, t, {1, 1, 1, 4, 1, 1, {}}, Measure::allocated).stages[0].optimizer;
+    CHECK(zero_cp4 == Approx(zero_dp4));
+}
+
 TEST_CASE("recomputation and flash attention shrink activations", "[model]") {
     auto m = tiny();
     m.layers = 16;  // full recompute replays one layer: it pays off over many layers

@@ -299,3 +299,42 @@ TEST_CASE("the exact search stops at its node limit with advice", "[place]") {
     o.search_limit = 2;
     CHECK_THROWS_AS(place_stages(p, Method::optimal, o), UsageError);
 }
+
+TEST_CASE("the exact search told to stop keeps its best placement so far, marked stopped", "[place]") {
+    // Three types of two stages each over 30 layers of uneven cost: more than 1024 nodes.
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> unit(0.2, 1.0);
+    Problem p;
+    p.model = "wide";
+    p.dp = 2;
+    p.micro_batches = 8;
+    p.layers = 30;
+    p.layer_params = p.head_params = p.tail_params = 1;
+    for (int t = 0; t < 3; ++t) {
+        StageType st = uniform_type("T" + std::to_string(t), 2, 10 + 100 * unit(rng), 80, p.layers, 0.0,
+                                    std::vector<long>(6, p.layers));
+        for (long i = 0; i < p.layers; ++i) {
+            const double f = unit(rng);
+            st.forward[static_cast<size_t>(i) + 1] = st.forward[static_cast<size_t>(i)] + f;
+            st.backward[static_cast<size_t>(i) + 1] = st.backward[static_cast<size_t>(i)] + 2 * f;
+        }
+        st.link_s = 0.05 * unit(rng);
+        p.types.push_back(st);
+    }
+    p.cross_links.assign(p.types.size() * p.types.size(), 0.01);
+    const PlaceResult cmr = place_cmr(p, nullptr);
+    REQUIRE_FALSE(cmr.placement.empty());
+    long asked = 0;
+    const std::function<bool()> stop = [&asked] { return ++asked > 0; };  // at the first question
+    const PlaceResult cut = place_exact(p, nullptr, cmr, 20000000, stop);
+    CHECK(cut.stopped);
+    CHECK(asked == 1);
+    CHECK(cut.nodes == 1024);  // asked every 1024 nodes
+    CHECK_FALSE(cut.placement.empty());
+    CHECK(cut.iteration_s <= cmr.iteration_s);
+    // Never asked to stop: the search ends on its own, proven.
+    const PlaceResult full = place_exact(p, nullptr, cmr, 20000000, [] { return false; });
+    CHECK_FALSE(full.stopped);
+    CHECK(full.nodes > 1024);
+    CHECK(full.iteration_s <= cut.iteration_s);
+}

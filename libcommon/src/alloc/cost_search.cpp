@@ -58,6 +58,10 @@ public:
             settle_all();  // plans counted as evaluated are taken in
         }
         pipeline_.reset();
+        if (placer_stopped_ && stats_.complete) {  // a placement cut short at the time limit is not proven best
+            stats_.complete = false;
+            stats_.stopped_by = "time limit";
+        }
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
@@ -72,6 +76,7 @@ public:
     }
 
 private:
+    bool placer_stopped_ = false;  ///< an exact placer stopped at the time limit with its best so far
     const SearchSpace& space_;
     SearchOptions opt_;
     Incumbents best_;
@@ -257,6 +262,7 @@ private:
     void settle_oldest() {
         PlanPipeline::Plan f;
         const place::PlaceResult r = pipeline_->take_oldest(f);
+        placer_stopped_ = placer_stopped_ || r.stopped;
         SearchLayout& l = *f.layout;
         const std::vector<int>& counts = f.counts;
         if (r.placement.empty()) {

@@ -7,6 +7,9 @@ namespace hetsched::alloc {
 
 PlanPipeline::PlanPipeline(std::vector<std::string> names, const SearchOptions& o)
     : names_(std::move(names)), placer_(o.placer), placer_limit_(o.placer_limit), memo_(o.memo) {
+    if (o.time_limit_s > 0)
+        deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(o.time_limit_s));
     if (o.threads > 1) pool_ = std::make_unique<PlacementPool>(o.threads - 1);
 }
 
@@ -34,7 +37,7 @@ place::PlaceResult PlanPipeline::place(SearchLayout& l, const std::vector<int>& 
     if (!memo_) return place_fresh(l, counts);
     if (auto known = memo_->find(l.dp, l.pp, counts)) return *known;
     place::PlaceResult r = place_fresh(l, counts);
-    memo_->store(l.dp, l.pp, counts, r);
+    if (!r.stopped) memo_->store(l.dp, l.pp, counts, r);  // a stopped search's answer is not the placer's
     return r;
 }
 
@@ -43,6 +46,7 @@ place::PlaceResult PlanPipeline::place_fresh(SearchLayout& l, const std::vector<
     if (placer_ == place::Method::cmr) return place::place_cmr(p, nullptr);
     place::PlaceOptions po;
     po.search_limit = placer_limit_;
+    if (deadline_) po.stop = [d = *deadline_] { return std::chrono::steady_clock::now() > d; };
     try {
         return place::place_stages(p, placer_, po);
     } catch (const Infeasible&) {

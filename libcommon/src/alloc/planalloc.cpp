@@ -104,6 +104,12 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
             only.push_back(cat.find(t).name);
             named[only.back()] = "--types";
         }
+    // A price or quota for a type --types leaves out would silently do nothing.
+    if (!only.empty())
+        for (const auto* given : {&priced, &quoted})
+            for (const auto& [name, flag] : *given)
+                if (name != "all" && std::find(only.begin(), only.end(), name) == only.end())
+                    throw UsageError("'" + flag + "' is for " + name + ", which --types leaves out");
     TypeChoice out;
     for (const auto& g : cat.gpus) {
         if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end()) continue;
@@ -129,6 +135,10 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
             throw UsageError("no quota for " + g.name + ": catalog '" + cat.name + "' gives none; give --quota " +
                              g.name + "=N, --quota all=N, or --types to leave it out");
         if (n == 0) {
+            if (why != named.end() && why->second == "--types")  // named to be used, and given none
+                throw UsageError(g.name + " (named by --types) has quota 0" +
+                                 (q != quota.end() ? std::string(" (--quota)") : all_quota >= 0 ? " (--quota all)" : " in catalog '" + cat.name + "'") +
+                                 ": give it a quota or leave it out of --types");
             out.skipped.push_back(g.name + ": quota 0");
             continue;
         }

@@ -65,7 +65,11 @@ StateBytes state_bytes(const Training& t, int shards) {
     return b;
 }
 
-int state_shards(const Training& t, const Layout& l) { return t.framework == Framework::fsdp ? l.dp * l.cp : l.dp; }
+// Context-parallel ranks hold the same weights and reduce their gradients together with the data-
+// parallel ones, so every framework shards over both: FSDP2's dp_shard x cp mesh, Megatron-Core's
+// distributed optimizer over the data-parallel group with context parallelism, DeepSpeed's ZeRO over
+// its sequence-data-parallel group.
+int state_shards(const Training&, const Layout& l) { return l.dp * l.cp; }
 
 StepBytes step_bytes(const Training& t, int shards) {
     StepBytes b;

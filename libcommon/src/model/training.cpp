@@ -337,6 +337,11 @@ void validate_training(const Training& t) {
     if (t.fp8_all_gather && (t.precision != "fp8" || t.framework != Framework::fsdp))
         throw DataError("fp8_all_gather needs precision fp8 and framework fsdp, got " + t.precision + " and " +
                         framework_name(t.framework));
+    // fp8 is modelled as Transformer Engine's (Megatron-LM) and torchao's float8 (FSDP2) run it;
+    // DeepSpeed has no fp8 mode of its own, and its FP16 optimizer would be taken for it.
+    if (t.precision == "fp8" && t.framework == Framework::deepspeed)
+        throw DataError("precision fp8 is modelled for megatron (Transformer Engine) and fsdp (torchao float8), not "
+                        "deepspeed, which has no fp8 mode of its own: give bf16");
     if ((t.compiled || t.compiled_loss) && t.framework == Framework::megatron)
         throw DataError("compile applies to deepspeed and fsdp (Megatron-LM runs its own fused kernels), got megatron");
     if (t.fp32_allreduce && t.framework != Framework::deepspeed)

@@ -23,8 +23,8 @@ namespace {
 
 class ExactSearch {
 public:
-    ExactSearch(const Problem& p, const std::vector<size_t>* order, long limit)
-        : p_(p), order_(order), limit_(limit), k_(p.stages()), m_(static_cast<double>(p.micro_batches)) {
+    ExactSearch(const Problem& p, const std::vector<size_t>* order, long limit, const std::function<bool()>& stop)
+        : p_(p), order_(order), limit_(limit), stop_(stop), k_(p.stages()), m_(static_cast<double>(p.micro_batches)) {
         for (size_t t = 0; t < p.types.size(); ++t) {
             left_.push_back(p.types[t].stages);
             inv_tau_.push_back(1.0 / p.min_layer_s(t));
@@ -36,7 +36,11 @@ public:
 
     PlaceResult run(const PlaceResult& incumbent) {
         result_ = incumbent;
-        dfs(0, 0, 0, 0);
+        try {
+            dfs(0, 0, 0, 0);
+        } catch (const Stop&) {
+            result_.stopped = true;  // the best so far, unproven
+        }
         result_.nodes = nodes_;
         return result_;
     }
@@ -48,6 +52,7 @@ private:
         if (++nodes_ > limit_)
             throw UsageError("the exact search passed its limit of " + std::to_string(limit_) +
                              " nodes; raise --search-limit, or use --method cmr");
+        if (stop_ && nodes_ % 1024 == 0 && stop_()) throw Stop{};
         const long rest = p_.layers - first;
         const int stages_after = k_ - s - 1;
         for (size_t t = 0; t < p_.types.size(); ++t) {
@@ -116,8 +121,11 @@ private:
     }
 
     const Problem& p_;
+    /// Unwinds the search when stop_ says so.
+    struct Stop {};
     const std::vector<size_t>* order_;
     long limit_;
+    const std::function<bool()>& stop_;
     int k_;
     double m_;
     std::vector<int> left_;
@@ -132,8 +140,9 @@ private:
 
 }  // namespace
 
-PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit) {
-    return ExactSearch(p, order, limit).run(incumbent);
+PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit,
+                        const std::function<bool()>& stop) {
+    return ExactSearch(p, order, limit, stop).run(incumbent);
 }
 
 }  // namespace hetsched::place

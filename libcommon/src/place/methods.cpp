@@ -89,10 +89,10 @@ PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o) {
     case Method::whale: r = place_whale(p, fixed ? *fixed : order_by_memory(p)); break;
     case Method::hph: {
         const std::vector<size_t> order = fixed ? *fixed : order_by_compute(p);
-        r = place_exact(p, &order, place_cmr(p, &order), o.search_limit);
+        r = place_exact(p, &order, place_cmr(p, &order), o.search_limit, o.stop);
         break;
     }
-    case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit); break;
+    case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit, o.stop); break;
     case Method::given: return place_given(p, o.order, o.layers, o.layers_where);
     }
     if (r.placement.empty()) throw Infeasible(shortfall(p, fixed));

@@ -3,7 +3,9 @@
 /// search has one) and its result taken in a fixed number of plans later. The lag is the same for any
 /// thread count, so the search decides what to place, prune and keep in the same order whatever it
 /// is; with more threads, the plans in flight are placed at once on a PlacementPool.
+#include <chrono>
 #include <deque>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +57,8 @@ private:
     std::vector<std::string> names_;
     place::Method placer_;
     long placer_limit_;
+    /// The search's time limit as a moment: an exact placer still running then stops with its best so far.
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
     std::shared_ptr<PlacementMemo> memo_;
     std::deque<Pending> pending_;  ///< plans in flight, oldest first
     long next_key_ = 0;

@@ -14,8 +14,8 @@ struct StateBytes {
 };
 StateBytes state_bytes(const Training& t, int shards);
 
-/// Ranks the model states are sharded over: FSDP2 shards over the dp_shard x cp mesh (context-parallel
-/// ranks hold different tokens of the same replica, so they shard it too); the others over dp.
+/// Ranks the model states are sharded over: dp x cp in every framework (context-parallel ranks hold
+/// different tokens of the same replica and reduce its gradients with the data-parallel ones).
 int state_shards(const Training& t, const Layout& l);
 
 /// Temporaries per parameter on top of the states: while the gradients are reduced before the step

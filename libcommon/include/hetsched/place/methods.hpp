@@ -7,6 +7,7 @@
 ///   optimal  every distinct stage order and layer split, by branch and bound on the estimate.
 ///   given    the allocation's own stage order and a split the user gives: only evaluated.
 /// All of them judge a placement by the shared estimator.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct PlaceOptions {
     bool keep_order = false;        ///< place stages in `order` instead of choosing an order
     std::vector<size_t> order;      ///< the allocation's own stage order (type indices)
     long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit
+    /// Asked now and then by hph and optimal: true stops them with the best placement so far (at
+    /// least CMR's), marked stopped. Empty: they run to the end or the node limit.
+    std::function<bool()> stop;
     std::vector<long> layers;       ///< given: each stage's layers, in `order`
     SourcePos layers_where;         ///< where `layers` came from, for errors about the split
 };
@@ -32,6 +36,7 @@ struct PlaceResult {
     double iteration_s = 0;
     long evaluated = 0;             ///< placements run through the estimator
     long nodes = 0;                 ///< branch-and-bound nodes visited (hph, optimal)
+    bool stopped = false;           ///< hph or optimal stopped by PlaceOptions::stop: not proven best
 };
 
 /// The chosen method's placement; Infeasible (exit 1) with what is missing where when none fits,
@@ -46,7 +51,8 @@ Placement cmr_candidate(const Problem& p, long stage0_layers, const std::vector<
 PlaceResult place_whale(const Problem& p, const std::vector<size_t>& order);
 /// Branch and bound over stage types (all distinct orders, or `order` when given) and layer splits,
 /// starting from `incumbent` (may be empty). Exact for the estimator.
-PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit);
+PlaceResult place_exact(const Problem& p, const std::vector<size_t>* order, const PlaceResult& incumbent, long limit,
+                        const std::function<bool()>& stop = {});
 
 /// The placement of `layers` on the stages of `order`, evaluated. UsageError without a split, DataError
 /// for one that does not match the stages or the model, Infeasible naming a stage its memory cannot hold.
