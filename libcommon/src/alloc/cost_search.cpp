@@ -65,6 +65,7 @@ public:
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
+        bound = std::min(bound, stopped_bound_);
         SearchResult r;
         r.plans = best_.take();
         if (!r.plans.empty()) bound = std::min(bound, best_.value(r.plans.front()));
@@ -77,6 +78,7 @@ public:
 
 private:
     bool placer_stopped_ = false;  ///< an exact placer stopped at the time limit with its best so far
+    double stopped_bound_ = kInf;  ///< the least bound of the plans whose placement was stopped
     const SearchSpace& space_;
     SearchOptions opt_;
     Incumbents best_;
@@ -262,7 +264,10 @@ private:
     void settle_oldest() {
         PlanPipeline::Plan f;
         const place::PlaceResult r = pipeline_->take_oldest(f);
-        placer_stopped_ = placer_stopped_ || r.stopped;
+        if (r.stopped) {  // its placement may beat the one found: only the plan's own bound holds
+            placer_stopped_ = true;
+            stopped_bound_ = std::min(stopped_bound_, f.bound);
+        }
         SearchLayout& l = *f.layout;
         const std::vector<int>& counts = f.counts;
         if (r.placement.empty()) {

@@ -101,15 +101,19 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     std::vector<std::string> only;
     if (!o.types.empty())
         for (const auto& t : io::comma_list(o.types, "--types")) {
-            only.push_back(cat.find(t).name);
-            named[only.back()] = "--types";
+            const std::string name = cat.find(t).name;
+            if (std::find(only.begin(), only.end(), name) != only.end())
+                throw UsageError("--types names " + name + " twice (type names match with letter case ignored)");
+            only.push_back(name);
+            named[name] = "--types";
         }
     // A price or quota for a type --types leaves out would silently do nothing.
     if (!only.empty())
         for (const auto* given : {&priced, &quoted})
             for (const auto& [name, flag] : *given)
                 if (name != "all" && std::find(only.begin(), only.end(), name) == only.end())
-                    throw UsageError("'" + flag + "' is for " + name + ", which --types leaves out");
+                    throw UsageError(std::string(given == &priced ? "--price" : "--quota") + " " + flag + " is for " + name +
+                                     ", which --types leaves out");
     TypeChoice out;
     for (const auto& g : cat.gpus) {
         if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end()) continue;
@@ -322,8 +326,9 @@ catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vec
     return present;
 }
 
-/// The memory measure memest sized the document's plans for; DataError when --measure asks for another.
-model::Measure check_plans_measure(const PlanallocOptions& o, const io::YamlDocument& doc, const YAML::Node& memory) {
+/// The memory measure memest sized the document's plans (or checked its layout) for; DataError when
+/// --measure asks for another.
+model::Measure check_memest_measure(const PlanallocOptions& o, const io::YamlDocument& doc, const YAML::Node& memory) {
     const YAML::Node m = io::optional_child(doc, memory, "measure");
     model::Measure sized = model::Measure::device;  // memest's default for plans
     if (m.IsDefined()) {
@@ -334,7 +339,7 @@ model::Measure check_plans_measure(const PlanallocOptions& o, const io::YamlDocu
         }
     }
     if (o.model.given.measure && o.model.measure != sized)
-        throw DataError("memory.plans were sized for " + model::measure_name(sized) + " memory; --measure " +
+        throw DataError("memest measured " + model::measure_name(sized) + " memory; --measure " +
                             model::measure_name(o.model.measure) + " changes what must fit: rerun memest with it",
                         doc.where(m.IsDefined() ? m : memory));
     return sized;
@@ -385,7 +390,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         model::check_job_unchanged(doc, "memory", job, "memest");
-        check_plans_measure(o, doc, memory);
+        check_memest_measure(o, doc, memory);
         if (o.inter_node_gb_s > 0)
             throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
                              "document's memory.plans (give its document a network: section instead)");
@@ -424,6 +429,7 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
     po.micro_batch = job.micro_batch;
     po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
     if (memory.IsDefined()) po.layout = fit_check_layout(doc, memory, job);
+    if (po.layout) po.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
     return model::enumerate_plans(job.model, job.training, present, po);
 }
 
@@ -469,7 +475,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
     const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
     const bool piped_plans = memory.IsDefined() && io::optional_child(doc, memory, "plans").IsDefined();
-    const model::Measure sized = piped_plans ? check_plans_measure(o, doc, memory) : o.model.measure;
+    const bool fit_check = memory.IsDefined() && io::optional_child(doc, memory, "layout").IsDefined();
+    const model::Measure sized = piped_plans || fit_check ? check_memest_measure(o, doc, memory) : o.model.measure;
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
@@ -544,6 +551,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             return out;
         }
         model::write_job_spec(doc.root, job);
+        record_network(o, doc);
         doc.root["allocation"] = a;
         out.text = io::emit_yaml(doc.root);
         return out;

@@ -1,6 +1,7 @@
 #include <hetsched/cli/job_flags.hpp>
 
 #include <hetsched/cli/validators.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -134,11 +135,8 @@ CLI::Option* add_layers_per_stage(CLI::App& app, std::vector<long>& split, const
             "--layers-per-stage",
             [&split](const std::string& list) {  // integer_list_in checked every entry
                 split.clear();
-                for (size_t start = 0; start <= list.size();) {
-                    const size_t comma = std::min(list.find(',', start), list.size());
-                    split.push_back(io::parse_whole(list.substr(start, comma - start), 1, model::limits::layers).value_or(0));
-                    start = comma + 1;
-                }
+                for (const auto& entry : io::comma_list(list, "--layers-per-stage"))
+                    split.push_back(io::parse_whole(entry, 1, model::limits::layers).value_or(0));
             },
             help)
         ->check(integer_list_in(1, model::limits::layers))

@@ -77,11 +77,18 @@ void resize(ClusterState& s, const TypeDecision& d) {
     }
 }
 
-ActionKind action_for(const Placement& was, const Placement& now) {
+ActionKind action_for(const ClusterState& s, const Placement& was, const Placement& now) {
     if (!was.running()) return ActionKind::start;
     if (!now.running()) return ActionKind::stop;
-    // Sharing a GPU begun or ended on the same GPUs moves nothing: the job keeps running where it is.
-    return was.type == now.type && was.shares == now.shares ? ActionKind::keep : ActionKind::migrate;
+    if (was == now) return ActionKind::keep;
+    if (was.type != now.type || was.shares != now.shares) return ActionKind::migrate;
+    // Only sharing begun or ended on the same hosts. A placement does not say which of a node's GPUs
+    // a job holds, so the job surely stays on its GPU only where the node has no other: a one-GPU
+    // node. Elsewhere it may move, and is counted as moved.
+    const bool stays = std::all_of(now.shares.begin(), now.shares.end(), [&](const NodeShare& sh) {
+        return s.nodes[static_cast<size_t>(sh.node)].gpus == 1;
+    });
+    return stays ? ActionKind::keep : ActionKind::migrate;
 }
 
 }  // namespace
@@ -109,7 +116,7 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         Job& j = s.jobs[k];
         if (!j.placement.running() && !placed[k].running()) continue;
-        const ActionKind kind = action_for(j.placement, placed[k]);
+        const ActionKind kind = action_for(s, j.placement, placed[k]);
         r.actions.push_back({j.id, kind, placed[k]});
         if (kind == ActionKind::migrate) ++j.book.migrations;
         if (placed[k].running() && j.book.first_start_s < 0) j.book.first_start_s = s.time_s;
