@@ -44,7 +44,7 @@ public:
             opt_.memo->bind(placement_context(*space_.job, *space_.catalog, catalog_names_, space_.problem, opt_.placer,
                                               opt_.placer_limit));
         layouts_ = build_search_layouts(space_, stats_);
-        pipeline_ = std::make_unique<PlanPipeline>(names_, opt_);
+        pipeline_ = std::make_unique<PlanPipeline>(names_, opt_, started_);
         try {
             switch (opt_.method) {
             case SearchMethod::espresso: espresso(); break;

@@ -5,11 +5,12 @@
 
 namespace hetsched::alloc {
 
-PlanPipeline::PlanPipeline(std::vector<std::string> names, const SearchOptions& o)
+PlanPipeline::PlanPipeline(std::vector<std::string> names, const SearchOptions& o,
+                           std::chrono::steady_clock::time_point started)
     : names_(std::move(names)), placer_(o.placer), placer_limit_(o.placer_limit), memo_(o.memo) {
     if (o.time_limit_s > 0)
-        deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                            std::chrono::duration<double>(o.time_limit_s));
+        deadline_ = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(o.time_limit_s));
     if (o.threads > 1) pool_ = std::make_unique<PlacementPool>(o.threads - 1);
 }
 

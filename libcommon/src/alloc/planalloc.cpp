@@ -381,16 +381,24 @@ std::optional<model::Layout> fit_check_layout(const io::YamlDocument& doc, const
 
 /// The ranked plans from memest's `memory:` section (its plans, or its fit check's layout on each of
 /// the cluster's types it fits), else enumerated here for the cluster's types.
-std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
-                                      const model::JobSpec& job, const catalog::GpuCatalog& cat,
-                                      const std::vector<ClusterNode>& nodes) {
-    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
+/// The plans cluster mode best-fits, best first, and the memory their peaks count.
+struct RankedPlans {
     std::vector<model::Plan> plans;
+    model::Measure measure = model::Measure::device;
+    bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
+};
+
+RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc, const model::JobSpec& job,
+                         const catalog::GpuCatalog& cat, const std::vector<ClusterNode>& nodes) {
+    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
+    RankedPlans out;
+    out.measure = o.model.measure;
     const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : memory;
     if (memory.IsDefined() && list.IsDefined()) {
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         model::check_job_unchanged(doc, "memory", job, "memest");
-        check_memest_measure(o, doc, memory);
+        out.measure = check_memest_measure(o, doc, memory);
+        out.from_memest = true;
         if (o.inter_node_gb_s > 0)
             throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
                              "document's memory.plans (give its document a network: section instead)");
@@ -418,19 +426,20 @@ std::vector<model::Plan> ranked_plans(const PlanallocOptions& o, const io::YamlD
             const YAML::Node g = io::optional_child(doc, e, "gpus");
             if (g.IsDefined() && io::yaml_integer(doc, g, "gpus", 1, model::limits::layout_gpus) != p.layout.gpus())
                 throw DataError("gpus is not tp x pp x dp (" + std::to_string(p.layout.gpus()) + ")", doc.where(g));
-            plans.push_back(p);
+            out.plans.push_back(p);
         }
-        return plans;
+        return out;
     }
     const catalog::GpuCatalog present = present_types(cat, nodes);
     model::PlanOptions po;
-    po.measure = o.model.measure;
     po.usable_fraction = o.model.usable_fraction;
     po.micro_batch = job.micro_batch;
     po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
     if (memory.IsDefined()) po.layout = fit_check_layout(doc, memory, job);
-    if (po.layout) po.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
-    return model::enumerate_plans(job.model, job.training, present, po);
+    if (po.layout) out.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
+    po.measure = out.measure;
+    out.plans = model::enumerate_plans(job.model, job.training, present, po);
+    return out;
 }
 
 /// Refuses the SLO search's options in cluster mode, where they would be silently ignored.
@@ -471,12 +480,9 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                                }),
                 nodes.end());
     const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
-    const std::vector<model::Plan> plans = nodes.empty() ? std::vector<model::Plan>{} : ranked_plans(o, doc, job, cat, nodes);
+    const RankedPlans ranked = nodes.empty() ? RankedPlans{} : ranked_plans(o, doc, job, cat, nodes);
+    const std::vector<model::Plan>& plans = ranked.plans;
     if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
-    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
-    const bool piped_plans = memory.IsDefined() && io::optional_child(doc, memory, "plans").IsDefined();
-    const bool fit_check = memory.IsDefined() && io::optional_child(doc, memory, "layout").IsDefined();
-    const model::Measure sized = piped_plans || fit_check ? check_memest_measure(o, doc, memory) : o.model.measure;
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
@@ -493,7 +499,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         // memest sized the plan for one type; best-fit takes any free GPUs with the memory it needs,
         // so say so, and what the GPUs taken hold, lest the plan's type be read as the GPUs allocated.
         a["matched_by"] = o.exact_type ? "memory and type" : "memory";
-        a["measure"] = model::measure_name(sized);  // what the plan's peak counts, which placestages keeps
+        a["measure"] = model::measure_name(ranked.measure);  // what the plan's peak counts, which placestages keeps
         a["usable_fraction"] = io::format_number(o.model.usable_fraction, 6);
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
@@ -578,7 +584,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
-                     (piped_plans ? " (memest --top 0 lists every plan)" : "") +
+                     (ranked.from_memest ? " (memest --top 0 lists every plan)" : "") +
                      precision_note);
 }
 

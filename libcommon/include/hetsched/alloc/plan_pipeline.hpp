@@ -28,8 +28,9 @@ public:
     static constexpr size_t kInFlight = 8;
 
     /// `names`: the candidate types as the layouts' factories know them. The options give the placer,
-    /// its node limit, the memo and the thread count (threads − 1 workers).
-    PlanPipeline(std::vector<std::string> names, const SearchOptions& o);
+    /// its node limit, the memo, the thread count (threads − 1 workers) and the time limit, counted
+    /// from `started` (the search's start).
+    PlanPipeline(std::vector<std::string> names, const SearchOptions& o, std::chrono::steady_clock::time_point started);
     ~PlanPipeline();
     PlanPipeline(const PlanPipeline&) = delete;
     PlanPipeline& operator=(const PlanPipeline&) = delete;
