@@ -79,9 +79,10 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
-    // A document was checked as it was read: a model that fails now is the flags' doing, a usage error.
+    // A document was checked as it was read: a model or training that fails now is the flags' doing,
+    // a usage error.
     try {
-        validate_model(m);
+        validate(m, t);
         check_split_sum(job.layers_per_stage, m.layers);
     } catch (const DataError& e) {
         throw UsageError(e.what());
@@ -98,6 +99,15 @@ Layout layout_from_options(const JobOptions& o, const JobSpec& job) {
     l.micro_batch = job.micro_batch ? job.micro_batch : 1;
     l.layers_per_stage = job.layers_per_stage;
     if (!o.pp && !l.layers_per_stage.empty()) l.pp = static_cast<int>(l.layers_per_stage.size());
+    // A document's own split was checked as it was read: a layout that fails now is the flags' doing
+    // (--tp 5 for 32 heads, --pp 3 beside a split of two stages), a usage error as for the model's flags.
+    if (o.layout_given()) {
+        try {
+            validate(job.model, job.training, l);
+        } catch (const DataError& e) {
+            throw UsageError(e.what());
+        }
+    }
     return l;
 }
 

@@ -36,7 +36,8 @@ JobSpec job_from_options(const JobOptions& o);
 /// Overrides `job` with whatever the flags give.
 void apply_job_options(const JobOptions& o, JobSpec& job);
 /// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job; the split
-/// from the flag or the job, pp from the split when not given).
+/// from the flag or the job, pp from the split when not given). A layout the flags give that the job
+/// cannot take (tp not dividing heads, a split of other than pp stages) is a UsageError.
 Layout layout_from_options(const JobOptions& o, const JobSpec& job);
 
 }  // namespace hetsched::model
