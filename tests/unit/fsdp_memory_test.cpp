@@ -387,6 +387,24 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
                       Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
 }
 
+TEST_CASE("FSDP2 at ZeRO-2 in fp32 keeps every block gathered in fp32; unsharded it uses the parameters", "[model]") {
+    auto t = training(Framework::fsdp);
+    t.precision = "fp32";
+    t.zero_stage = 2;
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    auto m = llama();
+    m.vocab = 50;
+    const double p = stage_params(m, l, 0, 4, false);
+    // The fp32 shards and the fp32 gathered parameters beside them, not below ZeRO-3's weights.
+    const auto z2 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+    CHECK(z2.weights == Approx(4 * p / 2 + 4 * p));
+    t.zero_stage = 3;
+    CHECK(z2.total() > model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).total());
+    // ZeRO-1 shards only the moments: the parameters are whole, with no second copy.
+    t.zero_stage = 1;
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).weights == Approx(4 * p));
+}
+
 TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and an fp8 cast without", "[model]") {
     auto t = training(Framework::fsdp);
     t.zero_stage = 3;

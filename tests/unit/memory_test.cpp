@@ -74,6 +74,9 @@ TEST_CASE("sharding divides model states by dp", "[model]") {
     CHECK(plain.optimizer == Approx(plain.weights * 6));  // 12 bytes of fp32 states per 2-byte weight
     t.framework = model::Framework::fsdp;
     t.zero_stage = 3;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("distributed_optimizer is Megatron-LM's"));  // FSDP shards by zero_stage
+    t.distributed_optimizer = false;
     auto fsdp = model::estimate_memory(m, t, {1, 1, 4, 1, 1, 1, {}}, Measure::allocated).stages[0];
     CHECK(fsdp.weights == Approx(plain.weights * 2 / 4));  // fp32 shards
 }
@@ -136,6 +139,38 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
     m.hidden = 66;
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
                       "heads (4) must divide hidden (66), or give head_dim");
+}
+
+TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wrap", "[model]") {
+    auto m = tiny();
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 2, 1, {}}, Measure::allocated),
+                      "vpp 2 interleaves pipeline stages: it needs pp above 1");
+    // 65536 x 65536 is 2^32, 0 in 32 bits: still far beyond the layers.
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 65536, 1, 1, 65536, 1, {}}, Measure::allocated),
+                      Catch::Contains("pp x vpp (4294967296) exceeds the number of layers"));
+    m.layers = 4;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 2, 1, 1, 2, 1, {}}, Measure::allocated));
+    t.framework = model::Framework::deepspeed;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 2, 1, 1, 2, 1, {}}, Measure::allocated),
+                      Catch::Contains("no interleaved schedule"));
+}
+
+TEST_CASE("DeepSpeed's element counts are whole", "[model]") {
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    t.framework = model::Framework::deepspeed;
+    t.zero_stage = 3;
+    t.sub_group_size = 1.5;
+    CHECK_THROWS_WITH(model::validate_training(t), "sub_group_size must be a whole number of elements, got 1.5");
+    t.sub_group_size = 0;
+    t.reduce_bucket_size = 1e8 + 0.5;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::StartsWith("reduce_bucket_size must be a whole number"));
+    t.reduce_bucket_size = 1e8;
+    CHECK_NOTHROW(model::validate_training(t));
 }
 
 TEST_CASE("device measure adds context on top of reserved on top of allocated", "[model]") {

@@ -136,3 +136,40 @@ TEST_CASE("a given layout yields its plan on each type it fits, with the fit che
     o.layout = model::Layout{3, 1, 1, 1, 1, 1, {}};
     CHECK_THROWS_AS(model::enumerate_plans(m, t, cat, o), DataError);
 }
+
+TEST_CASE("a larger micro-batch that needs less than a smaller one still gets its plan", "[model]") {
+    // torchtitan before 0.2 on one GPU: with a single micro-batch FSDP2's fp32 gradients do not exist
+    // when the loss back-propagates, so micro-batch 2 (one micro-batch) peaks below micro-batch 1 (two).
+    const auto& m = catalog::find_model("llama-2-7b");
+    auto t = training(128, 2);
+    t.framework = model::Framework::fsdp;
+    t.zero_stage = 3;
+    t.framework_version = "0.1.0";
+    model::Layout l{1, 1, 1, 1, 1, 1, {}};
+    const double mb1 = model::estimate_memory(m, t, l, model::Measure::device).peak_bytes() / model::kGiB;
+    l.micro_batch = 2;
+    const double mb2 = model::estimate_memory(m, t, l, model::Measure::device).peak_bytes() / model::kGiB;
+    REQUIRE(mb2 < mb1);
+    auto cat = catalog::named_catalog("default");
+    cat.gpus = {cat.find("H200-SXM")};
+    model::PlanOptions o;
+    o.max_gpus = 1;
+    o.usable_fraction = (mb1 + mb2) / 2 / cat.gpus[0].memory_gib;  // holds micro-batch 2, not 1
+    const auto plans = model::enumerate_plans(m, t, cat, o);
+    REQUIRE(plans.size() == 1);
+    CHECK(plans[0].layout.micro_batch == 2);
+}
+
+TEST_CASE("a type with quota 0 gets no plan, a negative quota is no limit", "[model]") {
+    const auto& m = catalog::find_model("gpt2");
+    auto cat = catalog::named_catalog("default");
+    cat.gpus = {cat.find("A100-80GB-SXM"), cat.find("H100-SXM")};
+    cat.gpus[0].quota = 0;
+    cat.gpus[1].quota = -1;
+    model::PlanOptions o;
+    o.max_gpus = 8;
+    const auto plans = model::enumerate_plans(m, training(1024, 8), cat, o);
+    REQUIRE_FALSE(plans.empty());
+    CHECK(std::all_of(plans.begin(), plans.end(), [](const model::Plan& p) { return p.gpu == "H100-SXM"; }));
+    CHECK(std::any_of(plans.begin(), plans.end(), [](const model::Plan& p) { return p.layout.gpus() == 8; }));
+}

@@ -63,7 +63,9 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
 }
 
 void add_io_options(CLI::App& app, IoOptions& io) {
-    app.add_option("FILE", io.input, "Input file; - reads standard input")->capture_default_str();
+    app.add_option("FILE", io.input, "Input file; - reads standard input")
+        ->capture_default_str()
+        ->each([&io](const std::string&) { io.input_given = true; });
     app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout")->type_name("FILE");
 }
 

@@ -56,8 +56,10 @@ StateBytes state_bytes(const Training& t, int shards) {
     case Framework::fsdp:
         // FSDP2 keeps fp32 parameters (the optimizer's own), sharded from ZeRO-2 on; grads fp32. Below
         // ZeRO-3 (ZeRO-2: reshard_after_forward=False) every layer's 16-bit copy stays gathered from its
-        // forward to its backward (one fp8 byte when FSDP gathers fp8).
-        b.weights = 4 / (z >= 2 ? d : 1) + (z < 3 && !fp32 ? (t.fp8_all_gather ? 1 : c) : 0);
+        // forward to its backward (one fp8 byte when FSDP gathers fp8). In fp32 there is no 16-bit
+        // copy: ZeRO-2's gathered parameters are fp32, beside their shards; unsharded (ZeRO-0/1) the
+        // parameters are used as they are.
+        b.weights = 4 / (z >= 2 ? d : 1) + (z >= 3 ? 0 : !fp32 ? (t.fp8_all_gather ? 1 : c) : z == 2 && d > 1 ? 4 : 0);
         b.gradients = 4 / (z >= 2 ? d : 1);
         b.optimizer = moments / opt_shards;
         break;

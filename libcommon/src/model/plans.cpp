@@ -78,7 +78,8 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
     for (const auto& g : c.gpus) {
         const Training on_type = on_gpu(t, g);
         if (!precision_unsupported(on_type).empty()) continue;  // no plan in a precision the type cannot run
-        const int cap = std::min(o.max_gpus, g.quota > 0 ? g.quota : o.max_gpus);
+        const int cap = std::min(o.max_gpus, g.quota >= 0 ? g.quota : o.max_gpus);  // quota 0: none of it
+        if (cap < 1) continue;
         const double usable = g.memory_gib * o.usable_fraction;
         if (o.layout) {  // one layout: the type holds it or not
             const Layout& l = *o.layout;
@@ -108,7 +109,9 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         const bool frenzy = o.method == Method::frenzy;
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
                         const double bytes = estimate_memory(m, on_type, l, o.measure, o.method).peak_bytes();
-                        if (bytes / kGiB > usable) break;  // larger micro-batches only need more
+                        // Not `break`: a larger micro-batch can need less. With a single micro-batch
+                        // ZeRO's and FSDP2's gradients do not exist yet when the loss back-propagates.
+                        if (bytes / kGiB > usable) continue;
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, on_type, l, g, o.network)});
                     }
                 }

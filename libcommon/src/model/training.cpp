@@ -1,6 +1,7 @@
 #include <hetsched/model/training.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include <hetsched/cli/error.hpp>
@@ -342,6 +343,9 @@ void validate_training(const Training& t) {
     if (t.precision == "fp8" && t.framework == Framework::deepspeed)
         throw DataError("precision fp8 is modelled for megatron (Transformer Engine) and fsdp (torchao float8), not "
                         "deepspeed, which has no fp8 mode of its own: give bf16");
+    if (t.distributed_optimizer && t.framework != Framework::megatron)
+        throw DataError("distributed_optimizer is Megatron-LM's (" + framework_name(t.framework) +
+                        " shards the optimizer by zero_stage), got framework " + framework_name(t.framework));
     if ((t.compiled || t.compiled_loss) && t.framework == Framework::megatron)
         throw DataError("compile applies to deepspeed and fsdp (Megatron-LM runs its own fused kernels), got megatron");
     if (t.fp32_allreduce && t.framework != Framework::deepspeed)
@@ -366,6 +370,11 @@ void validate_training(const Training& t) {
     if (t.max_live_parameters < 0 || t.max_live_parameters > limits::bucket_elements)
         throw DataError("stage3_max_live_parameters must be from 1 to 1e13 elements, got " +
                         io::format_number(t.max_live_parameters));
+    for (const auto& [value, name] : {std::pair{t.reduce_bucket_size, "reduce_bucket_size"},
+                                      std::pair{t.sub_group_size, "sub_group_size"},
+                                      std::pair{t.max_live_parameters, "stage3_max_live_parameters"}})
+        if (value != std::floor(value))  // counts of elements
+            throw DataError(std::string(name) + " must be a whole number of elements, got " + io::format_number(value));
     for (const auto& [value, name] : {std::pair{t.sub_group_size, "sub_group_size"},
                                       std::pair{t.max_live_parameters, "stage3_max_live_parameters"}})
         if (value > 0 && (!deepspeed || t.zero_stage != 3))
@@ -426,8 +435,14 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     if (l.pp > 1 && !can_pipeline(t))
         throw DataError("DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only, got zero_stage " + str(t.zero_stage) +
                         " with pp " + str(l.pp));
-    if (l.pp * l.vpp > m.layers)
-        throw DataError("pp x vpp (" + str(l.pp * l.vpp) + ") exceeds the number of layers (" + str(m.layers) + ")");
+    if (l.vpp > 1 && l.pp == 1)
+        throw DataError("vpp " + str(l.vpp) + " interleaves pipeline stages: it needs pp above 1");
+    // DeepSpeed's pipeline engine runs one schedule, 1F1B over whole stages (TrainSchedule).
+    if (l.vpp > 1 && t.framework == Framework::deepspeed)
+        throw DataError("DeepSpeed's pipeline engine has no interleaved schedule: vpp must be 1, got " + str(l.vpp));
+    const long chunks = static_cast<long>(l.pp) * l.vpp;  // each at most 2^16: no overflow in 64 bits
+    if (chunks > m.layers)
+        throw DataError("pp x vpp (" + str(chunks) + ") exceeds the number of layers (" + str(m.layers) + ")");
     if (t.global_batch % (l.micro_batch * l.dp) != 0)
         throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
                         str(l.micro_batch * l.dp) + ")");

@@ -21,6 +21,7 @@ struct ToolInfo {
 /// Input file (`-` = stdin) and output file (empty or `-` = stdout, else written atomically).
 struct IoOptions {
     std::string input = "-";
+    bool input_given = false;  ///< FILE named on the command line, "-" included
     std::string output;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/cli/app.hpp>
 #include <hetsched/io/text_input.hpp>
 #include <hetsched/model/job_options.hpp>
 
@@ -13,8 +14,9 @@ namespace hetsched::cli {
 /// A built-in catalog by name, or the catalog file at `name_or_path`.
 catalog::GpuCatalog load_catalog(const std::string& name_or_path);
 
-/// The job document's text, or nothing when the flags describe the job alone and `path` is stdin.
-std::optional<io::TextInput> job_input(const std::string& path, const model::JobOptions& o);
+/// The job document's text, or nothing when the flags describe the job alone and no FILE is named
+/// (a named "-" reads stdin, whose document the flags then amend).
+std::optional<io::TextInput> job_input(const IoOptions& io, const model::JobOptions& o);
 
 /// The file at `path` when one was given (non-empty), else nothing.
 std::optional<io::TextInput> optional_input(const std::string& path);
