@@ -59,9 +59,23 @@ void read_setting(const YamlDocument& doc, const YAML::Node& sec, const char* ke
     }
 }
 
-std::string read_word(const YamlDocument& doc, const YAML::Node& sec, const char* key, const std::string& fallback) {
+/// Sets `t` from the word under `key` with `set`, if the key is there, checking the word on its own
+/// first (in a Training that is otherwise the defaults), so that a word validate_training refuses
+/// is reported at its position; combinations with other keys are checked later, at the section.
+void read_checked(const YamlDocument& doc, const YAML::Node& sec, const char* key,
+                  void (*set)(const std::string&, Training&), Training& t) {
     YAML::Node n = io::optional_child(doc, sec, key);
-    return n.IsDefined() ? io::yaml_string(doc, n, key) : fallback;
+    if (!n.IsDefined()) return;
+    const std::string word = io::yaml_string(doc, n, key);
+    try {
+        Training alone;
+        alone.seq_len = alone.global_batch = 1;
+        set(word, alone);
+        validate_training(alone);
+    } catch (const DataError& e) {
+        throw DataError(e.what(), doc.where(n));
+    }
+    set(word, t);
 }
 
 /// The model section; `dropout_stated` says whether it gives the dropout (or names a preset, whose
@@ -139,8 +153,8 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     // planalloc's SLO, range-checked here too, so that no tool passes a bad one on to it.
     if (YAML::Node slo = io::optional_child(doc, sec, "slo_s"); slo.IsDefined())
         io::yaml_number(doc, slo, "slo_s", limits::min_slo_s, limits::max_slo_s);
-    t.precision = read_word(doc, sec, "precision", t.precision);
-    t.optimizer = read_word(doc, sec, "optimizer", t.optimizer);
+    read_checked(doc, sec, "precision", +[](const std::string& w, Training& t) { t.precision = w; }, t);
+    read_checked(doc, sec, "optimizer", +[](const std::string& w, Training& t) { t.optimizer = w; }, t);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
         t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage", 0, 3));
         job.zero_stage_given = true;
@@ -157,16 +171,17 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.sub_group_size = read_elements(doc, sec, "sub_group_size", t.sub_group_size);
     t.max_live_parameters = read_elements(doc, sec, "stage3_max_live_parameters", t.max_live_parameters);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);
-    t.framework_version = read_word(doc, sec, "framework_version", t.framework_version);
-    t.cublas_workspace_config = read_word(doc, sec, "cublas_workspace_config", t.cublas_workspace_config);
+    read_checked(doc, sec, "framework_version", +[](const std::string& w, Training& t) { t.framework_version = w; }, t);
+    read_checked(doc, sec, "cublas_workspace_config",
+                 +[](const std::string& w, Training& t) { t.cublas_workspace_config = w; }, t);
     read_setting(doc, sec, "transformer_impl", parse_transformer_impl, t);
     read_setting(doc, sec, "deepspeed_model", parse_deepspeed_model, t);
     if (YAML::Node c = io::optional_child(doc, sec, "checkpoint_every"); c.IsDefined())
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
     read_setting(doc, sec, "compile", parse_compile, t);
+    read_setting(doc, sec, "recompute", +[](const std::string& w, Training& t) { t.recompute = parse_recompute(w); }, t);
+    read_setting(doc, sec, "framework", +[](const std::string& w, Training& t) { t.framework = parse_framework(w); }, t);
     try {
-        t.recompute = parse_recompute(read_word(doc, sec, "recompute", "none"));
-        t.framework = parse_framework(read_word(doc, sec, "framework", "megatron"));
         if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
         if (!job.dropout_stated) job.model.dropout = default_dropout(job.model, t);
         validate_training(t);
