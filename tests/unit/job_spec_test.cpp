@@ -76,7 +76,8 @@ TEST_CASE("training.cublas_workspace_config: read, refused with its place, writt
         FAIL("expected an error");
     } catch (const DataError& e) {
         CHECK_THAT(std::string(e.what()), Catch::Contains("at most 1 GiB") && Catch::Contains("got ':1048576:2'"));
-        CHECK(e.pos().line == 5);  // the training section (its first key)
+        CHECK(e.pos().line == 7);  // the value itself
+        CHECK(e.pos().col == 28);
     }
 }
 
