@@ -8,9 +8,13 @@ for f in "$root"/completions/bash/*; do source "$f"; done
 fail=0
 
 # Candidates for LINE (a trailing space means the word being completed is empty), sorted, one a line.
+# Its words are split as bash splits them: at spaces, and at each '=' (in COMP_WORDBREAKS: --opt=val is
+# --opt, = and val), unless whole_eq=1 (a COMP_WORDBREAKS without '=').
+whole_eq=0
 candidates() {
-  local line=$1 tool=${1%% *}
-  read -r -a COMP_WORDS <<<"$line"
+  local line=$1 tool=${1%% *} words=$1
+  [ "$whole_eq" = 1 ] || words=${line//=/ = }
+  read -r -a COMP_WORDS <<<"$words"
   [[ $line == *" " ]] && COMP_WORDS+=("")
   COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
   COMPREPLY=()
@@ -37,7 +41,19 @@ expect_some() {
   if grep -q '[|]' <<<"$got"; then echo "bash completion of '$line': help text among the candidates"; fail=1; fi
 }
 
+# expect_none LINE WORD...: no word is a candidate.
+expect_none() {
+  local line=$1; shift
+  local got w
+  got=$(candidates "$line")
+  for w in "$@"; do
+    if grep -qxF -- "$w" <<<"$got"; then echo "bash completion of '$line': '$w' offered"; fail=1; fi
+  done
+}
+
 models=$(memest --list-models | tail -n +2 | cut -d, -f1)
+gpus=$(memest --list-gpus | tail -n +2 | cut -d, -f1)
+policies="fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia iceshare"
 juchi="RTX-A6000 A30 RTX-3090 RTX-A4000"
 cd "$root"  # file candidates: the repository's own files
 
@@ -80,4 +96,43 @@ expect_some "schedround --state examples/clu" examples/cluster-state.yaml
 expect_some "replay " --trace --cluster --throughputs --policy --jobs-out --rounds-out
 expect_exactly "replay --format " yaml csv
 expect_some "replay --trace examples/tr" examples/trace.csv
+# replay has no --list-gpus: its GPU types come from a tool that has (and take its --catalog).
+expect_exactly "replay --reference-gpu " $gpus
+expect_exactly "replay --catalog juchi --reference-gpu " $juchi
+# replay --policy: a comma-separated list of schedround's policies.
+expect_exactly "replay --policy " $policies
+expect_exactly "replay --policy ti" tiresias
+expect_exactly "replay --policy fft,ga" fft,gavel fft,gavel-agnostic
+# replay --cluster takes a file; a bare word is nothing (replay takes no FILE), options are still offered.
+expect_some "replay --cluster examples/clu" examples/cluster.yaml examples/cluster-state.yaml
+expect_exactly "replay exam"
+expect_exactly "replay --no-timings exam"
+expect_exactly "replay --no-t" --no-timings
+
+# --opt=VALUE, as bash splits it (--opt, =, VALUE) and whole (COMP_WORDBREAKS without '=').
+for whole_eq in 0 1; do
+  pre=""; [ $whole_eq = 1 ] && pre=--framework=
+  expect_exactly "memest --framework=" ${pre}megatron ${pre}deepspeed ${pre}fsdp
+  expect_exactly "memest --framework=m" ${pre}megatron
+  pre=""; [ $whole_eq = 1 ] && pre=--compile=
+  expect_exactly "memest --compile=" ${pre}model ${pre}loss
+  expect_exactly "planalloc --compile=l" ${pre}loss
+  pre=""; [ $whole_eq = 1 ] && pre=--catalog=
+  expect_some "memest --catalog=ju" ${pre}juchi
+  pre=""; [ $whole_eq = 1 ] && pre=--gpu=
+  expect_exactly "memest --catalog=juchi --gpu=" $(for g in $juchi; do echo $pre$g; done)
+  expect_exactly "memest --catalog=juchi --gpu " $juchi
+  pre=""; [ $whole_eq = 1 ] && pre=--types=
+  expect_exactly "planalloc --catalog juchi --types=A30,RTX-A" ${pre}A30,RTX-A6000 ${pre}A30,RTX-A4000
+  pre=""; [ $whole_eq = 1 ] && pre=--policy=
+  expect_exactly "replay --policy=fft,ga" ${pre}fft,gavel ${pre}fft,gavel-agnostic
+  pre=""; [ $whole_eq = 1 ] && pre=--state=
+  expect_some "schedround --state=examples/clu" ${pre}examples/cluster-state.yaml
+  expect_exactly "memest --quiet="   # a flag takes no value
+  expect_exactly "memest --quiet=x"
+done
+whole_eq=0
+# --compile's values only after '=': a word after --compile is the input FILE.
+expect_none "memest --compile " model loss
+expect_some "memest --compile " --model examples
 exit $fail

@@ -36,9 +36,9 @@ int main(int argc, char** argv) {
                   "Predict the first iteration's peak: no optimizer state made in the first step before it");
     app->add_option("--usable-fraction", opt.usable_fraction, "Share of a GPU's memory a plan may fill")
         ->check(cli::number_in(0.1, 1.0))->capture_default_str();
-    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->check(cli::integer_in(1, 65536))
+    app->add_option("--max-gpus", opt.max_gpus, "Largest plan considered")->transform(cli::integer_in(1, 65536))
         ->capture_default_str();
-    app->add_option("--top", opt.top, "Plans to print (0 = all)")->check(cli::integer_in(0, 1000000))->capture_default_str();
+    app->add_option("--top", opt.top, "Plans to print (0 = all)")->transform(cli::integer_in(0, 1000000))->capture_default_str();
     app->add_option("--format", format, "yaml (a job document) or csv (a table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
     app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv")->type_name("FILE");

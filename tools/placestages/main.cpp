@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     cli::add_job_options(*app, opt.job, false);
     const char* a = "Allocation";
     app->add_option("--dp", opt.dp, "Data-parallel degree: GPUs per stage")->group(a)
-        ->check(cli::integer_in(1, model::limits::degree));
+        ->transform(cli::integer_in(1, model::limits::degree));
     app->add_option("--stages", opt.stages, "GPU type of each stage, comma-separated (e.g. A100,A100,V100)")
         ->type_name("GPUS")
         ->group(a);
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
         ->type_name("FILE");
     cli::add_model_flags(*app, model_flags, nullptr, "the allocation's schedule, else the job's framework's");
     app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit")
-        ->check(cli::integer_in(1, 1000000000000))->capture_default_str();
+        ->transform(cli::integer_in(1, 1000000000000))->capture_default_str();
     app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv")->type_name("FILE");
     app->add_option("--format", format, "yaml (a job document) or csv (a stage table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();

@@ -44,17 +44,17 @@ int main(int argc, char** argv) {
     app->add_option("--price", opt.prices, "Price per GPU-hour of a type, above 0: TYPE=PRICE (repeatable)")->group(s);
     app->add_option("--types", opt.types, "Only these GPU types, comma-separated")->group(s)->type_name("GPUS");
     app->add_option("--top", opt.top, "Plans to report (the best, then alternatives)")
-        ->group(s)->check(cli::integer_in(1, 1000))->capture_default_str();
+        ->group(s)->transform(cli::integer_in(1, 1000))->capture_default_str();
     app->add_option("--beta", opt.beta, "Espresso's fragmentation coefficient for its cost-pruning estimate (0 = off)")
         ->group(s)->check(cli::number_in(0, 1))->capture_default_str();
     app->add_option("--search-limit", opt.search_limit,
                     "Tree nodes and plans the search may visit before it stops with its best plan and proven gap")
-        ->group(s)->check(cli::integer_in(1, 1000000000000))->capture_default_str();
+        ->group(s)->transform(cli::integer_in(1, 1000000000000))->capture_default_str();
     app->add_option("--time-limit-s", opt.time_limit_s,
                     "Seconds the search may take before it stops with its best plan and proven gap (default: none)")
         ->group(s)->check(cli::positive(alloc::kMaxTimeLimitS));
     app->add_option("--threads", opt.threads, "Threads placing plans; 0 = one per core (the answer is the same for any)")
-        ->group(s)->check(cli::integer_in(0, 256))->capture_default_str();
+        ->group(s)->transform(cli::integer_in(0, 256))->capture_default_str();
     const char* m = "Models";
     cli::add_model_flags(*app, model_flags, m);
     const char* c = "Cluster";

@@ -11,21 +11,21 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     namespace lim = model::limits;
     const char* m = "Model";
     app.add_option("--model", o.model, "Model preset (see --list-models)")->group(m)->type_name("MODEL");
-    app.add_option("--layers", o.layers, "Transformer layers")->group(m)->check(integer_in(1, lim::layers));
-    app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->check(integer_in(1, lim::hidden));
-    app.add_option("--heads", o.heads, "Attention heads")->group(m)->check(integer_in(1, lim::heads));
-    app.add_option("--kv-heads", o.kv_heads, "Key/value heads (GQA groups)")->group(m)->check(integer_in(1, lim::heads));
+    app.add_option("--layers", o.layers, "Transformer layers")->group(m)->transform(integer_in(1, lim::layers));
+    app.add_option("--hidden", o.hidden, "Hidden size")->group(m)->transform(integer_in(1, lim::hidden));
+    app.add_option("--heads", o.heads, "Attention heads")->group(m)->transform(integer_in(1, lim::heads));
+    app.add_option("--kv-heads", o.kv_heads, "Key/value heads (GQA groups)")->group(m)->transform(integer_in(1, lim::heads));
     app.add_option("--head-dim", o.head_dim, "Width of an attention head (default hidden / heads)")->group(m)
-        ->check(integer_in(1, lim::head_dim));
-    app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->check(integer_in(1, lim::ffn_hidden));
-    app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->check(integer_in(1, lim::vocab));
+        ->transform(integer_in(1, lim::head_dim));
+    app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->transform(integer_in(1, lim::ffn_hidden));
+    app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->transform(integer_in(1, lim::vocab));
     const char* t = "Training";
-    app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->check(integer_in(1, lim::seq_len));
+    app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->transform(integer_in(1, lim::seq_len));
     app.add_option("--global-batch", o.global_batch, "Sequences per iteration")->group(t)
-        ->check(integer_in(1, lim::global_batch));
+        ->transform(integer_in(1, lim::global_batch));
     app.add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch")->group(t)
-        ->check(integer_in(1, lim::global_batch));
-    app.add_option("--iterations", o.iterations, "Training iterations")->group(t)->check(integer_in(1, lim::iterations));
+        ->transform(integer_in(1, lim::global_batch));
+    app.add_option("--iterations", o.iterations, "Training iterations")->group(t)->transform(integer_in(1, lim::iterations));
     app.add_option("--precision", o.precision, "bf16, fp16, fp8 or fp32")->group(t)
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
     app.add_option("--optimizer", o.optimizer, "adam, adamw or sgd")->group(t)->check(CLI::IsMember({"adam", "adamw", "sgd"}));
@@ -39,14 +39,14 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->check(CLI::Validator(
             [](std::string& v) { return model::is_release(v) ? std::string() : "expected a release such as 0.17.5"; },
             ""));
-    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3 (default 3 under fsdp, else 0)")->group(t)->check(integer_in(0, 3));
+    app.add_option("--zero-stage", o.zero_stage, "ZeRO/FSDP sharding stage 0-3 (default 3 under fsdp, else 0)")->group(t)->transform(integer_in(0, 3));
     app.add_flag("--distributed-optimizer", o.distributed_optimizer, "Megatron's sharded optimizer")->group(t);
     app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
         ->check(CLI::IsMember({"none", "selective", "full"}));
     app.add_option("--checkpoint-every", o.checkpoint_every,
                    "With --recompute full, checkpoint only every N-th layer (torchtitan's layer-level AC)")
         ->group(t)
-        ->check(integer_in(1, lim::layers));
+        ->transform(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
     auto choice = [&](const char* name, std::string& dest, const char* help, const std::vector<std::string>& words) {
@@ -117,12 +117,12 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
             ""));
     if (!layout) return;
     const char* l = "Layout (omit all for ranked plans)";
-    app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->check(integer_in(1, lim::degree));
-    app.add_option("--pp", o.pp, "Pipeline-parallel degree")->group(l)->check(integer_in(1, lim::degree));
-    app.add_option("--dp", o.dp, "Data-parallel degree")->group(l)->check(integer_in(1, lim::degree));
-    app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->check(integer_in(1, lim::degree));
+    app.add_option("--tp", o.tp, "Tensor-parallel degree")->group(l)->transform(integer_in(1, lim::degree));
+    app.add_option("--pp", o.pp, "Pipeline-parallel degree")->group(l)->transform(integer_in(1, lim::degree));
+    app.add_option("--dp", o.dp, "Data-parallel degree")->group(l)->transform(integer_in(1, lim::degree));
+    app.add_option("--cp", o.cp, "Context-parallel degree")->group(l)->transform(integer_in(1, lim::degree));
     app.add_option("--vpp", o.vpp, "Virtual pipeline chunks per stage (interleaved 1F1B)")->group(l)
-        ->check(integer_in(1, lim::degree));
+        ->transform(integer_in(1, lim::degree));
     add_layers_per_stage(app, o.layers_per_stage, "Layers of each pipeline stage, first first (e.g. 8,9,9,6; "
                                                   "pp defaults to their count)")
         ->group(l);

@@ -25,7 +25,7 @@ void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) 
     app.add_option("--time-limit-s", o.time_limit_s, "A round's solver limit: schedround exits 75 past it, replay keeps the best schedule found")
         ->group(group)->check(positive(1e6))->capture_default_str();
     app.add_option("--seed", o.seed, "Seed of the drawn choices (fifo and gavel-agnostic type orders, tiresias types)")
-        ->group(group)->check(integer_in(0, 1L << 62))->capture_default_str();
+        ->group(group)->transform(integer_in(0, 1L << 62))->capture_default_str();
     app.add_option("--gavel-reset-s", o.gavel_reset_s, "gavel: least time between two allocations, seconds")
         ->group(group)->check(number_in(0, 1e9))->capture_default_str();
     app.add_option("--tiresias-queues-s", o.tiresias_queues_s,
