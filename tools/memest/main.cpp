@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
         auto result = model::run_memest(cli::job_input(io, opt.job), cat, opt);
         io::write_output(io.output, result.text);
         if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';
+        if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
         return result.fits ? Exit::ok : Exit::negative;
     });
 }

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
         auto result = place::run_placestages(job, cat, cli::optional_input(profile), opt);
         if (opt.timeline) io::write_outputs({{timeline, result.timeline}, {io.output, result.text}});
         else io::write_output(io.output, result.text);
+        if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "placestages: " << result.summary << '\n';
         return Exit::ok;
     });
 }

@@ -1,5 +1,7 @@
 #include <hetsched/model/memest.hpp>
 
+#include <set>
+
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -75,6 +77,11 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         if (method == Method::framework && on_type.flash_attention && !runs_fused_attention(on_type))
             doc.root["memory"]["attention"] = "unfused: Transformer Engine has no flash or cuDNN attention below "
                                               "compute capability 8.0 (" + gpu->name + ")";
+        out.summary = "tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + " dp " + std::to_string(l.dp) +
+                      " cp " + std::to_string(l.cp) + " vpp " + std::to_string(l.vpp) + " micro-batch " +
+                      std::to_string(l.micro_batch) + ": peak " + io::format_fixed(est.peak_bytes() / kGiB, 3) +
+                      " GiB " + measure_name(measure) + " on stage " + std::to_string(est.peak_stage) + " (" +
+                      phase_name(est.stages[est.peak_stage].phase) + ")";
         out.text = o.csv ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
         return out;
     }
@@ -95,6 +102,16 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                                  chosen.name + "'";
         if (left.types.empty()) out.message = none;
         else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
+    }
+    {
+        std::set<std::string> types;
+        for (const auto& p : plans) types.insert(p.gpu);
+        out.summary = io::counted(static_cast<long>(plans.size()), "plan") + " on " + io::counted(static_cast<long>(types.size()), "GPU type") + " of " +
+                      std::to_string(chosen.gpus.size()) + " in catalog '" + chosen.name + "' (" + measure_name(po.measure) +
+                      " memory, at most " + std::to_string(o.max_gpus) + " GPUs)";
+        if (!plans.empty())
+            out.summary += "; first: " + std::to_string(plans[0].layout.gpus()) + " x " + plans[0].gpu + ", " +
+                           io::format_fixed(plans[0].peak_gib, 2) + " GiB of " + io::format_fixed(plans[0].usable_gib, 2);
     }
     // The document only for YAML output: yaml-cpp spends about 14 KB per plan, 850 MB for 61,000.
     if (o.csv) {

@@ -2,6 +2,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
 #include <hetsched/place/placement_report.hpp>
@@ -70,6 +71,11 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const Estimate e = estimate(problem, r.placement, o.timeline ? &events : nullptr);
 
     PlacestagesResult out;
+    out.summary = std::string(method_name(method)) + ": " + io::counted(static_cast<long>(r.placement.order.size()), "stage") +
+                  ", iteration " + io::format_number(r.iteration_s, 6) + " s; stage " + std::to_string(e.slowest_stage) +
+                  " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
+                  (e.allreduce_bound ? " (its all-reduce and optimizer step)" : "") + "; " +
+                  io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     if (o.timeline) out.timeline = timeline_to_csv(problem, r.placement, events);
     if (o.csv) {
         out.text = placement_to_csv(problem, r, e);

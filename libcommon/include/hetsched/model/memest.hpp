@@ -28,6 +28,7 @@ struct MemestResult {
     std::string text;     ///< what goes to the output
     bool fits = true;     ///< false: exit 1 (no plan, or the layout does not fit --gpu)
     std::string message;  ///< a line for stderr, or empty
+    std::string summary;  ///< a line for stderr under --verbose: the peak, or the plans found
 };
 
 /// One layout's breakdown (any of --tp/--pp/--dp/--cp/--vpp given) or the ranked plans, for the job in

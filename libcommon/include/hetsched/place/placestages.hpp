@@ -29,6 +29,7 @@ struct PlacestagesOptions {
 struct PlacestagesResult {
     std::string text;      ///< the output
     std::string timeline;  ///< the timeline CSV (empty unless asked for)
+    std::string summary;   ///< a line for stderr under --verbose: the time and the stage that paces it
 };
 
 /// Places the stages of the job in `job_text` (none: the flags describe it alone) with measured layer
