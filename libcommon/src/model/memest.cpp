@@ -36,6 +36,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     write_job_spec(doc.root, job);
 
     MemestResult out;
+    // Read in either mode, so that a bad network: section is refused here, not passed on to planalloc.
+    const Network network = read_network(doc, Network{cat.inter_node_gb_s});
     if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
         const Layout l = layout_from_options(o.job, job);
         // A fit check on a GPU is measured as plans are (device: what the card must hold), unless told.
@@ -91,7 +93,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     po.usable_fraction = o.usable_fraction;
     po.max_gpus = o.max_gpus;
     po.micro_batch = job.micro_batch;
-    po.network = read_network(doc, Network{cat.inter_node_gb_s});
+    po.network = network;
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
     const PrecisionLeftOut left = precision_left_out(job.training, chosen);
