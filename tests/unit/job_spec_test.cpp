@@ -195,3 +195,29 @@ TEST_CASE("model.head_dim: read, written back, refused out of range: --head-dim 
     model::apply_job_options(o, preset);
     CHECK(preset.model.head_dim == 128);
 }
+
+TEST_CASE("a job's own gpus: list is its catalog, named job; beside --catalog it is refused", "[model]") {
+    const std::string head = "kind: job\nversion: 1\nmodel: {name: gpt2}\ntraining: {seq_len: 8, global_batch: 8}\n";
+    const auto given = catalog::named_catalog("juchi");
+    const auto plain = io::parse_yaml({"job.yaml", head});
+    CHECK(model::job_catalog(plain, given, true).name == "juchi");
+    const auto own = io::parse_yaml({"job.yaml", head + "gpus:\n  - {name: X, memory_gib: 4, tflops: 10, quota: 2}\n"});
+    const auto c = model::job_catalog(own, given, false);
+    CHECK(c.name == "job");
+    REQUIRE(c.gpus.size() == 1);
+    CHECK(c.gpus[0].memory_gib == 4);
+    CHECK(c.gpus[0].quota == 2);
+    CHECK(c.inter_node_gb_s == given.inter_node_gb_s);
+    CHECK_THROWS_AS(model::job_catalog(own, given, true), UsageError);
+    // A catalog file's errors (78) are the job's data here (65), at their place.
+    const auto twice = io::parse_yaml({"job.yaml", head + "gpus:\n  - {name: X, memory_gib: 4, tflops: 10}\n  - {name: x, memory_gib: 4, tflops: 10}\n"});
+    try {
+        model::job_catalog(twice, given, false);
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains("listed twice"));
+        CHECK(e.pos().line == 7);
+    }
+    CHECK_THROWS_WITH(model::job_catalog(io::parse_yaml({"job.yaml", head + "gpus: []\n"}), given, false),
+                      "expected at least one GPU type under 'gpus'");
+}

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
         if (!measure.empty()) opt.measure = model::parse_measure(measure);
         opt.csv = format == "csv";
         const auto cat = cli::load_catalog(catalog);
+        opt.job.catalog_given = app->count("--catalog") > 0;
         auto result = model::run_memest(cli::job_input(io, opt.job), cat, opt);
         io::write_output(io.output, result.text);
         if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
             throw UsageError("--timeline - and the placement would share standard output: give -o FILE or a timeline FILE");
         opt.csv = format == "csv";
         const auto cat = cli::load_catalog(catalog);
+        opt.job.catalog_given = app->count("--catalog") > 0;
         const auto job = cli::job_input(io, opt.job);
         auto result = place::run_placestages(job, cat, cli::optional_input(profile), opt);
         if (opt.timeline) io::write_outputs({{timeline, result.timeline}, {io.output, result.text}});

@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
                                          ", bound " + io::format_number(p.bound, 6));
         };
         const auto cat = cli::load_catalog(catalog);
+        opt.job.catalog_given = app->count("--catalog") > 0;
         const auto job = cli::job_input(io, opt.job);
         auto result = alloc::run_planalloc(job, cat, cli::optional_input(cluster), opt);
         progress.finish();

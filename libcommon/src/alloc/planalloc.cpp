@@ -595,7 +595,7 @@ PlanallocResult run_planalloc(const std::optional<io::TextInput>& job_text, cons
     model::JobSpec job;
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
     model::check_job_key(doc, "memory", job, "memest");
-    catalog::GpuCatalog cat = catalog;
+    catalog::GpuCatalog cat = model::job_catalog(doc, catalog, o.job.catalog_given);
     const bool cluster_given = cluster || io::optional_child(doc, doc.root, "cluster").IsDefined();
     return cluster_given ? cluster_mode(o, cluster, doc, job, cat) : slo_mode(o, doc, job, cat);
 }

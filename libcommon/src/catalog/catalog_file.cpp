@@ -69,29 +69,7 @@ GpuCatalog from_yaml(const io::TextInput& in) {
         c.currency = io::yaml_string(doc, cur, "currency");
     if (auto net = io::optional_child(doc, doc.root, "inter_node_gb_s"); net.IsDefined())
         c.inter_node_gb_s = read(doc, net, kNetwork);
-    auto list = io::required_child(doc, doc.root, "gpus");
-    if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
-    for (const auto& n : list) {
-        check_known_keys(doc, n, "gpus", kGpuKeys);
-        auto value = [&](const Field& f, double fallback, bool required = false) {
-            auto v = required ? io::required_child(doc, n, f.key) : io::optional_child(doc, n, f.key);
-            return v.IsDefined() ? read(doc, v, f) : fallback;
-        };
-        GpuType g;
-        g.name = io::yaml_string(doc, io::required_child(doc, n, "name"), "name");
-        g.memory_gib = value(kMemory, 0, true);
-        g.tflops = value(kTflops, 0, true);
-        g.mem_bw_gb_s = value(kMemBw, 0);
-        g.link_gb_s = value(kLink, 0);
-        g.nic_gb_s = value(kNic, 0);
-        g.compute_capability = value(kComputeCapability, 0);
-        g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
-        g.price_per_hour = value(kPrice, -1);
-        g.quota = static_cast<int>(value(kQuota, -1));
-        if (const YAML::Node k = io::optional_child(doc, n, "tflops_kind"); k.IsDefined())
-            g.tflops_from_fp32 = fp32_kind(io::yaml_string(doc, k, "tflops_kind"), [&] { return doc.where(k); });
-        add_gpu(c, std::move(g), doc.where(n));
-    }
+    read_gpu_list(doc, io::required_child(doc, doc.root, "gpus"), c);
     return c;
 }
 
@@ -139,6 +117,31 @@ GpuCatalog from_csv(const io::TextInput& in) {
 }
 
 }  // namespace
+
+void read_gpu_list(const io::YamlDocument& doc, const YAML::Node& list, GpuCatalog& c) {
+    if (!list.IsSequence()) throw DataError("expected a list under 'gpus'", doc.where(list));
+    for (const auto& n : list) {
+        check_known_keys(doc, n, "gpus", kGpuKeys);
+        auto value = [&](const Field& f, double fallback, bool required = false) {
+            auto v = required ? io::required_child(doc, n, f.key) : io::optional_child(doc, n, f.key);
+            return v.IsDefined() ? read(doc, v, f) : fallback;
+        };
+        GpuType g;
+        g.name = io::yaml_string(doc, io::required_child(doc, n, "name"), "name");
+        g.memory_gib = value(kMemory, 0, true);
+        g.tflops = value(kTflops, 0, true);
+        g.mem_bw_gb_s = value(kMemBw, 0);
+        g.link_gb_s = value(kLink, 0);
+        g.nic_gb_s = value(kNic, 0);
+        g.compute_capability = value(kComputeCapability, 0);
+        g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
+        g.price_per_hour = value(kPrice, -1);
+        g.quota = static_cast<int>(value(kQuota, -1));
+        if (const YAML::Node k = io::optional_child(doc, n, "tflops_kind"); k.IsDefined())
+            g.tflops_from_fp32 = fp32_kind(io::yaml_string(doc, k, "tflops_kind"), [&] { return doc.where(k); });
+        add_gpu(c, std::move(g), doc.where(n));
+    }
+}
 
 bool is_catalog_file(const std::string& name_or_path) {
     return name_or_path.find_first_of("/.") != std::string::npos;

@@ -55,6 +55,23 @@ void write_job_spec(YAML::Node root, const JobSpec& job) {
     merge_section(root, "training", training_to_yaml(job));
 }
 
+catalog::GpuCatalog job_catalog(const io::YamlDocument& doc, const catalog::GpuCatalog& given, bool catalog_given) {
+    const YAML::Node list = io::optional_child(doc, doc.root, "gpus");
+    if (!list.IsDefined()) return given;
+    if (catalog_given)
+        throw UsageError("the job document lists its own GPU types (gpus:, line " +
+                         std::to_string(doc.where(list).line) + ") and --catalog names others: give one of them");
+    catalog::GpuCatalog c{"job", given.currency, {}};
+    c.inter_node_gb_s = given.inter_node_gb_s;
+    try {
+        catalog::read_gpu_list(doc, list, c);
+    } catch (const ConfigError& e) {  // a catalog file's error (78) is the job's here
+        throw DataError(e.what(), e.pos());
+    }
+    if (c.gpus.empty()) throw DataError("expected at least one GPU type under 'gpus'", doc.where(list));
+    return c;
+}
+
 Network read_network(const io::YamlDocument& doc, Network net) {
     const YAML::Node sec = io::optional_child(doc, doc.root, "network");
     if (!sec.IsDefined()) return net;

@@ -25,10 +25,11 @@ std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
 
 }  // namespace
 
-MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& cat,
+MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& given,
                         const MemestOptions& o) {
     JobSpec job;
     io::YamlDocument doc = load_job_document(job_text, o.job, job);
+    const catalog::GpuCatalog cat = job_catalog(doc, given, o.job.catalog_given);
     catalog::GpuCatalog chosen = cat;
     if (!o.gpu.empty()) chosen.gpus = {cat.find(o.gpu)};
     const Method method = o.method;

@@ -1,5 +1,7 @@
 #include <hetsched/place/placestages.hpp>
 
+#include <algorithm>
+
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -41,12 +43,27 @@ std::vector<size_t> given_order(const Problem& p, const Allocation& a) {
     return order;
 }
 
+/// Without --catalog, an allocation planned on a built-in catalog is timed on that catalog, as
+/// planalloc timed it. A file catalog must be named again (the library opens no files): the
+/// allocation's check then says which.
+catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, catalog::GpuCatalog cat, bool catalog_given) {
+    if (catalog_given) return cat;
+    const YAML::Node sec = io::optional_child(doc, doc.root, "allocation");
+    if (!sec.IsDefined() || !sec.IsMap()) return cat;
+    const YAML::Node planned = io::optional_child(doc, sec, "catalog");
+    if (!planned.IsDefined() || !planned.IsScalar()) return cat;
+    const auto names = catalog::catalog_names();
+    if (std::find(names.begin(), names.end(), planned.Scalar()) == names.end()) return cat;
+    return catalog::named_catalog(planned.Scalar());
+}
+
 }  // namespace
 
-PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& cat,
+PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& given,
                                   const std::optional<io::TextInput>& profile_text, const PlacestagesOptions& o) {
     model::JobSpec job;
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
+    const catalog::GpuCatalog cat = planned_catalog(doc, model::job_catalog(doc, given, o.job.catalog_given), o.job.catalog_given);
     const Allocation alloc = allocation_of(o, doc, cat);
     const Method method = o.method;
 

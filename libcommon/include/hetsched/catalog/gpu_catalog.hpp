@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <hetsched/io/text_input.hpp>
+#include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::catalog {
 
@@ -63,6 +64,9 @@ bool is_catalog_file(const std::string& name_or_path);
 /// A catalog file's text: CSV (at least name,memory_gib,tflops) when its name ends in .csv, else YAML
 /// `kind: gpu-catalog`. ConfigError (78) at the offending entry: bad numbers, duplicate names, no types.
 GpuCatalog parse_catalog(const io::TextInput& in);
+/// Adds the GPU types listed under `list` (a catalog's, or a job document's `gpus:`) to `c`, each
+/// with a catalog file's keys and ranges.
+void read_gpu_list(const io::YamlDocument& doc, const YAML::Node& list, GpuCatalog& c);
 
 /// Whether two names are the same apart from ASCII letter case: the only leniency name matching has.
 bool same_name(const std::string& a, const std::string& b);

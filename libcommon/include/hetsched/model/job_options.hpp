@@ -10,6 +10,7 @@ namespace hetsched::model {
 
 /// Values given on the command line; zero or empty means "not given".
 struct JobOptions {
+    bool catalog_given = false;  ///< --catalog named on the command line (a job's own gpus: then conflict)
     std::string model;
     long layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0;
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
