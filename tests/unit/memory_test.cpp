@@ -204,3 +204,25 @@ TEST_CASE("a GPU trains in bf16 from compute capability 8.0, in fp8 from 8.9: un
     CHECK_FALSE(cannot("bf16", 0));  // not a CUDA part, or not known
     CHECK_FALSE(cannot("fp32", 3.7));
 }
+
+TEST_CASE("interleaved stages hold model chunks s, s + pp, ...: their layers are reported chunk by chunk", "[model]") {
+    auto m = tiny();
+    m.layers = 12;
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    // 4 + 3 + 3 + 2 layers in 2 chunks a stage: chunk sizes 2|2, 2|1, 2|1, 1|1 in model-chunk order.
+    const auto est = model::estimate_memory(m, t, {1, 4, 1, 1, 2, 1, {4, 3, 3, 2}}, Measure::allocated);
+    using Chunks = std::vector<std::pair<long, long>>;
+    CHECK(est.stages[0].chunks == Chunks{{0, 1}, {7, 8}});
+    CHECK(est.stages[1].chunks == Chunks{{2, 3}, {9, 9}});
+    CHECK(est.stages[2].chunks == Chunks{{4, 5}, {10, 10}});
+    CHECK(est.stages[3].chunks == Chunks{{6, 6}, {11, 11}});
+    CHECK(est.stages[1].first_layer == 2);
+    CHECK(est.stages[1].last_layer == 9);
+    // Without interleaving a stage's layers are one run.
+    const auto plain = model::estimate_memory(m, t, {1, 4, 1, 1, 1, 1, {4, 3, 3, 2}}, Measure::allocated);
+    CHECK(plain.stages[1].chunks.empty());
+    CHECK(plain.stages[1].first_layer == 4);
+    CHECK(plain.stages[1].last_layer == 6);
+}

@@ -43,6 +43,28 @@ Method parse_method(const std::string& s) {
 
 double element_bytes(const Training& t) { return t.precision == "fp32" ? 4 : 2; }
 
+namespace {
+
+/// Under interleaving stage s holds model chunks s, s + pp, s + 2 pp, ... (the interleaved schedules
+/// of Megatron-LM and torch's pipelining): each stage's layers are cut into vpp chunks as evenly as
+/// they go (the first chunks one layer more), and the model's layers run through the chunks in
+/// model-chunk order.
+void interleave(std::vector<StageMemory>& stages, const std::vector<long>& split, int vpp) {
+    long next = 0;
+    for (int v = 0; v < vpp; ++v)
+        for (size_t s = 0; s < stages.size(); ++s) {
+            const long size = split[s] / vpp + (v < split[s] % vpp ? 1 : 0);
+            stages[s].chunks.emplace_back(next, next + size - 1);
+            next += size;
+        }
+    for (auto& st : stages) {
+        st.first_layer = st.chunks.front().first;
+        st.last_layer = st.chunks.back().second;
+    }
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, const Layout& l, Measure measure,
                                Method method) {
     if (method == Method::frenzy) return frenzy_estimate(m, t, l);
@@ -57,6 +79,7 @@ MemoryEstimate estimate_memory(const catalog::ModelSpec& m, const Training& t, c
         next += count;
         if (est.stages.back().total() > est.stages[est.peak_stage].total()) est.peak_stage = static_cast<size_t>(i);
     }
+    if (l.vpp > 1) interleave(est.stages, split, l.vpp);
     return est;
 }
 

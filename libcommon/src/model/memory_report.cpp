@@ -48,6 +48,18 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
         st["stage"] = s.stage;
         st["first_layer"] = s.first_layer;
         st["last_layer"] = s.last_layer;
+        if (!s.chunks.empty()) {
+            YAML::Node chunks(YAML::NodeType::Sequence);
+            for (const auto& [first, last] : s.chunks) {
+                YAML::Node c(YAML::NodeType::Sequence);
+                c.push_back(first);
+                c.push_back(last);
+                c.SetStyle(YAML::EmitterStyle::Flow);
+                chunks.push_back(c);
+            }
+            chunks.SetStyle(YAML::EmitterStyle::Flow);
+            st["chunks"] = chunks;
+        }
         st["in_flight_micro_batches"] = io::yaml_number_node(s.in_flight);
         auto values = stage_values(s);
         for (size_t i = 0; i < values.size(); ++i) st[kStageColumns[i]] = gib(values[i]);
@@ -95,15 +107,23 @@ void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t to
 }
 
 std::string breakdown_to_csv(const MemoryEstimate& est) {
+    const bool interleaved = !est.stages.front().chunks.empty();
     std::vector<std::string> header = {"stage", "first_layer", "last_layer", "in_flight_micro_batches"};
     for (const char* c : kStageColumns) header.push_back(c);
     header.push_back("peak_phase");
+    if (interleaved) header.push_back("chunks");  // "0-2;12-14": each chunk's first and last layer
     io::CsvWriter w(header);
     for (const auto& s : est.stages) {
         std::vector<std::string> row = {std::to_string(s.stage), std::to_string(s.first_layer),
                                         std::to_string(s.last_layer), io::format_number(s.in_flight)};
         for (double v : stage_values(s)) row.push_back(gib(v));
         row.push_back(phase_name(s.phase));
+        if (interleaved) {
+            std::string chunks;
+            for (const auto& [first, last] : s.chunks)
+                chunks += (chunks.empty() ? "" : ";") + std::to_string(first) + "-" + std::to_string(last);
+            row.push_back(chunks);
+        }
         w.add_row(row);
     }
     return w.text();

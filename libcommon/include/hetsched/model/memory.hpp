@@ -25,8 +25,10 @@ const char* phase_name(Phase p);
 /// One pipeline stage's peak, in bytes, split by what holds the memory.
 struct StageMemory {
     int stage = 0;
-    long first_layer = 0;       ///< 0-based, inclusive
+    long first_layer = 0;       ///< 0-based, inclusive (interleaved: the first chunk's first, the last's last)
     long last_layer = 0;
+    /// Interleaved (vpp > 1): the first and last layer of each of its chunks, in order; else empty.
+    std::vector<std::pair<long, long>> chunks;
     double in_flight = 0;       ///< micro-batches whose activations are held at the peak
     double weights = 0;
     double gradients = 0;
