@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
                               "Estimate per-GPU training memory for a model and parallel layout, or rank the "
                               "resource plans that fit each GPU type.",
                               "Reads a job document (kind: job) from FILE or stdin unless --model is given.\n"
-                              "Exit status: 0 ok; 1 nothing fits; 64 usage; 65 bad data; 66 no input; "
+                              "Exit status: 0 ok; 1 nothing fits; 64 usage; 65 bad data; 66 no input; 70 internal; "
                               "73/74 output errors; 78 bad catalog.\nSee memest(1) and hetsched-formats(5)."},
                              verbosity);
     cli::add_io_options(*app, io);

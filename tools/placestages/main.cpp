@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
                               "estimate the iteration time of the 1F1B schedule.",
                               "Reads a job document (kind: job) with an allocation from FILE or stdin unless "
                               "--model and --stages are given.\nExit status: 0 ok; 1 the allocation cannot hold "
-                              "the model; 64 usage; 65 bad data; 66 no input; 73/74 output errors; 78 bad "
+                              "the model; 64 usage; 65 bad data; 66 no input; 70 internal; 73/74 output errors; 78 bad "
                               "catalog.\nSee placestages(1) and hetsched-formats(5)."},
                              verbosity);
     cli::add_io_options(*app, io);
