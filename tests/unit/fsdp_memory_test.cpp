@@ -387,7 +387,7 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
                       Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
 }
 
-TEST_CASE("FSDP2 at ZeRO-2 in fp32 keeps every block gathered in fp32; unsharded it uses the parameters", "[model]") {
+TEST_CASE("FSDP2 at ZeRO-2 in fp32 keeps every block gathered in fp32, unsharded it uses the parameters", "[model]") {
     auto t = training(Framework::fsdp);
     t.precision = "fp32";
     t.zero_stage = 2;

@@ -196,7 +196,7 @@ TEST_CASE("model.head_dim: read, written back, refused out of range: --head-dim 
     CHECK(preset.model.head_dim == 128);
 }
 
-TEST_CASE("a job's own gpus: list is its catalog, named job; beside --catalog it is refused", "[model]") {
+TEST_CASE("a job's own gpus: list is its catalog, named job, refused beside --catalog", "[model]") {
     const std::string head = "kind: job\nversion: 1\nmodel: {name: gpt2}\ntraining: {seq_len: 8, global_batch: 8}\n";
     const auto given = catalog::named_catalog("juchi");
     const auto plain = io::parse_yaml({"job.yaml", head});
