@@ -80,3 +80,26 @@ TEST_CASE("layer statistics: numbers outside their range are refused at the cell
     CHECK(err("layer,grad_var,flops\n1,1,0\n2,1,1\n") == "s.csv:2:5: expected a positive number up to 1e30 in column 'flops', got '0'");
     CHECK(err("layer,grad_var\n1,nan\n2,1\n").find("expected a number from 0 to 1e30 in column 'grad_var'") != std::string::npos);
 }
+
+TEST_CASE("layer tuner: a fixed global batch is split over each stage count's replicas", "[fit][progress]") {
+    // ICEFROG-HP on 4 GPUs: 1 stage (4 replicas) or 2 stages (2 replicas of 2 GPUs). A global batch of
+    // 128 is 32 a replica in the first and 64 in the second: both train on 128 samples a step.
+    fit::GroupFit hp;
+    hp.app = "app";
+    hp.gpu = "T4";
+    hp.kind = ModelKind::icefrog_hp;
+    for (const auto& info : fit::param_info(hp.kind)) hp.params.push_back(info.neutral);
+    const auto set = [&](const char* n, double v) { hp.params[static_cast<size_t>(fit::param_index(hp.kind, n))] = v; };
+    set("alpha_c", 0.02), set("beta_c", 0.001), set("alpha_r", 0.005), set("alpha_act", 0.001);
+    hp.pinned.assign(hp.params.size(), "");
+    hp.range.max_per_node = 4;
+    hp.range.max_stages = 2;
+    const fit::LayerStats stats{{1, 3}, {kNaN, kNaN}, {1, 1}, {1, 1}};
+    const auto cands = fit::tune_layers(hp, stats, 4, 1, {}, 128);
+    REQUIRE(cands.size() == 4);  // 2 stage counts x 2 frozen-layer counts
+    for (const auto& c : cands) {
+        INFO(c.pipeline_stages << " stages, batch " << c.per_gpu_batch);
+        CHECK(c.per_gpu_batch == 128.0 * c.pipeline_stages / 4);
+        CHECK(c.throughput * c.step_time_s == Approx(128));  // samples a step
+    }
+}

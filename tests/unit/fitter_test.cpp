@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include <hetsched/fit/cross_validation.hpp>
 #include <hetsched/fit/fitter.hpp>
 #include <hetsched/fit/model_document.hpp>
+#include <hetsched/io/text_input.hpp>
 
 using namespace hetsched;
 using fit::ModelKind;
@@ -45,6 +47,46 @@ std::vector<fit::Sample> synthetic(ModelKind kind, const std::vector<double>& tr
 }
 
 double rel(double got, double want) { return std::abs(got - want) / want; }
+
+/// A parameter vector of `kind`: every parameter neutral but those named.
+std::vector<double> params_of(ModelKind kind, const std::vector<std::pair<const char*, double>>& set) {
+    std::vector<double> p;
+    for (const auto& info : fit::param_info(kind)) p.push_back(info.neutral);
+    for (const auto& [name, v] : set) p[static_cast<size_t>(fit::param_index(kind, name))] = v;
+    return p;
+}
+
+double param(const fit::GroupFit& g, const char* name) {
+    return g.params[static_cast<size_t>(fit::param_index(g.kind, name))];
+}
+
+/// Exact step times of `truth` on 1, 2 and 4 nodes of 1, 2 and 4 GPUs each (nodes_max 1: one node),
+/// per-GPU batches 4 to 64: the audit's noise-free sets.
+std::vector<fit::Sample> exact(ModelKind kind, const std::vector<double>& truth, int nodes_max = 4) {
+    std::vector<fit::Sample> out;
+    for (int nodes = 1; nodes <= nodes_max; nodes *= 2)
+        for (int per : {1, 2, 4})
+            for (double b : {4.0, 8.0, 16.0, 32.0, 64.0}) {
+                fit::Sample s = config(nodes, nodes * per, b);
+                s.step_time_s = fit::predict(kind, truth, s).step;
+                out.push_back(s);
+            }
+    return out;
+}
+
+/// Pollux's loss as adaptdl's goodput.py states it (the fitter's own is internal): RMSE of log step
+/// time, RMSE of log compute time (step - sync), and the two regularisers.
+double pollux_loss(const std::vector<double>& p, const std::vector<fit::Sample>& ss) {
+    double step2 = 0, compute2 = 0;
+    for (const auto& s : ss) {
+        const fit::StepParts t = fit::predict(ModelKind::pollux, p, s);
+        step2 += std::pow(std::log(t.step / s.step_time_s), 2);
+        compute2 += std::pow(std::log(t.compute / (s.step_time_s - s.sync_time_s)), 2);
+    }
+    const double n = static_cast<double>(ss.size());
+    return std::sqrt(step2 / n) + std::sqrt(compute2 / n) + 1e-3 * std::pow(p[6] - 1, 2) +
+           1e-2 * (std::pow(p[5] / p[4], 2) + std::pow(p[3] / p[2], 2));
+}
 
 }  // namespace
 
@@ -106,7 +148,7 @@ TEST_CASE("parameters the samples cannot identify are pinned, with the reason", 
     auto reason = [&](const char* n) { return pins.reason[static_cast<size_t>(fit::param_index(ModelKind::pollux, n))]; };
     CHECK(reason("alpha_c").empty());
     CHECK(reason("alpha_r").empty());
-    CHECK(reason("alpha_n") == "no samples across nodes");
+    CHECK(reason("alpha_n") == "no samples across nodes: 1.1 x alpha_r (adaptdl's prior)");
     CHECK(reason("beta_r") == "no samples with more than 2 replicas within a node");
     CHECK_NOTHROW(fit::fit_group(ModelKind::pollux, ss));
 }
@@ -190,4 +232,106 @@ TEST_CASE("model documents with unknown or out-of-bounds parameters are refused"
                       Catch::Contains("unknown parameter 'delta'"));
     CHECK_THROWS_WITH(fit::read_model_document({"m.yaml", "kind: job\nversion: 1\n"}),
                       Catch::Contains("throughput-model"));
+}
+
+TEST_CASE("ICEFROG recovers exact data's parameters, strong overlap included", "[fit]") {
+    // The audit's gen4.py: icefrog-ddp with gamma 4 (backward and sync mostly overlapped), no noise.
+    // The gamma regulariser, weighed against a mean of squares instead of a root, pulled gamma to 1.9
+    // with 9% misses.
+    const ModelKind k = ModelKind::icefrog_ddp;
+    const auto truth = params_of(k, {{"alpha_c", 0.01}, {"beta_c", 0.002}, {"alpha_r", 0.005}, {"beta_r", 0.001},
+                                     {"alpha_n", 0.02}, {"beta_n", 0.003}, {"gamma", 4}});
+    const auto samples = exact(k, truth);
+    for (bool curves : {false, true}) {
+        const auto g = fit::fit_group(k, samples, {curves});
+        INFO("curves " << curves << ": gamma " << param(g, "gamma") << ", max APE " << g.quality.max_ape_pct);
+        CHECK(param(g, "gamma") == Approx(4).epsilon(0.01));
+        CHECK(g.quality.max_ape_pct < 0.05);
+        // The network terms hide partly behind the backward pass at gamma 4, so they come back a little
+        // less exactly than the compute terms.
+        if (!curves)
+            for (const char* n : {"alpha_c", "beta_c", "alpha_r", "beta_r", "alpha_n", "beta_n"}) {
+                INFO(n << " = " << param(g, n));
+                CHECK(rel(param(g, n), truth[static_cast<size_t>(fit::param_index(k, n))]) < 0.05);
+            }
+    }
+}
+
+TEST_CASE("no sample across nodes: the cross-node terms take adaptdl's prior, 1.1 x within a node", "[fit]") {
+    // Pollux's form, one node of up to 4 GPUs: alpha_n and beta_n cannot be fitted; left at 1e-9 s they
+    // made 8 GPUs on 2 nodes step as fast as one GPU.
+    const auto truth = params_of(ModelKind::pollux, {{"alpha_c", 0.01}, {"beta_c", 0.002}, {"alpha_r", 0.005},
+                                                     {"beta_r", 0.001}, {"alpha_n", 0.02}, {"beta_n", 0.003},
+                                                     {"gamma", 1}});
+    for (ModelKind k : {ModelKind::pollux, ModelKind::icefrog_ddp, ModelKind::icefrog_sdp}) {
+        INFO(fit::model_name(k));
+        auto ss = exact(ModelKind::pollux, truth, 1);
+        const auto g = fit::fit_group(k, ss);
+        CHECK(param(g, "alpha_n") == Approx(1.1 * param(g, "alpha_r")));
+        CHECK(param(g, "beta_n") == Approx(1.1 * param(g, "beta_r")));
+        if (k != ModelKind::icefrog_sdp)  // SDP's all-gather (alpha_pr) shares the within-node time
+            CHECK(param(g, "alpha_r") == Approx(0.005).epsilon(0.05));
+        CHECK(g.pinned[static_cast<size_t>(fit::param_index(k, "alpha_n"))] ==
+              "no samples across nodes: 1.1 x alpha_r (adaptdl's prior)");
+        if (k == ModelKind::icefrog_sdp) CHECK(param(g, "alpha_pn") == Approx(1.1 * param(g, "alpha_pr")));
+        // Across nodes, a step is slower than within one node and than one GPU alone.
+        const double one = fit::step_time(g, config(1, 1, 16)), node = fit::step_time(g, config(1, 4, 16));
+        const double two_nodes = fit::step_time(g, config(2, 8, 16));
+        CHECK(two_nodes > node);
+        CHECK(node > one);
+    }
+    // With samples across nodes the fitted values stand.
+    const auto g = fit::fit_group(ModelKind::pollux, exact(ModelKind::pollux, truth));
+    CHECK(param(g, "alpha_n") == Approx(0.02).epsilon(0.02));
+}
+
+TEST_CASE("the fit does not depend on the order of the rows, and reaches Pollux's optimum", "[fit]") {
+    // The audit's case: BERT on the DGX, its rows as given and reversed. The loss sums over samples,
+    // and in another order BOBYQA stopped elsewhere: beta_r 0.00524 one way, 0.000273 the other
+    // (adaptdl's loss 0.063746 and 0.066430).
+    std::vector<fit::Sample> ss;
+    for (const char* f : {"placements-dgx.csv", "scalability-dgx.csv"}) {
+        const auto p = fit::read_profile(io::read_input(std::string(HETSCHED_TEST_DATA) + "/fit/bert/" + f), {});
+        ss.insert(ss.end(), p.samples.begin(), p.samples.end());
+    }
+    const auto forward = fit::fit_group(ModelKind::pollux, ss);
+    std::reverse(ss.begin(), ss.end());
+    const auto reversed = fit::fit_group(ModelKind::pollux, ss);
+    std::shuffle(ss.begin(), ss.end(), std::mt19937_64(7));
+    const auto shuffled = fit::fit_group(ModelKind::pollux, ss);
+    CHECK(forward.params == reversed.params);
+    CHECK(forward.params == shuffled.params);
+    CHECK(pollux_loss(forward.params, ss) <= 0.063746);  // no worse than the better order reached before
+    // The ICEFROG fits likewise, factor curves included.
+    CHECK(fit::fit_group(ModelKind::icefrog_ddp, ss).params ==
+          fit::fit_group(ModelKind::icefrog_ddp, std::vector<fit::Sample>(ss.rbegin(), ss.rend())).params);
+}
+
+TEST_CASE("a model kind refuses samples its form cannot price, naming the kinds that can", "[fit]") {
+    std::vector<fit::Sample> ss;
+    for (int stages : {1, 2, 4})
+        for (double b : {8.0, 16.0, 32.0}) {
+            fit::Sample s = config(1, stages, b);
+            s.stages = stages;
+            s.step_time_s = 0.02 + 0.001 * b + 0.002 * stages;
+            s.where = {"p.csv", 2 + static_cast<int>(ss.size()), 0};
+            ss.push_back(s);
+        }
+    // Pipelines: only the PP and HP forms have stages.
+    CHECK_THROWS_WITH(fit::fit_group(ModelKind::pollux, ss),
+                      "pollux cannot price a row of 2 pipeline stages (its form has no pipeline); the model kinds "
+                      "that can: icefrog-pp, icefrog-hp");
+    CHECK_THROWS_AS(fit::fit_group(ModelKind::icefrog_ddp, ss), DataError);
+    CHECK_NOTHROW(fit::fit_group(ModelKind::icefrog_pp, ss));
+    // Replicas: the PP form is one pipeline.
+    ss[4].stages = 1;  // 2 GPUs as 2 replicas
+    try {
+        fit::fit_group(ModelKind::icefrog_pp, ss);
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(describe(e) == "p.csv:6: icefrog-pp cannot price a row of 2 data-parallel replicas (its form is one "
+                             "pipeline without replicas); the model kinds that can: pollux, icefrog-ddp, "
+                             "icefrog-sdp, icefrog-hp");
+    }
+    CHECK_NOTHROW(fit::fit_group(ModelKind::icefrog_hp, ss));
 }

@@ -68,10 +68,54 @@ TEST_CASE("a flag only other modes read is refused, not ignored", "[fit][tool]")
     CHECK(usage_error(grid, {true, false, {"--nodes"}}) == "--nodes is read by --tune, not by --grid");
     fit::FitthroughputOptions fit;
     CHECK(usage_error(fit, {true, false, {"--params"}}) == "--params is read by --predict, --grid or --tune, not by a fit");
+    fit.validate = 5;
     CHECK(usage_error(fit, {false, false, {"FILE", "--validate", "--seed"}}) == "no error");
     fit::FitthroughputOptions predict;
     predict.mode = fit::Mode::predict;
     CHECK(usage_error(predict, {true, false, {"FILE"}}) == "a profile FILE is read by a fit, not by --predict");
+}
+
+TEST_CASE("an option the mode reads only with another is refused alone, not ignored", "[fit][tool]") {
+    // --seed seeds --validate's shuffle only.
+    fit::FitthroughputOptions fit;
+    CHECK(usage_error(fit, {false, false, {"FILE", "--seed"}}) ==
+          "--seed is read by --validate only: it seeds the cross-validation shuffle");
+    // --no-curves shapes the ICEFROG fits only.
+    CHECK(usage_error(fit, {false, false, {"--no-curves"}}) == "no error");
+    fit.model = "pollux";
+    CHECK(usage_error(fit, {false, false, {"--no-curves"}}) ==
+          "--no-curves is read by the ICEFROG models only: pollux has no factor curves");
+    // --gpu and --capacity-gib size the --pair verdict only.
+    fit::FitthroughputOptions sharing;
+    sharing.mode = fit::Mode::sharing;
+    sharing.gpu = "T4";
+    CHECK(usage_error(sharing, {false, false, {"--capacity-gib"}}) ==
+          "--capacity-gib is read by --sharing only with --pair: the GPU memory the jobs would share");
+    CHECK(usage_error(sharing, {false, false, {"--gpu"}}) ==
+          "--gpu is read by --sharing only with --pair: the GPU type the jobs would share");
+    sharing.pairs = {"a:8", "b:8"};
+    CHECK(usage_error(sharing, {false, false, {"--gpu", "--capacity-gib", "--pair"}}) == "no error");
+    // --nodes spreads the tuner's GPUs itself: --gpus-per-node would change nothing.
+    auto t = tune(4, 256);
+    t.nodes = 2;
+    CHECK(usage_error(t, {true, true, {"--nodes", "--gpus-per-node"}}) ==
+          "--gpus-per-node is read by --tune only without --nodes: --nodes says how the GPUs are spread");
+    t.nodes = 0;
+    CHECK(usage_error(t, {true, true, {"--gpus-per-node"}}) == "no error");
+}
+
+TEST_CASE("a Sia profile takes its app from the folder the tool found it in", "[fit][tool]") {
+    // "placements-dgx.csv" read in .../bert: the path names no folder; the tool's absolute path does.
+    fit::FitthroughputInputs in;
+    in.profiles.push_back({"placements-dgx.csv", "placement,local_bsz,step_time,sync_time\n"
+                                                 "1,4,0.2,0\n1,8,0.3,0\n1,16,0.5,0\n1,32,0.9,0\n"});
+    fit::FitthroughputOptions o;
+    o.model = "pollux";
+    o.csv = true;
+    CHECK_THROWS_AS(fit::run_fitthroughput(in, o), UsageError);
+    in.profile_folders = {"bert"};
+    const auto r = fit::run_fitthroughput(in, o);
+    CHECK(r.text.find("\nbert,A100-40GB-SXM,pollux,4,") != std::string::npos);
 }
 
 TEST_CASE("validation where no fold could be fitted reports no figures", "[fit][tool]") {

@@ -60,13 +60,13 @@ TEST_CASE("the throughput grid: step time and replicas x batch / step", "[fit][p
 
 TEST_CASE("predict_table appends the predictions to each profile row", "[fit][predict]") {
     const auto p = fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch\nbert,T4,1,1,32\n"},
-                                     {"", "", false});
+                                     {"", "", false, ""});
     // As above: 0.052 s, 615.385 samples/s.
     CHECK(fit::predict_table(p, {pollux_fit()}) ==
           "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
           "bert,T4,1,1,32,0.052,615.385\n");
     const auto other = fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch\nvgg,T4,1,1,32\n"},
-                                         {"", "", false});
+                                         {"", "", false, ""});
     CHECK_THROWS_AS(fit::predict_table(other, {pollux_fit()}), DataError);
 }
 
@@ -104,9 +104,37 @@ TEST_CASE("predict_table replaces the predictions of a table predicted before", 
     const auto p = fit::read_profile(
         {"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
                   "bert,t4,1,1,32,9,9\n"},
-        {"", "", false});
+        {"", "", false, ""});
     // GPU names match with case ignored: t4 is the fit's T4. As above: 0.052 s, 615.385 samples/s.
     CHECK(fit::predict_table(p, {pollux_fit()}) ==
           "app,gpu,num_nodes,num_gpus,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
           "bert,t4,1,1,32,0.052,615.385\n");
+}
+
+TEST_CASE("no pipeline deeper than the model's layers: the grid leaves such GPU counts out, and says so", "[fit][predict]") {
+    using fit::ModelKind;
+    auto pp = pipeline_fit(ModelKind::icefrog_pp, 4);
+    pp.range.total_layers = 4;
+    // PP prices N GPUs as one N-stage pipeline: 8 stages of a 4-layer model do not exist.
+    CHECK(fit::stage_counts(pp, 4) == std::vector<int>{4});
+    CHECK(fit::stage_counts(pp, 8).empty());
+    CHECK(fit::fitted_throughput(pp, 8, 8, 80) == 0);
+    auto hp = pipeline_fit(ModelKind::icefrog_hp, 8);
+    hp.range.total_layers = 2;
+    CHECK(fit::stage_counts(hp, 8) == std::vector<int>{1, 2});
+    std::string left_out;
+    const std::string grid = fit::throughput_grid({pp}, {{2, 8, 16}, {10}, 2}, &left_out);
+    CHECK(grid ==
+          "app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,predicted_throughput\n"
+          "gpt,A100,1,2,2,10,0.046,217.391\n");
+    CHECK(left_out == "no rows for gpt on A100 at 8, 16 GPUs: icefrog-pp prices them as one pipeline of as many "
+                      "stages, more than the model's 4 layers");
+}
+
+TEST_CASE("predict_table refuses rows the model kind cannot price", "[fit][predict]") {
+    // A pipelined row under Pollux's form would be priced as data parallelism.
+    const auto p = fit::read_profile(
+        {"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,pipeline_stages\nbert,T4,1,2,32,2\n"}, {"", "", false, ""});
+    CHECK_THROWS_WITH(fit::predict_table(p, {pollux_fit()}),
+                      Catch::StartsWith("pollux cannot price a row of 2 pipeline stages"));
 }

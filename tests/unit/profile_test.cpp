@@ -23,7 +23,7 @@ TEST_CASE("Sia placements: nodes and replicas from the placement string, app and
 TEST_CASE("Sia scalability files, columns in any order: --app and --gpu override the path", "[fit]") {
     const auto p = fit::read_profile(
         {"x/imagenet/scalability-rtx.csv", "local_bsz,step_time,sync_time,num_nodes,num_replicas\n20,0.2,0.05,3,7\n"},
-        {"resnet", "RTX-2080Ti-custom", true});
+        {"resnet", "RTX-2080Ti-custom", true, "x"});
     REQUIRE(p.samples.size() == 1);
     CHECK(p.format == fit::ProfileFormat::scalability);
     CHECK(p.samples[0].app == "resnet");
@@ -116,4 +116,39 @@ TEST_CASE("pipelined rows: without total_layers nothing is frozen: freezing need
                                     "step_time_s\na,T4,1,4,8,4,2,0.2\n"},
                           {}),
         "total_layers (2) is below pipeline_stages (4): every stage holds at least one layer");
+}
+
+TEST_CASE("parts of a step: equal to it is fine, rounding aside, beyond it (alone or together) refused at the cell", "[fit]") {
+    const std::string head = "app,gpu,num_nodes,num_gpus,per_gpu_batch,fwd_time_s,bwd_time_s,step_time_s\n";
+    auto err = [](const std::string& text) {
+        try {
+            fit::read_profile({"p.csv", text}, {});
+        } catch (const Error& e) {
+            return describe(e);
+        }
+        return std::string("no error");
+    };
+    // 0.1 + 0.2 is one rounding above 0.3, and 0.0072 + 0.0108 above 0.018: a profiler writing
+    // step = fwd + bwd writes these.
+    CHECK(err(head + "m,T4,1,1,8,0.1,0.2,0.3\n") == "no error");
+    CHECK(err(head + "m,T4,1,1,8,0.0072,0.0108,0.018\n") == "no error");
+    CHECK(err(head + "m,T4,1,1,8,0.1,0.2001,0.3\n") ==
+          "p.csv:2:16: forward + backward time 0.3001 s exceeds the step time 0.3 s they are part of");
+    // A part alone beyond the step, the other column absent (NaN summed to NaN, and passed).
+    CHECK(err("app,gpu,num_nodes,num_gpus,per_gpu_batch,fwd_time_s,step_time_s\nm,T4,1,1,8,0.06,0.012\n") ==
+          "p.csv:2:12: forward time 0.06 s exceeds the step time 0.012 s it is part of");
+    CHECK(err("app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s,bwd_time_s\nm,T4,1,1,8,0.012,0.06\n") ==
+          "p.csv:2:18: backward time 0.06 s exceeds the step time 0.012 s it is part of");
+    CHECK(err(head + "m,T4,1,1,8,0.5,0.1,0.3\n") == "p.csv:2:12: forward time 0.5 s exceeds the step time 0.3 s it is part of");
+}
+
+TEST_CASE("a Sia profile's app is the folder the caller found it in, when its path names none", "[fit]") {
+    const std::string text = "placement,local_bsz,step_time,sync_time\n1,4,0.45,0.01\n";
+    // "placements-dgx.csv" read in profiles/bert: the tool passes the folder of its absolute path.
+    CHECK_THROWS_AS(fit::read_profile({"placements-dgx.csv", text}, {}), UsageError);
+    const auto p = fit::read_profile({"placements-dgx.csv", text}, {"", "", true, "bert"});
+    CHECK(p.samples.at(0).app == "bert");
+    CHECK(p.samples.at(0).gpu == "A100-40GB-SXM");
+    // --app still wins.
+    CHECK(fit::read_profile({"placements-dgx.csv", text}, {"gpt", "", true, "bert"}).samples.at(0).app == "gpt");
 }

@@ -1,6 +1,7 @@
 // fitthroughput: fit step-time models (Pollux; ICEFROG's layer-aware DDP/SDP/PP/HP forms) to profiled
 // samples, check them by cross-validation, and use them: predictions, throughput grids, the layer
 // tuner and the GPU-sharing rule.
+#include <filesystem>
 #include <iostream>
 
 #include <hetsched/cli/app.hpp>
@@ -12,6 +13,15 @@
 #include <hetsched/io/output_file.hpp>
 
 using namespace hetsched;
+
+/// The name of the folder that holds `path`, from its absolute path, so that "x.csv" and "./x.csv"
+/// name the working directory's folder as "../bert/x.csv" names bert ("" for standard input).
+static std::string folder_of(const std::string& path) {
+    if (path.empty() || path == "-") return "";
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, ec).lexically_normal();
+    return ec ? "" : abs.parent_path().filename().string();
+}
 
 int main(int argc, char** argv) {
     fit::FitthroughputOptions opt;
@@ -67,7 +77,7 @@ int main(int argc, char** argv) {
         ->group(t)->type_name("FILE");
     app->add_option("--nodes", opt.nodes, "Nodes of the allocation (default: as few as --gpus-per-node allows)")
         ->group(t)->check(gpu_count);
-    app->add_option("--global-batch", opt.global_batch, "Fixed global batch, a multiple of --gpus: the per-GPU batch is it / --gpus")
+    app->add_option("--global-batch", opt.global_batch, "Fixed global batch, a multiple of --gpus: each replica takes it / replicas (--gpus / pipeline stages)")
         ->group(t)->check(cli::integer_in(1, 1099511627776));
     app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(cli::integer_in(1, 10000))->capture_default_str();
     const char* g = "GPU sharing";
@@ -93,10 +103,13 @@ int main(int argc, char** argv) {
         in.params = cli::optional_input(params);
         in.layer_stats = cli::optional_input(layer_stats);
         in.usage = cli::optional_input(sharing);
-        if (opt.mode == fit::Mode::predict) in.profiles.push_back(io::read_input(predict));
-        if (opt.mode == fit::Mode::fit)
-            for (const auto& path : inputs.empty() ? std::vector<std::string>{"-"} : inputs)
+        if (opt.mode == fit::Mode::predict) inputs = {predict};
+        if (opt.mode == fit::Mode::fit && inputs.empty()) inputs = {"-"};
+        if (opt.mode == fit::Mode::fit || opt.mode == fit::Mode::predict)
+            for (const auto& path : inputs) {
                 in.profiles.push_back(io::read_input(path));
+                in.profile_folders.push_back(folder_of(path));
+            }
         auto result = fit::run_fitthroughput(in, opt);
         io::write_output(output, result.text);
         if (!result.warning.empty() && !verbosity.quiet) std::cerr << "fitthroughput: warning: " << result.warning << '\n';

@@ -54,32 +54,44 @@ double unfrozen_share(const std::vector<double>& w, int frozen) {
     return all > 0 ? rest / all : 1;
 }
 
+namespace {
+
+/// The candidates of `p`-stage replicas at per-replica batch `m`, one per frozen-layer count.
+void add_candidates(const GroupFit& fit, const LayerStats& stats, int gpus, int nodes, int p, double m,
+                    std::vector<TuneCandidate>& out) {
+    const int layers = static_cast<int>(stats.grad_var.size());
+    for (int l = 0; l < layers; ++l) {
+        Sample s = configuration(fit, gpus, nodes, m, p);
+        s.frozen_layers = l;
+        s.total_layers = layers;
+        s.unfrozen_flops = unfrozen_share(stats.flops, l);
+        s.unfrozen_params = unfrozen_share(stats.params, l);
+        TuneCandidate c;
+        c.per_gpu_batch = m;
+        c.pipeline_stages = p;
+        c.frozen_layers = l;
+        c.psi = frozen_penalty(stats, l);
+        c.step_time_s = step_time(fit, s);
+        c.throughput = s.throughput(c.step_time_s);
+        c.effective_progress = c.psi * c.throughput;
+        out.push_back(c);
+    }
+}
+
+}  // namespace
+
 std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& stats, int gpus, int nodes,
-                                       const std::vector<double>& batches) {
+                                       const std::vector<double>& batches, double global_batch) {
     const int layers = static_cast<int>(stats.grad_var.size());
     std::vector<TuneCandidate> out;
-    for (double m : batches)
-        for (int p : stage_counts(fit, gpus)) {
-            if (p > layers) continue;  // every stage holds a layer
-            for (int l = 0; l < layers; ++l) {
-                Sample s = configuration(fit, gpus, nodes, m, p);
-                s.frozen_layers = l;
-                s.total_layers = layers;
-                s.unfrozen_flops = unfrozen_share(stats.flops, l);
-                s.unfrozen_params = unfrozen_share(stats.params, l);
-                TuneCandidate c;
-                c.per_gpu_batch = m;
-                c.pipeline_stages = p;
-                c.frozen_layers = l;
-                c.psi = frozen_penalty(stats, l);
-                c.step_time_s = step_time(fit, s);
-                c.throughput = s.throughput(c.step_time_s);
-                c.effective_progress = c.psi * c.throughput;
-                out.push_back(c);
-            }
-        }
-    if (out.empty())
-        throw DataError(io::counted(gpus, "GPU") + " need pipelines of " + std::to_string(stage_counts(fit, gpus).front()) +
+    for (int p : stage_counts(fit, gpus)) {
+        if (p > layers) continue;  // every stage holds a layer
+        // A fixed global batch is split over the replicas of p stages (gpus / p of them).
+        const std::vector<double> each = global_batch > 0 ? std::vector<double>{global_batch / (gpus / p)} : batches;
+        for (double m : each) add_candidates(fit, stats, gpus, nodes, p, m, out);
+    }
+    if (out.empty())  // only ICEFROG-PP has no 1-stage count: one pipeline over every GPU
+        throw DataError(io::counted(gpus, "GPU") + " need pipelines of " + std::to_string(gpus) +
                         " stages, more than the " + std::to_string(layers) + " layers of the statistics");
     std::stable_sort(out.begin(), out.end(), [](const TuneCandidate& a, const TuneCandidate& b) {
         if (a.effective_progress != b.effective_progress) return a.effective_progress > b.effective_progress;

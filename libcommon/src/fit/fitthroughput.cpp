@@ -16,11 +16,16 @@
 namespace hetsched::fit {
 namespace {
 
+/// How profile `i` is read: the flags' app and GPU type, and the folder the tool found it in.
+ProfileOptions profile_options(const FitthroughputInputs& in, const FitthroughputOptions& o, size_t i, bool times) {
+    return {o.app, o.gpu, times, i < in.profile_folders.size() ? in.profile_folders[i] : ""};
+}
+
 std::vector<Sample> read_samples(const FitthroughputInputs& in, const FitthroughputOptions& o) {
     if (in.profiles.empty()) throw UsageError("a fit needs at least one profile");
     std::vector<Sample> all;
-    for (const auto& text : in.profiles) {
-        Profile p = read_profile(text, {o.app, o.gpu, true});
+    for (size_t i = 0; i < in.profiles.size(); ++i) {
+        Profile p = read_profile(in.profiles[i], profile_options(in, o, i, true));
         all.insert(all.end(), p.samples.begin(), p.samples.end());
     }
     return all;
@@ -88,10 +93,10 @@ FitthroughputResult run_tune(const FitthroughputInputs& in, const FitthroughputO
     const int per_node = gpus_per_node(f, o.gpus_per_node);
     const int nodes = o.nodes > 0 ? o.nodes : (gpus + per_node - 1) / per_node;
     if (nodes > gpus) throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --gpus " + std::to_string(gpus));
-    std::vector<double> batches = o.batches;
-    if (o.global_batch > 0) batches.push_back(static_cast<double>(o.global_batch / gpus));  // whole: see check_options
-    if (batches.empty()) batches = default_batches(f);
-    const auto cands = tune_layers(f, stats, gpus, nodes, batches);
+    // A fixed global batch is split over each candidate's replicas (whole: see check_options); else
+    // the per-replica batches given, or those the fit saw.
+    const std::vector<double> batches = o.global_batch > 0 || !o.batches.empty() ? o.batches : default_batches(f);
+    const auto cands = tune_layers(f, stats, gpus, nodes, batches, static_cast<double>(o.global_batch));
     YAML::Node root(YAML::NodeType::Map);
     root["kind"] = "layer-tuning";
     root["version"] = 1;
@@ -235,6 +240,20 @@ void check_options(const FitthroughputOptions& o, const GivenInputs& given) {
                 throw UsageError((flag == "FILE" ? std::string("a profile FILE") : flag) + " is read by " + which +
                                  ", not by " + mode);
             }
+    // Options a mode reads only along with another: alone they would change nothing.
+    const auto gave = [&](const char* flag) {
+        return std::find(given.flags.begin(), given.flags.end(), flag) != given.flags.end();
+    };
+    if (o.mode == Mode::fit && gave("--seed") && o.validate == 0)
+        throw UsageError("--seed is read by --validate only: it seeds the cross-validation shuffle");
+    if (o.mode == Mode::fit && gave("--no-curves") && o.model == "pollux")
+        throw UsageError("--no-curves is read by the ICEFROG models only: pollux has no factor curves");
+    for (const auto& [flag, what] : {std::pair{"--gpu", "the GPU type the jobs would share"},
+                                     {"--capacity-gib", "the GPU memory the jobs would share"}})
+        if (o.mode == Mode::sharing && o.pairs.empty() && gave(flag))
+            throw UsageError(std::string(flag) + " is read by --sharing only with --pair: " + what);
+    if (o.mode == Mode::tune && o.nodes > 0 && gave("--gpus-per-node"))
+        throw UsageError("--gpus-per-node is read by --tune only without --nodes: --nodes says how the GPUs are spread");
     if ((o.mode == Mode::predict || o.mode == Mode::grid || o.mode == Mode::tune) && !given.params)
         throw UsageError(std::string(mode) + " needs --params MODEL.yaml (the output of a fit)");
     if (o.mode == Mode::sharing && !o.pairs.empty()) {
@@ -269,14 +288,16 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
     case Mode::predict: {
         const auto fits = read_params(in, "--predict");
         if (in.profiles.size() != 1) throw UsageError("--predict reads one profile");
-        const Profile p = read_profile(in.profiles.front(), {o.app, o.gpu, false});
+        const Profile p = read_profile(in.profiles.front(), profile_options(in, o, 0, false));
         return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows", ""};
     }
     case Mode::tune: return run_tune(in, o);
     case Mode::sharing: return run_sharing(in, o);
     case Mode::grid: {
         const auto fits = read_params(in, "--grid");
-        return {throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}), "grid for " + std::to_string(fits.size()) + " fits", ""};
+        std::string left_out;
+        std::string text = throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}, &left_out);
+        return {std::move(text), "grid for " + std::to_string(fits.size()) + " fits", left_out};
     }
     case Mode::fit: break;
     }

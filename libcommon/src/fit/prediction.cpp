@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <hetsched/fit/model_document.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 
@@ -20,11 +21,14 @@ std::vector<double> default_batches(const GroupFit& f) {
 int gpus_per_node(const GroupFit& f, int wanted) { return wanted > 0 ? wanted : std::max(1, f.range.max_per_node); }
 
 std::vector<int> stage_counts(const GroupFit& f, int gpus) {
+    // Every stage holds at least one layer: no deeper pipeline than the model has layers, where the
+    // fit knows them (the profile reader refuses such rows, and the tuner such candidates).
+    const int deepest = f.range.total_layers > 0 ? f.range.total_layers : gpus;
     switch (f.kind) {
-    case ModelKind::icefrog_pp: return {gpus};
+    case ModelKind::icefrog_pp: return gpus <= deepest ? std::vector<int>{gpus} : std::vector<int>{};
     case ModelKind::icefrog_hp: {
         std::vector<int> out;
-        for (int s = 1; s <= std::min(gpus, std::max(1, f.range.max_stages)); ++s)
+        for (int s = 1; s <= std::min({gpus, std::max(1, f.range.max_stages), deepest}); ++s)
             if (gpus % s == 0) out.push_back(s);
         return out;
     }
@@ -74,6 +78,7 @@ std::string predict_table(const Profile& profile, const std::vector<GroupFit>& f
     for (size_t r = 0; r < profile.samples.size(); ++r) {
         const Sample& s = profile.samples[r];
         const GroupFit& f = find_fit(fits, s.app, s.gpu, s.where);
+        require_priceable(f.kind, s);
         const double t = step_time(f, s);
         std::vector<std::string> row;
         for (const auto& c : profile.table.row(r)) row.push_back(c.text);
@@ -85,7 +90,7 @@ std::string predict_table(const Profile& profile, const std::vector<GroupFit>& f
     return w.text();
 }
 
-std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o) {
+std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o, std::string* left_out) {
     io::CsvWriter w({"app", "gpu", "num_nodes", "num_gpus", "pipeline_stages", "per_gpu_batch",
                      "predicted_step_time_s", "predicted_throughput"});
     for (const auto& f : fits) {
@@ -94,14 +99,23 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
             for (int g = 1; g <= std::max(1, f.range.max_gpus); g *= 2) gpus.push_back(g);
         const std::vector<double> batches = o.batches.empty() ? default_batches(f) : o.batches;
         const int per_node = gpus_per_node(f, o.gpus_per_node);
-        for (int g : gpus)
-            for (int p : stage_counts(f, g))
+        std::vector<std::string> none;  // GPU counts this fit cannot price
+        for (int g : gpus) {
+            const std::vector<int> stages = stage_counts(f, g);
+            if (stages.empty()) none.push_back(std::to_string(g));
+            for (int p : stages)
                 for (double b : batches) {
                     const Sample s = configuration(f, g, (g + per_node - 1) / per_node, b, p);
                     const double t = step_time(f, s);
                     w.add_row({f.app, f.gpu, std::to_string(s.num_nodes), std::to_string(g), std::to_string(p),
                                io::format_number(b, 6), io::format_number(t, 6), io::format_number(s.throughput(t), 6)});
                 }
+        }
+        if (left_out && !none.empty())
+            *left_out += std::string(left_out->empty() ? "" : "; ") + "no rows for " + f.app + " on " + f.gpu + " at " +
+                         io::join(none) + " GPUs: " + model_name(f.kind) +
+                         " prices them as one pipeline of as many stages, more than the model's " +
+                         std::to_string(f.range.total_layers) + " layers";
     }
     return w.text();
 }

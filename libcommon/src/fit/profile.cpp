@@ -15,11 +15,13 @@ struct SiaNames {
     std::string app, gpu;
 };
 
-/// The app (the file's folder) and the GPU type (the cluster suffix of `placements-<cluster>.csv`).
+/// The app (the file's folder: the caller's name for it, else the path's last folder) and the GPU
+/// type (the cluster suffix of `placements-<cluster>.csv`).
 SiaNames sia_names(const std::string& path, const ProfileOptions& opt) {
     SiaNames n{opt.app, opt.gpu};
     const size_t slash = path.find_last_of('/');
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (n.app.empty()) n.app = opt.folder;
     if (n.app.empty() && slash != std::string::npos && slash > 0) {
         const size_t prev = path.find_last_of('/', slash - 1);
         n.app = path.substr(prev == std::string::npos ? 0 : prev + 1, slash - (prev == std::string::npos ? 0 : prev + 1));
@@ -75,21 +77,31 @@ struct TimeColumns {
     int step = -1, sync = -1, fwd = -1, bwd = -1;
 };
 
+/// A part of a step may equal the step it was timed in, and profilers that write step = fwd + bwd
+/// round each of the three: a part exceeds its step only by more than this share of it (a sum of
+/// decimals such as 0.1 + 0.2 lands one rounding above 0.3; six significant digits, 1e-6 of it).
+constexpr double kRoundingSlack = 1e-5;
+
+/// DataError at `column` unless `part` (NaN: not measured) lies within `step`, give or take rounding.
+void check_part(const io::CsvTable& t, size_t r, int column, double part, double step, const std::string& what) {
+    if (!(part > step * (1 + kRoundingSlack))) return;
+    const bool plural = what.find('+') != std::string::npos;
+    throw DataError(what + " time " + io::format_number(part) + " s exceeds the step time " + io::format_number(step) +
+                        " s " + (plural ? "they are" : "it is") + " part of",
+                    t.where(r, column));
+}
+
 void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const ProfileOptions& opt, Sample& s) {
     s.step_time_s = c.step < 0 ? kNaN : time_cell(t, r, c.step);
     s.sync_time_s = optional_time(t, r, c.sync, true);
     s.fwd_time_s = optional_time(t, r, c.fwd, false);
     s.bwd_time_s = optional_time(t, r, c.bwd, false);
     (void)opt;
-    // The parts are of the step they were timed in: none may outlast it.
-    if (s.sync_time_s > s.step_time_s)
-        throw DataError("sync time " + io::format_number(s.sync_time_s) + " s exceeds the step time " +
-                            io::format_number(s.step_time_s) + " s it is part of",
-                        t.where(r, c.sync));
-    if (s.fwd_time_s + s.bwd_time_s > s.step_time_s)
-        throw DataError("forward + backward time " + io::format_number(s.fwd_time_s + s.bwd_time_s) +
-                            " s exceeds the step time " + io::format_number(s.step_time_s) + " s they are part of",
-                        t.where(r, c.bwd));
+    // The parts are of the step they were timed in: none may outlast it, alone or together.
+    check_part(t, r, c.sync, s.sync_time_s, s.step_time_s, "sync");
+    check_part(t, r, c.fwd, s.fwd_time_s, s.step_time_s, "forward");
+    check_part(t, r, c.bwd, s.bwd_time_s, s.step_time_s, "backward");
+    check_part(t, r, c.bwd, s.fwd_time_s + s.bwd_time_s, s.step_time_s, "forward + backward");
 }
 
 void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {

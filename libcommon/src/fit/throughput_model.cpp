@@ -206,6 +206,26 @@ int param_index(ModelKind k, const std::string& name) {
     return -1;
 }
 
+bool can_price(ModelKind k, const Sample& s) {
+    switch (k) {
+    case ModelKind::icefrog_pp: return s.replicas() == 1;
+    case ModelKind::icefrog_hp: return true;
+    default: return s.stages == 1;
+    }
+}
+
+void require_priceable(ModelKind k, const Sample& s) {
+    if (can_price(k, s)) return;
+    std::string can;
+    for (ModelKind other : all_model_kinds())
+        if (can_price(other, s)) can += (can.empty() ? "" : ", ") + model_name(other);
+    const std::string what =
+        k == ModelKind::icefrog_pp
+            ? "a row of " + std::to_string(s.replicas()) + " data-parallel replicas (its form is one pipeline without replicas)"
+            : "a row of " + std::to_string(s.stages) + " pipeline stages (its form has no pipeline)";
+    throw DataError(model_name(k) + " cannot price " + what + "; the model kinds that can: " + can, s.where);
+}
+
 StepParts predict(ModelKind k, const std::vector<double>& params, const Sample& s, Factors f) {
     return k == ModelKind::pollux ? pollux_step(params, s, f) : icefrog_step(k, params, s, f);
 }

@@ -41,7 +41,11 @@ struct TuneCandidate {
 
 /// Every (batch, pipeline stages, frozen layers) candidate for `gpus` GPUs on `nodes` nodes, best
 /// effective progress first (ties: fewer frozen layers, then the smaller batch, then fewer stages).
+/// A batch is a replica's, as in the grid (a pipeline's replica spans its stages). With `global_batch`
+/// > 0 instead of `batches`, each stage count p takes global_batch / (gpus / p), so that every
+/// candidate trains on the same global batch and their effective progress compares like with like.
+/// DataError when no stage count fits the statistics' layers (a pipeline needs a layer a stage).
 std::vector<TuneCandidate> tune_layers(const GroupFit& fit, const LayerStats& stats, int gpus, int nodes,
-                                       const std::vector<double>& batches);
+                                       const std::vector<double>& batches, double global_batch = 0);
 
 }  // namespace hetsched::fit

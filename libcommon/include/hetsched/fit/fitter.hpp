@@ -57,8 +57,11 @@ struct FitOptions {
     bool curves = true;  ///< ICEFROG kinds: fit factor curves where the samples allow
 };
 
-/// Fits `kind` to samples of one app and GPU type. DataError when the samples cannot identify the
-/// free parameters (it names them and the samples that would).
+/// Fits `kind` to samples of one app and GPU type. The result does not depend on the samples' order
+/// (they are fitted in a canonical one). Where no sample spans nodes, the cross-node network terms
+/// take adaptdl's prior, 1.1 x their within-node ones. DataError at the row when a sample lies
+/// outside the kind's form (require_priceable), and when the samples cannot identify the free
+/// parameters (it names them and the samples that would).
 GroupFit fit_group(ModelKind kind, const std::vector<Sample>& samples, const FitOptions& options = {});
 
 /// fit_group on each group, the groups spread over the machine's cores; results in the groups' order.

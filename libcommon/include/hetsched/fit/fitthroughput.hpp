@@ -38,6 +38,9 @@ struct FitthroughputOptions {
 /// What the mode reads, as text: the tool fills in the ones the mode needs after check_options().
 struct FitthroughputInputs {
     std::vector<io::TextInput> profiles;       ///< fit: every profile; --predict: the profile to predict
+    /// The folder that holds each profile, by position, from its absolute path ("" for standard input,
+    /// or where absent): a Sia profile's app (ProfileOptions::folder).
+    std::vector<std::string> profile_folders;
     std::optional<io::TextInput> params;       ///< a throughput-model document (--predict, --grid, --tune)
     std::optional<io::TextInput> layer_stats;  ///< --tune
     std::optional<io::TextInput> usage;        ///< --sharing
@@ -55,8 +58,10 @@ struct GivenInputs {
     std::vector<std::string> flags;
 };
 
-/// Usage errors visible from the flags alone: a mode's missing inputs, flags only other modes read,
-/// and a --global-batch that cannot be split into whole per-GPU batches over --gpus.
+/// Usage errors visible from the flags alone: a mode's missing inputs, flags only other modes read (or
+/// that the mode reads only with another: --seed with --validate, --no-curves with an ICEFROG model,
+/// --gpu and --capacity-gib under --sharing with --pair, --tune's --gpus-per-node without --nodes), and
+/// a --global-batch that cannot be split into whole per-GPU batches over --gpus.
 void check_options(const FitthroughputOptions& o, const GivenInputs& given);
 
 struct FitthroughputResult {

@@ -22,7 +22,8 @@ int gpus_per_node(const GroupFit& fit, int wanted);
 
 /// The pipeline stage counts a fit can price on `gpus` GPUs: ICEFROG's PP form has no data-parallel
 /// term, so one pipeline over all of them; its HP form every divisor of `gpus` up to the deepest
-/// pipeline profiled; the other forms no pipeline (1).
+/// pipeline profiled; the other forms no pipeline (1). None deeper than the model's layers
+/// (range.total_layers, where known): PP on more GPUs than layers gets none.
 std::vector<int> stage_counts(const GroupFit& fit, int gpus);
 
 /// A configuration of the fit's app and GPU type: `gpus` GPUs on `nodes` nodes, filled evenly, in
@@ -34,7 +35,7 @@ Sample configuration(const GroupFit& fit, int gpus, int nodes, double per_gpu_ba
 /// steps (each the fit's step time of the smaller batch, the whole step repeated: an upper bound on
 /// the time, as the gradient exchange is counted each time). global_batch <= 0: the largest per-GPU
 /// batch the fit saw on every replica. Over the fit's stage_counts(), the fastest (a pipeline's replica
-/// spans its stages, and the batch is per replica as in the profiles).
+/// spans its stages, and the batch is per replica as in the profiles); 0 where it has none.
 double fitted_throughput(const GroupFit& fit, int gpus, int per_node, double global_batch);
 
 struct GridOptions {
@@ -45,7 +46,8 @@ struct GridOptions {
 
 /// CSV app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,
 /// predicted_throughput, one row per fit x GPU count x stage count (stage_counts()) x batch; GPUs fill
-/// nodes of gpus_per_node.
-std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o);
+/// nodes of gpus_per_node. A GPU count a fit has no stage count for gets no rows of it; `left_out`,
+/// when given, then says which (one clause per fit, "" when none), for a warning.
+std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o, std::string* left_out = nullptr);
 
 }  // namespace hetsched::fit

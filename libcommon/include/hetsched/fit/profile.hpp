@@ -43,6 +43,10 @@ struct ProfileOptions {
     std::string app;  ///< for Sia files: overrides the app named by the file's folder
     std::string gpu;  ///< for Sia files: overrides the GPU type named by the file's cluster suffix
     bool need_times = true;  ///< false for --predict: step times may be absent
+    /// For Sia files: the name of the folder that holds the file, from its absolute path (the tool
+    /// knows the working directory; the library does not ask): "placements-dgx.csv" read in
+    /// profiles/bert is bert's. "" to take the folder from the path as given.
+    std::string folder;
 };
 
 /// A parsed profile: the table as read (for --predict to echo) and one sample per row.

@@ -50,6 +50,14 @@ struct Factors {
     double network = 1;
 };
 
+/// Whether `k`'s form covers configuration `s`: Pollux's and ICEFROG's DDP and SDP forms have no
+/// pipeline (one stage a replica), ICEFROG's PP form no data parallelism (one replica); HP has both.
+bool can_price(ModelKind k, const Sample& s);
+
+/// DataError at `s`'s row unless can_price(k, s), naming the kinds that can: a form fitted or used
+/// outside itself would read a pipeline's stages as replicas (or the reverse) without a word.
+void require_priceable(ModelKind k, const Sample& s);
+
 /// The model's step time for configuration `s` (its measured times are ignored).
 StepParts predict(ModelKind k, const std::vector<double>& params, const Sample& s, Factors f = {});
 
