@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
          "Reads profiles from FILEs or stdin: Sia/Pollux placements-*.csv and scalability-*.csv as they are, or "
          "hetsched's CSV (app, gpu, num_nodes, num_gpus, per_gpu_batch, step_time_s; optionally frozen_layers, total_layers and more). "
          "Writes a throughput-model YAML document (or a quality table with --format csv).\n"
-         "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; "
+         "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; 70 internal; "
          "73/74 output errors.\nSee fitthroughput(1) and hetsched-formats(5)."},
         verbosity);
     app->add_option("FILE", inputs, "Profile files; - reads standard input");
@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
     app->add_option("--gpu", opt.gpu, "GPU type of Sia profiles (default: from the cluster suffix) or of rows without a gpu column")
         ->group(f)->type_name("GPU");
     app->add_option("--validate", opt.validate, "K-fold cross-validation: held-out error per app x GPU")
-        ->group(f)->check(cli::integer_in(2, 1000));
+        ->group(f)->transform(cli::integer_in(2, 1000));
     app->add_flag("--no-curves", opt.no_curves, "ICEFROG models: the paper's forms only, without factor curves")
         ->group(f);
     app->add_option("--seed", opt.seed, "Seed of the cross-validation shuffle")
-        ->group(f)->check(cli::integer_in(0, 9007199254740992))->capture_default_str();
+        ->group(f)->transform(cli::integer_in(0, 9007199254740992))->capture_default_str();
     app->add_option("--format", format, "yaml (the model document) or csv (one quality row per fit)")
         ->group(f)->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
     const char* u = "Use";
@@ -64,11 +64,11 @@ int main(int argc, char** argv) {
         ->group(u)->type_name("FILE");
     app->add_flag("--grid", grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
     app->add_option("--gpus", opt.gpus, "GPU counts of the grid, or the allocation to tune for (comma-separated)")
-        ->group(u)->delimiter(',')->check(gpu_count);
+        ->group(u)->delimiter(',')->transform(gpu_count);
     app->add_option("--batch", opt.batches, "Per-GPU batch sizes of the grid or the tuner (comma-separated)")
         ->group(u)->delimiter(',')->check(cli::positive(fit::limits::max_batch));
     app->add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per node (default: the densest profiled node)")
-        ->group(u)->check(gpu_count);
+        ->group(u)->transform(gpu_count);
 
     const char* t = "Layer tuner";
     app->add_flag("--tune", tune, "Best per-GPU batch and frozen layers for an allocation (needs --params, "
@@ -76,10 +76,10 @@ int main(int argc, char** argv) {
     app->add_option("--layer-stats", layer_stats, "Per-layer gradient statistics: layer, grad_var (optionally grad_var_at_freeze, flops, params)")
         ->group(t)->type_name("FILE");
     app->add_option("--nodes", opt.nodes, "Nodes of the allocation (default: as few as --gpus-per-node allows)")
-        ->group(t)->check(gpu_count);
+        ->group(t)->transform(gpu_count);
     app->add_option("--global-batch", opt.global_batch, "Fixed global batch, a multiple of --gpus: each replica takes it / replicas (--gpus / pipeline stages)")
-        ->group(t)->check(cli::integer_in(1, 1099511627776));
-    app->add_option("--top", opt.top, "Candidates to list")->group(t)->check(cli::integer_in(1, 10000))->capture_default_str();
+        ->group(t)->transform(cli::integer_in(1, 1099511627776));
+    app->add_option("--top", opt.top, "Candidates to list")->group(t)->transform(cli::integer_in(1, 10000))->capture_default_str();
     const char* g = "GPU sharing";
     app->add_option("--sharing", sharing, "Fit utilisation and memory models: app, gpu, per_gpu_batch, gpu_util_pct, memory_gib (optionally frozen_layers, total_layers)")
         ->group(g)->type_name("FILE");
