@@ -25,3 +25,17 @@ TEST_CASE("AlloX does not preempt and refuses multi-GPU jobs", "[allox]") {
     s.jobs.push_back(job("pair", 10, {3, 1}, 2));
     CHECK_THROWS_AS(allox_decide(s, {}), hetsched::DataError);
 }
+
+TEST_CASE("AlloX starts the earliest of alike jobs, whatever the simplex or the state's order", "[allox]") {
+    // One GPU: three alike jobs queue on it; the earliest (submit time, then id) is at its head.
+    ClusterState s = cluster({"fast"});
+    s.jobs = {job("z", 10, {1}), job("y", 10, {1}), job("x", 10, {1})};
+    CHECK(allox_decide(s, {}).type == std::vector<int>{-1, -1, 0});
+    s.jobs.push_back(job("w", 10, {1}, 1, -1));  // submitted before them
+    CHECK(allox_decide(s, {}).type == std::vector<int>{-1, -1, -1, 0});
+    // A fast and a slow GPU: two of three alike jobs queue on the fast one, one runs on the slow; the
+    // two earliest start now, the earlier of them on the fast GPU.
+    ClusterState two = cluster({"fast", "slow"});
+    two.jobs = {job("z", 10, {2, 1}), job("y", 10, {2, 1}), job("x", 10, {2, 1})};
+    CHECK(allox_decide(two, {}).type == std::vector<int>{-1, 1, 0});
+}

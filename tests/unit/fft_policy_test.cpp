@@ -1,10 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/fft_policy.hpp>
 #include <hetsched/sched/round.hpp>
+#include <hetsched/sched/type_fill.hpp>
 
 #include "sched_fixture.hpp"
 
@@ -164,4 +167,66 @@ TEST_CASE("The exact and structured paths give the same round", "[fft]") {
     const RoundResult a = run_round(s, {}), b = run_round(s, exact);
     CHECK(a.decision.stats.objective == Approx(b.decision.stats.objective));
     CHECK(a.decision.stats.gap() == 0);
+}
+
+TEST_CASE("FFT's theta_max, tau and rho count only the types with the job's GPUs up", "[fft]") {
+    // 2 V100 and 4 K80; the job needs 4 GPUs: only K80 holds it, at 4 units/s (V100's 400 it can never
+    // have). Alone, its fair finish is 4000 / 4 = 1000 s; running alone on K80 it gets all it is due.
+    ClusterState s = cluster({"V100", "K80"}, 2, 300);
+    s.nodes[1].gpus = 4;
+    s.jobs.push_back(job("a", 4000, {400, 4}, 4));
+    CHECK(best_throughput(s, s.jobs[0]) == 4);
+    CHECK(fair_finish_s(s, s.jobs[0], 1) == Approx(1000));
+    RoundResult r = run_round(s, {});
+    CHECK(r.state.jobs[0].placement.type == 1);
+    CHECK(r.state.jobs[0].book.tau_s == Approx(1000));
+    r.state.time_s = 300;
+    r = run_round(r.state, {});
+    CHECK(r.state.jobs[0].book.rho == 0);
+    // The fairness term is relative to K80 too: rho x theta / theta_max = rho on K80.
+    r.state.jobs[0].book.rho = 0.5;
+    std::vector<std::vector<CostTerms>> terms;
+    fft_program(r.state, {}, &terms);
+    REQUIRE(terms[0].size() == 1);
+    CHECK(terms[0][0].fairness == Approx(0.5));
+}
+
+TEST_CASE("The exact path out of time in replay keeps the previous round's types, and with none running is TryLater", "[fft]") {
+    // Thirty jobs of 1, 2 and 4 GPUs on three types: no 0-1 program GLPK proves in no time.
+    ClusterState s = cluster({"A", "B", "C"}, 4, 300);
+    s.time_s = 5000;
+    for (int k = 0; k < 30; ++k) {
+        Job j = job("j" + std::to_string(k), 1000 + 137 * k, {1.0 + k % 3, 0.5 + (k % 5) * 0.3, k % 4 ? 0.7 : 0.0},
+                    1 << (k % 3));
+        j.submit_time_s = 100.0 * k;
+        s.jobs.push_back(j);
+    }
+    RoundOptions o;
+    o.exact = true;
+    const RoundResult first = run_round(s, o);  // solved: the previous round's schedule
+    o.time_limit_s = 1e-9;
+    CHECK_THROWS_AS(run_round(first.state, o), hetsched::TryLater);  // schedround: try later
+    o.accept_unproven = true;
+    ClusterState next = first.state;
+    next.time_s += 300;
+    const RoundResult kept = run_round(next, o);
+    CHECK_FALSE(kept.decision.stats.proven);
+    CHECK(std::isinf(kept.decision.stats.gap()));
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        INFO(next.jobs[k].id);
+        CHECK(kept.state.jobs[k].placement.type == next.jobs[k].placement.type);
+    }
+    CHECK_THROWS_AS(run_round(s, o), hetsched::TryLater);  // nothing runs: nothing to keep
+}
+
+TEST_CASE("FFT gives the tie between alike jobs to the earlier one, on either path", "[fft]") {
+    for (bool exact : {false, true}) {
+        ClusterState s = cluster({"A"}, 1);
+        s.jobs = {job("z", 100, {1}), job("y", 100, {1}), job("x", 100, {1})};
+        RoundOptions o;
+        o.exact = exact;
+        const TypeDecision d = fft_decide(s, o);
+        INFO((exact ? "exact" : "structured"));
+        CHECK(d.type == std::vector<int>{-1, -1, 0});
+    }
 }

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/gavel_policy.hpp>
 #include <hetsched/sched/round.hpp>
 
@@ -126,4 +129,30 @@ TEST_CASE("Gavel's solve stats are its LP's when solved, and say reused between 
     CHECK(second.stats.reused);
     CHECK(second.stats.objective == 0);
     CHECK(second.stats.variables == 0);
+}
+
+TEST_CASE("Gavel's LP out of time keeps the last allocation in replay, and is TryLater with none to keep", "[gavel]") {
+    ClusterState s = cluster({"V100", "K80"});
+    s.jobs = {job("A", 1e6, {2, 1}), job("B", 1e6, {1, 1})};
+    RoundOptions o;
+    gavel_decide(s, o, true);  // the allocation of A and B
+    const std::vector<double> a_share = s.jobs[0].book.gavel_share;
+    s.jobs.push_back(job("C", 1e6, {1, 1}, 1, 100));  // an arrival, past the reset interval
+    s.time_s = 2000;
+    o.time_limit_s = 1e-9;
+    ClusterState schedround = s;
+    CHECK_THROWS_AS(gavel_decide(schedround, o, true), hetsched::TryLater);
+    o.accept_unproven = true;
+    const TypeDecision d = gavel_decide(s, o, true);
+    CHECK_FALSE(d.stats.proven);
+    CHECK(d.stats.reused);
+    CHECK(std::isinf(d.stats.gap()));
+    CHECK(s.jobs[0].book.gavel_share == a_share);  // the allocation stands
+    CHECK(s.jobs[2].book.gavel_share.empty());
+    CHECK(s.gavel_reset_s == 0);                   // not reset: the next round solves again
+    CHECK(d.type[2] == -1);                        // C has no share: not started
+    // No job holds a share: nothing to keep.
+    ClusterState fresh = cluster({"V100", "K80"});
+    fresh.jobs = {job("A", 1e6, {2, 1})};
+    CHECK_THROWS_AS(gavel_decide(fresh, o, true), hetsched::TryLater);
 }

@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/host_placement.hpp>
 #include <hetsched/sched/iceshare_policy.hpp>
 #include <hetsched/sched/round.hpp>
@@ -152,4 +155,55 @@ TEST_CASE("The actions name half a GPU for a sharer", "[iceshare]") {
     o.policy = PolicyKind::iceshare;
     const RoundResult r = run_round(s, o);
     CHECK(actions_csv(r.state, r.actions) == "job_id,action,gpu,nodes\nx,start,A,A-node:0.5\ny,start,A,A-node:0.5\n");
+}
+
+namespace {
+
+/// A solve stopped by its time limit, made reproducible: CBC's answer to the feasibility programs of
+/// the bisection (`stop_bisection`: the first one stopped, nothing found), and to the last, the most
+/// total share, its optimum with the bound `bound_at(optimum)` (nothing found when `found` is false).
+MipSolve stopped(std::function<double(double)> bound_at, bool found = true, bool stop_bisection = false) {
+    return [=](const Mip& m, double time_limit_s) {
+        MipResult r = solve_with_cbc(m, time_limit_s);
+        if (!m.maximise && !stop_bisection) return r;  // a feasibility program of the bisection
+        double objective = 0;
+        for (size_t c = 0; c < r.x.size(); ++c) objective += m.cost[c] * r.x[c];
+        r.status = MipStatus::time_limit;
+        r.bound = bound_at(objective);
+        if (!found || !m.maximise) r.x.clear();
+        return r;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("IceShare stopped by its time limit reports CBC's bound on the total share, or none", "[iceshare]") {
+    // The hand-worked case above: optimum 0.6 + 0.5 + 1 at least 0.5 each.
+    ClusterState s = cluster({"A"}, 4);
+    s.jobs = {running(elastic("a", 3000, {{1, {10}}, {2, {18}}, {4, {30}}}), 0), elastic("b", 1000, {{1, {10}}, {2, {20}}}),
+              job("c", 500, {10})};
+    RoundOptions o;
+    CHECK_THROWS_AS(iceshare_decide(s, o, stopped([](double v) { return v; })), hetsched::TryLater);  // schedround
+    o.accept_unproven = true;
+    TypeDecision d = iceshare_decide(s, o, stopped([](double v) { return v + 0.25; }));
+    CHECK_FALSE(d.stats.proven);
+    CHECK(d.stats.objective == Approx(2.1));
+    CHECK(d.stats.gap() == Approx(0.25));  // maximised: the bound is above
+    CHECK(std::isinf(iceshare_decide(s, o, stopped([](double) { return HUGE_VAL; })).stats.gap()));
+    // The bisection stopped short: the least share is not proven, nor any bound on the total.
+    d = iceshare_decide(s, o, stopped([](double v) { return v; }, true, true));
+    CHECK_FALSE(d.stats.proven);
+    CHECK(std::isinf(d.stats.gap()));
+    // Nothing found: a keeps its GPU, nothing new starts; with nothing running, nothing to keep.
+    d = iceshare_decide(s, o, stopped([](double v) { return v; }, false));
+    CHECK(d.type == std::vector<int>{0, -1, -1});
+    CHECK(std::isinf(d.stats.gap()));
+    s.jobs[0].placement = {};
+    CHECK_THROWS_AS(iceshare_decide(s, o, stopped([](double v) { return v; }, false)), hetsched::TryLater);
+}
+
+TEST_CASE("IceShare gives the tie between alike jobs to the earlier one", "[iceshare]") {
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {job("z", 100, {1}), job("y", 100, {1}), job("x", 100, {1})};
+    CHECK(iceshare_decide(s, {}).type == std::vector<int>{-1, 0, 0});
 }

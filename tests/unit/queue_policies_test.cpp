@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <hetsched/sched/queue_policies.hpp>
 #include <hetsched/sched/round.hpp>
 
@@ -80,4 +82,53 @@ TEST_CASE("A job the state gives running with no first start started as long ago
     s.jobs[0].throughput = {10, 10};
     s.jobs[0].scales = {{1, {10, 10}}, {8, {80, 80}}};
     CHECK(run_round(s, o).state.jobs[0].book.first_start_s == 900);
+}
+
+TEST_CASE("srtf rates a job by the types that can hold its GPUs", "[baselines]") {
+    // Both need 4 GPUs: only K80 (4) holds them, V100 has 2. A's 4000 units take 1000 s there (10 s at
+    // V100's 400/s, a speed it can never have), B's 3000 take 500 s: B, the shorter, goes first.
+    ClusterState s = cluster({"K80", "V100"}, 4);
+    s.nodes[1].gpus = 2;
+    s.jobs = {job("A", 4000, {4, 400}, 4), job("B", 3000, {6, 4}, 4)};
+    CHECK(srtf_decide(s, {}).type == std::vector<int>{-1, 0});
+}
+
+TEST_CASE("Every policy takes jobs that tie in order of submission, then id, whatever the state's order", "[baselines]") {
+    const std::vector<PolicyKind> all = {PolicyKind::fft, PolicyKind::gavel, PolicyKind::gavel_agnostic,
+                                         PolicyKind::tiresias, PolicyKind::srtf, PolicyKind::fifo,
+                                         PolicyKind::opportunistic, PolicyKind::allox, PolicyKind::has,
+                                         PolicyKind::sia, PolicyKind::iceshare};
+    const std::vector<std::vector<std::string>> orders = {{"x", "y", "z"}, {"z", "y", "x"}, {"y", "z", "x"}};
+    auto runs = [](const RoundResult& r) {
+        std::vector<std::string> ids;
+        for (const auto& j : r.state.jobs)
+            if (j.placement.running()) ids.push_back(j.id);
+        std::sort(ids.begin(), ids.end());
+        return ids;
+    };
+    for (const auto p : all)
+        for (const auto& order : orders) {
+            INFO(policy_name(p) << " on jobs listed " << order[0] << order[1] << order[2]);
+            RoundOptions o;
+            o.policy = p;
+            ClusterState one = cluster({"A"});  // one GPU: x runs
+            one.time_s = 10;
+            for (const auto& id : order) one.jobs.push_back(job(id, 1000, {1}, 1, 5));
+            CHECK(runs(run_round(one, o)) == std::vector<std::string>{"x"});
+            // An earlier submission goes first, whatever its id (fft's costs tell their ages apart: no tie).
+            if (p == PolicyKind::fft) continue;
+            one.jobs.push_back(job("a-late", 1000, {1}, 1, 10));
+            one.jobs.push_back(job("w-early", 1000, {1}, 1, 0));
+            CHECK(runs(run_round(one, o)) == std::vector<std::string>{"w-early"});
+        }
+    // A fast and a slow GPU: the programs' policies and AlloX run x and y, not z.
+    for (const auto p : {PolicyKind::fft, PolicyKind::sia, PolicyKind::iceshare, PolicyKind::allox, PolicyKind::opportunistic})
+        for (const auto& order : orders) {
+            INFO(policy_name(p) << " on jobs listed " << order[0] << order[1] << order[2]);
+            RoundOptions o;
+            o.policy = p;
+            ClusterState two = cluster({"fast", "slow"});
+            for (const auto& id : order) two.jobs.push_back(job(id, 1000, {2, 1}));
+            CHECK(runs(run_round(two, o)) == std::vector<std::string>{"x", "y"});
+        }
 }

@@ -299,3 +299,82 @@ TEST_CASE("A trace line split by tabs is read as Gavel's, and a short one says h
     CHECK_THAT(error_of([] { read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,model\nj1,0,1\n"}); }),
                Catch::StartsWith("2:7: expected 5 fields as in the header, got 3"));
 }
+
+TEST_CASE("Decisions fall at t0 + k round lengths: a job arriving on one joins it, however the length rounds", "[replay]") {
+    // 0.1 added up 8 times is 0.7999999999999999 and 60.1 added 22 times falls short of 1322.2: a job
+    // arriving there waited a whole round more with a GPU free. 3 x 0.3 is 0.8999999999999999 itself,
+    // short of 0.9 by the last digit, the same instant.
+    for (const auto& [length, arrival] : std::vector<std::pair<double, double>>{{0.1, 0.8}, {60.1, 1322.2}, {0.3, 0.9}}) {
+        ReplayCluster c = one_gpu_each({"A"});
+        c.nodes[0].gpus = 2;
+        const ReplayResult r = replay({rjob("a", 0, 2000, {1}), rjob("b", arrival, 1, {1})}, c,
+                                      options(sched::PolicyKind::fifo, length));
+        INFO("round length " << length);
+        CHECK(result(r, "b").start_time_s == arrival);
+        CHECK(result(r, "b").starvation_s() == 0);
+        CHECK(result(r, "b").finish_time_s == Approx(arrival + 1));
+    }
+    // With reschedule_on_events the clock restarts at a finish: decisions at 0, 0.1, 0.2; a ends at
+    // 0.25 and c starts there; the decisions after it fall at 0.25 + k x 0.1.
+    ReplayOptions o = options(sched::PolicyKind::fifo, 0.1);
+    o.reschedule_on_events = true;
+    const ReplayResult r = replay({rjob("a", 0, 0.25, {1}), rjob("c", 0, 5, {1})}, one_gpu_each({"A"}), o);
+    REQUIRE(r.rounds.size() > 30);
+    CHECK(r.rounds[2].time_s == 0.2);
+    CHECK(r.rounds[3].time_s == 0.25);
+    CHECK(r.rounds[30].time_s == 0.25 + 27 * 0.1);
+    CHECK(result(r, "c").finish_time_s == Approx(5.25));
+}
+
+TEST_CASE("A gang job's isolated JCT counts only the types with its GPUs: alone on the cluster its FTF is 1", "[replay]") {
+    // 4 GPUs: only K80 (4 of them, 4 units/s together) can hold it; V100 has 2 (12 units/s at 4 GPUs,
+    // 6 if it could time-share 2 of them). Its 4000 units take 1000 s, the best the cluster can do.
+    ReplayCluster c = one_gpu_each({"K80", "V100"});
+    c.nodes[0].gpus = 4;
+    c.nodes[1].gpus = 2;
+    ReplayJob j = rjob("a", 0, 4000, {4, 12});
+    j.job.num_gpus = 4;
+    for (auto p : {sched::PolicyKind::fft, sched::PolicyKind::fifo, sched::PolicyKind::opportunistic}) {
+        const ReplayResult r = replay({j}, c, options(p));
+        INFO(sched::policy_name(p));
+        CHECK(result(r, "a").jct_s() == Approx(1000));
+        CHECK(result(r, "a").isolated_s == Approx(1000));
+        CHECK(r.summary.max_ftf == Approx(1));
+        CHECK(r.summary.unfair_fraction == 0);
+    }
+    // The same by set_isolated: a 2-GPU job may count V100 (2 up), time-sharing it with another job.
+    std::vector<JobResult> jobs(1);
+    jobs[0].finish_time_s = 1000;
+    jobs[0].num_gpus = 2;
+    jobs[0].work = 6000;
+    set_isolated(jobs, {{2, 12}}, {4, 2});
+    CHECK(jobs[0].isolated_s == Approx(500));
+}
+
+TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory that holds them", "[replay]") {
+    const auto trace = read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,model,memory_gib\n"
+                                            "a,0,1,1000,m,20\nb,0,1,1000,m,\nc,0,1,1000,m,200\n"});
+    REQUIRE(trace.size() == 3);
+    CHECK(trace[0].memory_gib == 20);
+    CHECK(trace[1].memory_gib == 0);  // an empty cell: not given
+    CHECK(error_of([] { read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,memory_gib\na,0,1,10,0\n"}); }) ==
+          "2:10: expected a number from 0.01 to 100000 in column 'memory_gib', got '0'");
+    ReplayCluster c = one_gpu_each({"K80", "P100", "V100"});
+    c.types[0].memory_gib = 12;
+    c.types[1].memory_gib = 16;
+    c.types[2].memory_gib = 32;
+    ThroughputTable table;
+    table.types = {"K80", "P100", "V100"};
+    table.rows[{"m", 1}] = {1, 1.5, 2};
+    JobCounts counts;
+    const auto jobs = build_jobs(trace, table, c, {"K80"}, counts);
+    CHECK(counts.too_much_memory == 1);  // c: 200 GiB, more than any type holds
+    CHECK(counts.skipped() == 1);
+    CHECK(counts.memory_unknown == 1);   // b
+    REQUIRE(jobs.size() == 2);
+    CHECK(jobs[0].job.memory_gib == 20);
+    // has: a needs 20 GiB, so V100 (32) is the least that holds it; b, taken to fit anywhere, gets K80.
+    const ReplayResult r = replay(jobs, c, options(sched::PolicyKind::has));
+    CHECK(result(r, "a").jct_s() == Approx(500));
+    CHECK(result(r, "b").jct_s() == Approx(1000));
+}

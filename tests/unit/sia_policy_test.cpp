@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/round.hpp>
 #include <hetsched/sched/sia_policy.hpp>
 
@@ -93,4 +95,59 @@ TEST_CASE("Sia with p > 0 maximises, and λ_n still costs a job left out", "[sia
     RoundOptions o;
     o.sia_p = 1;  // value 1^1 = 1; leaving it out would cost 1.1
     CHECK(sia_decide(s, o).type == std::vector<int>{0});
+}
+
+namespace {
+
+/// CBC's optimum, reported as a solve its time limit stopped with the bound `bound_at(optimum)`
+/// (nothing found when `found` is false): what a limited solve may say, made reproducible.
+MipSolve stopped(std::function<double(double)> bound_at, bool found = true) {
+    return [=](const Mip& m, double time_limit_s) {
+        MipResult r = solve_with_cbc(m, time_limit_s);
+        double objective = 0;
+        for (size_t c = 0; c < r.x.size(); ++c) objective += m.cost[c] * r.x[c];
+        r.status = MipStatus::time_limit;
+        r.bound = bound_at(objective);
+        if (!found) r.x.clear();
+        return r;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("Sia stopped by its time limit reports CBC's bound, and keeps the running jobs when it found nothing", "[sia]") {
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {running(elastic("x", 18), 0), elastic("y", 16)};
+    RoundOptions o;
+    CHECK_THROWS_AS(sia_decide(s, o, stopped([](double v) { return v; })), hetsched::TryLater);  // schedround
+    o.accept_unproven = true;
+    // The optimum found, its bound 0.25 below (p < 0: minimised): the gap is 0.25, not 0.
+    TypeDecision d = sia_decide(s, o, stopped([](double v) { return v - 0.25; }));
+    CHECK_FALSE(d.stats.proven);
+    CHECK(d.stats.gap() == Approx(0.25));
+    CHECK(d.type == std::vector<int>{0, -1});
+    // No bound known: the gap is infinite.
+    d = sia_decide(s, o, stopped([](double) { return -HUGE_VAL; }));
+    CHECK(std::isinf(d.stats.gap()));
+    // Nothing found: x keeps its GPU (its held value, 1 GPU: 1^-0.5 - 1.1), y does not start.
+    d = sia_decide(s, o, stopped([](double v) { return v - 1; }, false));
+    CHECK(d.type == std::vector<int>{0, -1});
+    CHECK(d.gpus == std::vector<int>{1, 1});
+    CHECK(d.stats.objective == Approx(1 - 1.1));
+    CHECK(d.stats.gap() == Approx((1 - 1.1) - (std::pow(1.8, -0.5) - 1.1 - 1)));  // the schedule kept, to CBC's bound
+    // Nothing found and nothing running: nothing to keep.
+    s.jobs[0].placement = {};
+    CHECK_THROWS_AS(sia_decide(s, o, stopped([](double v) { return v; }, false)), hetsched::TryLater);
+    // p > 0 maximises: the bound is above the optimum, and the gap still counts up from it.
+    o.sia_p = 1;
+    d = sia_decide(s, o, stopped([](double v) { return v + 0.5; }));
+    CHECK(d.stats.gap() == Approx(0.5));
+}
+
+TEST_CASE("Sia gives the tie between alike jobs to the earlier one", "[sia]") {
+    ClusterState s = cluster({"A"}, 1);
+    s.jobs = {job("z", 100, {1}), job("y", 100, {1}), job("x", 100, {1})};
+    CHECK(sia_decide(s, {}).type == std::vector<int>{-1, -1, 0});
+    s.jobs.push_back(job("w", 100, {1}, 1, -1));  // earlier still
+    CHECK(sia_decide(s, {}).type == std::vector<int>{-1, -1, -1, 0});
 }

@@ -1,5 +1,6 @@
 // replay: a job trace through many rounds of one or more scheduling policies, with the metrics the
 // papers report (JCT, finish-time fairness, starvation, utilisation), each round by schedround's code.
+#include <algorithm>
 #include <iostream>
 #include <thread>
 
@@ -24,8 +25,9 @@ int main(int argc, char** argv) {
     std::string format = "yaml";
     int gpus_per_node = 8, threads = 2;
     bool no_timings = false;
-    // A round's solver that runs out of time keeps its best schedule (counted as unproven_rounds)
-    // rather than stopping the replay; 10 s a round unless told otherwise.
+    // A round's solver that runs out of time keeps its best schedule, or the previous round's when it
+    // found none (counted as unproven_rounds), rather than stopping the replay; it stops (75) only when
+    // there is nothing to keep. 10 s a round unless told otherwise.
     opt.round.accept_unproven = true;
     opt.round.time_limit_s = 10;
     auto app = cli::make_app(
@@ -33,17 +35,18 @@ int main(int argc, char** argv) {
          "Replay a job trace through many rounds of one or more scheduling policies and report JCT, fairness and "
          "utilisation.",
          "Each round is decided by the same code schedround runs.\nExit status: 0 ok; 64 usage; 65 bad trace or "
-         "table; 66 no input; 70 internal; 73/74 output errors; 75 a round's solver out of time; 78 bad catalog.\n"
+         "table; 66 no input; 70 internal; 73/74 output errors; 75 a round's solver out of time with no schedule "
+         "found and none to keep; 78 bad catalog.\n"
          "See replay(1) and hetsched-formats(5)."},
         verbosity);
     const char* i = "Inputs";
-    app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,...,model,...], "
+    app->add_option("--trace", trace, "Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,model,memory_gib,...], "
                                       "Gavel's tab-separated trace, or a Sia/Pollux workload CSV (required)")
         ->group(i)->type_name("FILE");
     app->add_option("--cluster", cluster, "Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,... "
                                           "(required)")->group(i);
     app->add_option("--gpus-per-node", gpus_per_node, "Node size for the TYPE=GPUS shorthand (and, when given, of a model document's predictions)")
-        ->group(i)->check(cli::integer_in(1, 1024))->capture_default_str();
+        ->group(i)->transform(cli::integer_in(1, 1024))->capture_default_str();
     app->add_option("--throughputs", throughputs, "Throughputs: CSV model,gpu,throughput[,num_gpus], Gavel's "
                                                   "flattened CSV, Gavel's JSON, or fitthroughput's model document (required)")
         ->group(i)->type_name("FILE");
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
     app->add_option("--rounds-out", rounds_out, "Per-round CSV (one row per round and policy)")->group(o)->type_name("FILE");
     app->add_flag("--no-timings", no_timings, "Leave out the measured times (for byte-identical outputs)")->group(o);
     app->add_option("--threads", threads, "Policies replayed at once")
-        ->group(o)->check(cli::integer_in(1, 256))->capture_default_str();
+        ->group(o)->transform(cli::integer_in(1, 256))->capture_default_str();
 
     return cli::run_tool(*app, argc, argv, [&] {
         for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--trace", &trace},
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
             throw DataError("no job of the trace can be replayed on this cluster: " + std::to_string(counts.too_big) +
                             " need more GPUs than any type that runs them has up, " + std::to_string(counts.no_type) +
                             " run models no type of the cluster has a throughput for, " +
+                            std::to_string(counts.too_much_memory) + " need more memory than those types hold, " +
                             std::to_string(counts.unknown_model) + " models the table lacks");
         if (!verbosity.quiet) {
             if (counts.too_big > 0)
@@ -102,6 +106,13 @@ int main(int argc, char** argv) {
                 std::cerr << "replay: jobs left out: " << counts.no_type << " (no type of the cluster has a throughput for their model)\n";
             if (counts.unknown_model > 0)
                 std::cerr << "replay: jobs left out: " << counts.unknown_model << " (model not in the throughput table)\n";
+            if (counts.too_much_memory > 0)
+                std::cerr << "replay: jobs left out: " << counts.too_much_memory
+                          << " (more memory_gib than any type with their GPUs holds)\n";
+            if (counts.memory_unknown > 0 && std::find(kinds.begin(), kinds.end(), sched::PolicyKind::has) != kinds.end())
+                std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
+                          << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
+                             "memory alone (the least first)\n";
             if (counts.extrapolated > 0)
                 std::cerr << "replay: warning: " << counts.extrapolated
                           << " jobs ask for more GPUs than their fit saw on some type: their throughput there is extrapolated\n";
@@ -118,6 +129,14 @@ int main(int argc, char** argv) {
         if (!jobs_out.empty()) outputs.emplace_back(jobs_out, sim::jobs_csv(results));
         if (!rounds_out.empty()) outputs.emplace_back(rounds_out, sim::rounds_csv(results, c));
         io::write_outputs(outputs);  // all or none
+        if (verbosity.verbose > 0 && !verbosity.quiet)
+            for (const auto& r : results) {
+                const sim::Summary& s = r.summary;
+                std::cerr << "replay: " << s.policy << ": " << s.jobs << " jobs in " << s.rounds << " rounds, average JCT "
+                          << io::format_number(s.avg_jct_s, 6) << " s, makespan " << io::format_number(s.makespan_s, 6)
+                          << " s, utilization " << io::format_number(s.utilization, 4) << ", " << s.migrations
+                          << " migrations, " << s.unproven_rounds << " unproven rounds\n";
+            }
         return Exit::ok;
     });
 }

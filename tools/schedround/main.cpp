@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
                                                   "their sizes and samples/s)")->group(p)->type_name("FILE");
     app->add_option("--gpus-per-node", models.gpus_per_node, "Node size of those predictions (default: each fit's "
                                                              "densest profiled node)")
-        ->group(p)->check(cli::integer_in(1, 1024));
+        ->group(p)->transform(cli::integer_in(1, 1024));
     const char* o = "Output";
     app->add_option("--format", format, "state (the next state) or actions (CSV job_id,action,gpu,nodes)")
         ->group(o)->check(CLI::IsMember({"state", "actions"}))->capture_default_str();

@@ -1,12 +1,15 @@
 #include <hetsched/sched/allox_policy.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <tuple>
 
 #include <glpk.h>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/sched/tie_break.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
 namespace hetsched::sched {
@@ -14,6 +17,14 @@ namespace {
 
 constexpr size_t kCandidates = 50;  ///< AlloX's simulator (IRFsim) considers at most 50 jobs at a time
 constexpr int kPositions = 50;
+
+/// Where the matching puts a job: a type's queue, its position from the end, and whether it is at the
+/// head of its queue (starts this round).
+struct Slot {
+    int type = -1;
+    int position = 0;
+    bool head = false;
+};
 
 }  // namespace
 
@@ -40,6 +51,7 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     if (pending.empty() || free_total == 0) return fill.decision("matching");
 
     const int n = static_cast<int>(pending.size()), positions = std::min(n, kPositions);
+    auto time_on = [&](size_t k, int t) { return s.jobs[k].remaining() / s.jobs[k].throughput[static_cast<size_t>(t)]; };
     GlpkProblem prob = make_glpk_problem();
     glp_prob* g = prob.get();
     glp_set_obj_dir(g, GLP_MIN);
@@ -80,19 +92,47 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     if (glp_simplex(g, &sm) != 0 || glp_get_status(g) != GLP_OPT)
         throw Error(Exit::internal, "GLPK could not solve AlloX's matching");
     // Per type, the jobs at position k, in order of arrival; queues of length k start their k-th job.
-    std::vector<std::vector<std::vector<int>>> at(static_cast<size_t>(m), std::vector<std::vector<int>>(static_cast<size_t>(positions) + 1));
+    // Jobs of equal time on a type are interchangeable in the matching (the same cost either way), so
+    // whatever the simplex chose, the earlier of them (submit time, then id: pending's order) takes the
+    // position further from the end, and starts first.
+    std::vector<std::map<double, std::pair<std::vector<int>, std::vector<int>>>> equal(static_cast<size_t>(m));  // time → (jobs, positions)
     for (size_t c = 0; c < cols.size(); ++c)
         if (glp_get_col_prim(g, static_cast<int>(c) + 1) > 0.5) {
             const auto [r, t, k] = cols[c];
-            at[static_cast<size_t>(t)][static_cast<size_t>(k)].push_back(r);
+            auto& group = equal[static_cast<size_t>(t)][time_on(pending[static_cast<size_t>(r)], t)];
+            group.first.push_back(r);
+            group.second.push_back(k);
         }
+    std::vector<Slot> slot(s.jobs.size());
     for (int t = 0; t < m; ++t) {
-        auto& by = at[static_cast<size_t>(t)];
+        std::vector<std::vector<int>> at(static_cast<size_t>(positions) + 1);
+        for (auto& [time, group] : equal[static_cast<size_t>(t)]) {
+            auto& [jobs, ks] = group;
+            std::sort(jobs.begin(), jobs.end());
+            std::sort(ks.begin(), ks.end(), std::greater<int>());
+            for (size_t i = 0; i < jobs.size(); ++i) at[static_cast<size_t>(ks[i])].push_back(jobs[i]);
+        }
         for (int k = 0; k < positions; ++k) {
-            const size_t starters = by[static_cast<size_t>(k)].size() - std::min(by[static_cast<size_t>(k)].size(), by[static_cast<size_t>(k) + 1].size());
-            for (size_t i = 0; i < starters; ++i) fill.take(pending[static_cast<size_t>(by[static_cast<size_t>(k)][i])], t);
+            auto& here = at[static_cast<size_t>(k)];
+            std::sort(here.begin(), here.end());
+            const size_t heads = here.size() - std::min(here.size(), at[static_cast<size_t>(k) + 1].size());
+            for (size_t i = 0; i < here.size(); ++i) slot[pending[static_cast<size_t>(here[i])]] = {t, k, i < heads};
         }
     }
+    // Jobs alike on every type are interchangeable across types too: the earlier takes the place that
+    // starts now, then the faster type, then the place further from the end.
+    std::vector<std::vector<double>> key(s.jobs.size());
+    for (size_t k : pending) {
+        key[k] = tie_key(s.jobs[k]);
+        for (int t = 0; t < m; ++t) key[k].push_back(fill.fits(k, t) ? time_on(k, t) : HUGE_VAL);
+    }
+    earliest_first(s, key, slot, [&](size_t member, const Slot& a, const Slot& b) {
+        if (a.type < 0 || b.type < 0) return a.type >= 0 && b.type < 0;
+        return std::make_tuple(!a.head, time_on(member, a.type), -a.position, a.type) <
+               std::make_tuple(!b.head, time_on(member, b.type), -b.position, b.type);
+    });
+    for (size_t k : pending)
+        if (slot[k].head) fill.take(k, slot[k].type);
     return fill.decision("matching");
 }
 

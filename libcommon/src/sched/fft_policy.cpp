@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
+#include <hetsched/cli/error.hpp>
+#include <hetsched/sched/tie_break.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
 namespace hetsched::sched {
@@ -29,7 +33,7 @@ AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Job& j = s.jobs[k];
         p.demand.push_back(j.num_gpus);
-        const double fastest = best_throughput(s, j);
+        const double fastest = best_throughput(s, j, cap);
         const double age_s = std::max(0.0, s.time_s - j.submit_time_s);
         for (int i = 0; i < m; ++i) {
             const double th = j.throughput[static_cast<size_t>(i)];
@@ -57,11 +61,55 @@ namespace {
 double fair_finish(const ClusterState& s, const Job& j, size_t active, const std::vector<int>& cap) {
     double rate = 0;
     for (size_t i = 0; i < s.types.size(); ++i) {
-        if (!s.can_run(j, static_cast<int>(i))) continue;
+        if (cap[i] < j.num_gpus || !s.can_run(j, static_cast<int>(i))) continue;  // a gang cannot time-share fewer GPUs
         const double share = static_cast<double>(cap[i]) / (static_cast<double>(active) * j.num_gpus);
         rate = std::max(rate, j.throughput[i] * std::min(1.0, share));
     }
     return rate > 0 ? j.submit_time_s + j.work / rate : -1;
+}
+
+/// --exact: GLPK's optimum; past the time limit, when o.accept_unproven (replay), the previous
+/// round's schedule: each running job keeps its type, nothing new starts, the round unproven with no
+/// bound known. TryLater (75) when no job runs: there is nothing to keep.
+Assignment exact_or_kept(const ClusterState& s, const AssignmentProgram& p, const RoundOptions& o, SolveStats& stats) {
+    try {
+        return solve_exact(p, o.time_limit_s, stats);
+    } catch (const TryLater& e) {
+        if (!o.accept_unproven) throw;
+        std::vector<int> type(s.jobs.size(), -1);
+        bool kept = false;
+        for (size_t k = 0; k < s.jobs.size(); ++k) {
+            const int t = s.jobs[k].placement.type;
+            if (t < 0 || !p.allowed(static_cast<int>(k), t)) continue;
+            type[k] = t;
+            kept = true;
+        }
+        if (!kept) throw TryLater(std::string(e.what()) + ", and no job runs to keep its own");
+        const Assignment a = evaluate(p, std::move(type));
+        stats.proven = false;
+        stats.objective = a.objective;
+        stats.bound = -HUGE_VAL;
+        return a;
+    }
+}
+
+/// Jobs alike in every cost (the same submit time, GPUs, work, throughputs and ρ, running or not) are
+/// interchangeable in the program: the earlier (submit time, id) is the one that runs, or runs on the
+/// cheaper type. Only jobs that share a submit time can be alike (the age term tells others apart).
+void earliest_first_among_equals(const ClusterState& s, const AssignmentProgram& p, std::vector<int>& type) {
+    std::map<double, int> at;
+    for (const auto& j : s.jobs) ++at[j.submit_time_s];
+    std::vector<std::vector<double>> key(s.jobs.size());
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        if (at[s.jobs[k].submit_time_s] < 2 || !unfinished(s.jobs[k])) continue;
+        key[k] = tie_key(s.jobs[k]);
+        for (int i = 0; i < p.types; ++i)  // NaN (not allowed) as +inf, so that keys compare
+            key[k].push_back(p.allowed(static_cast<int>(k), i) ? p.c(static_cast<int>(k), i) : HUGE_VAL);
+    }
+    earliest_first(s, key, type, [&](size_t member, int a, int b) {
+        if ((a >= 0) != (b >= 0)) return a >= 0;  // running first
+        return a >= 0 && p.c(static_cast<int>(member), a) < p.c(static_cast<int>(member), b);
+    });
 }
 
 }  // namespace
@@ -70,9 +118,11 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
     return fair_finish(s, j, active, s.capacity());
 }
 
-double next_rho(const ClusterState& s, const Job& j, int type) {
+double next_rho(const ClusterState& s, const Job& j, int type) { return next_rho(s, j, type, s.capacity()); }
+
+double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up) {
     const double lifetime = j.book.tau_s - j.submit_time_s;  // τ − a
-    const double fastest = best_throughput(s, j);
+    const double fastest = best_throughput(s, j, up);
     if (j.book.tau_s < 0 || lifetime <= 0 || fastest <= 0) return j.book.rho;
     const double mu = std::max(0.0, s.time_s - j.submit_time_s) / lifetime;
     const double fair = j.work / (fastest * lifetime);  // fastest-type rounds per round under the fair share
@@ -93,12 +143,14 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     bool k_proven = true;
     const Assignment start = max_busy_assignment(p, o.time_limit_s, o.accept_unproven ? &k_proven : nullptr);
     p.min_busy = d.min_busy = start.busy;
-    const Assignment a = o.exact ? solve_exact(p, o.time_limit_s, d.stats)
+    const Assignment a = o.exact ? exact_or_kept(s, p, o, d.stats)
                                  : solve_structured(p, start, o.time_limit_s, d.stats, o.accept_unproven);
     d.stats.proven = d.stats.proven && k_proven;
     d.type = a.type;
+    earliest_first_among_equals(s, p, d.type);
+    const std::vector<int> up = s.capacity();
     for (size_t k = 0; k < s.jobs.size(); ++k)
-        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k]);
+        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k], up);
     return d;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include <glpk.h>
@@ -38,6 +39,12 @@ void reset_time(ClusterState& s) {
                 b.gavel_deficit_s[t] += b.gavel_share[t] * since - (time_since_reset(s, j, t) - s.round_length_s / 2);
         b.gavel_base_s = b.time_per_type_s;
     }
+}
+
+/// Whether some unfinished job has a share in the last allocation: one a round may keep.
+bool holds_allocation(const ClusterState& s) {
+    return std::any_of(s.jobs.begin(), s.jobs.end(),
+                       [](const Job& j) { return j.remaining() > 0 && !j.book.gavel_share.empty(); });
 }
 
 }  // namespace
@@ -132,13 +139,28 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
     const std::uint64_t set = active_set_digest(s.jobs);
     const bool due = s.gavel_reset_s < 0 || s.time_s - s.gavel_reset_s >= o.gavel_reset_s;
     SolveStats lp;
+    lp.maximise = true;
     lp.reused = !due || set == s.gavel_active_set;
     if (!lp.reused) {
-        reset_time(s);
-        std::vector<std::vector<double>> x = gavel_allocation(s, aware, o, &lp);
-        for (size_t k = 0; k < s.jobs.size(); ++k) s.jobs[k].book.gavel_share = std::move(x[k]);
-        s.gavel_reset_s = s.time_s;
-        s.gavel_active_set = set;
+        std::vector<std::vector<double>> x;
+        try {
+            x = gavel_allocation(s, aware, o, &lp);
+        } catch (const TryLater& e) {
+            // Past the time limit (replay): the last allocation stands, as between resets, and the
+            // next round tries again; with no allocation to keep the round cannot go on.
+            if (!o.accept_unproven) throw;
+            if (!holds_allocation(s))
+                throw TryLater(std::string(e.what()) + ", and no job has a share of an earlier allocation to keep");
+            lp.reused = true;
+            lp.proven = false;
+            lp.bound = HUGE_VAL;  // no bound known: the gap is infinite
+        }
+        if (!lp.reused) {
+            reset_time(s);  // after the LP, which reads no bookkeeping: a failed one leaves it as it was
+            for (size_t k = 0; k < s.jobs.size(); ++k) s.jobs[k].book.gavel_share = std::move(x[k]);
+            s.gavel_reset_s = s.time_s;
+            s.gavel_active_set = set;
+        }
     }
 
     // Priorities per type: X over the share of the type's time (since the reset) the job received.

@@ -5,6 +5,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/gpu_sharing.hpp>
+#include <hetsched/sched/tie_break.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -78,7 +79,7 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s) {
     return out;
 }
 
-TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
+TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve) {
     const std::vector<IceShareOption> opts = iceshare_options(s);
     TypeDecision d;
     d.type.assign(s.jobs.size(), -1);
@@ -87,6 +88,7 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
     for (size_t k = 0; k < s.jobs.size(); ++k) d.gpus[k] = s.jobs[k].num_gpus;
     d.stats.method = "iceshare";
     d.stats.variables = static_cast<long>(opts.size());
+    d.stats.maximise = true;
     if (opts.empty()) return d;
 
     // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take, up
@@ -110,6 +112,7 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
     }
     for (int c : s.capacity()) have += c;
     double floor = 0;
+    bool floor_proven = true;  // the least w·IceShare is the program's: its bisection ran to the end
     std::vector<size_t> kept;
     if (need <= have && every_job) {
         std::vector<double> values, best(s.jobs.size(), 0);
@@ -125,33 +128,63 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o) {
         while (lo < hi) {
             const size_t mid = (lo + hi) / 2;
             ++d.stats.bound_iterations;
-            const MipResult r = solve_with_cbc(program(s, opts, values[mid], true, kept), o.time_limit_s);
-            if (unsolved(r)) break;  // keep the least proven so far
+            const MipResult r = solve(program(s, opts, values[mid], true, kept), o.time_limit_s);
+            if (unsolved(r)) {  // keep the least proven so far
+                floor_proven = false;
+                break;
+            }
             if (r.status == MipStatus::optimal) lo = mid + 1;
             else hi = mid;
         }
         if (lo > 0) floor = values[lo - 1];
     }
     // Stage 2: the most total share, every job at the least found or above.
-    const MipResult r = solve_with_cbc(program(s, opts, floor, false, kept), o.time_limit_s);
+    const MipResult r = solve(program(s, opts, floor, false, kept), o.time_limit_s);
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
-    if (unsolved(r) && r.x.empty()) {
+    const bool stopped = unsolved(r);
+    // The gap is in the total share, the program's second objective: CBC's bound on it when the least
+    // share was proven; none when the bisection stopped short (a larger least might cost total share).
+    d.stats.bound = !floor_proven ? HUGE_VAL : stopped ? r.bound : 0;
+    if (stopped && r.x.empty()) {  // nothing found: the running jobs hold on where they run
+        bool any = false;
         for (size_t k = 0; k < s.jobs.size(); ++k)
-            if (s.jobs[k].remaining() > 0) {
+            if (s.jobs[k].remaining() > 0 && s.jobs[k].placement.running()) {
+                any = true;
                 d.type[k] = s.jobs[k].placement.type;
                 d.shared[k] = s.jobs[k].placement.shared;
             }
+        if (!any) throw TryLater("IceShare's program found no schedule within --time-limit-s, and no job runs to keep its own");
+        d.stats.bound = HUGE_VAL;  // the value of the schedule kept is not the program's to bound
         return d;
     }
+    // Each job's column as its rank among its own (-1: none), handed out earliest first among jobs the
+    // program cannot tell apart (the same weight, GPUs and options).
+    std::vector<std::vector<size_t>> cols(s.jobs.size());
+    std::vector<int> chosen(s.jobs.size(), -1);
+    std::vector<std::vector<double>> key(s.jobs.size());
     for (size_t i = 0; i < kept.size(); ++i) {
-        if (r.x[i] < 0.5) continue;
         const IceShareOption& op = opts[kept[i]];
-        d.type[op.job] = op.type;
-        d.gpus[op.job] = op.gpus;
-        d.shared[op.job] = op.shared;
-        d.stats.objective += s.jobs[op.job].priority_weight * op.share;
+        if (key[op.job].empty()) key[op.job] = tie_key(s.jobs[op.job]);
+        key[op.job].insert(key[op.job].end(), {static_cast<double>(op.type), static_cast<double>(op.gpus),
+                                               op.shared ? 1.0 : 0.0, op.share});
+        if (r.x[i] >= 0.5) {
+            chosen[op.job] = static_cast<int>(cols[op.job].size());
+            d.stats.objective += s.jobs[op.job].priority_weight * op.share;
+        }
+        cols[op.job].push_back(i);
     }
-    d.stats.bound = d.stats.objective;
+    earliest_first(s, key, chosen, [&](size_t member, int a, int b) {
+        if ((a >= 0) != (b >= 0)) return a >= 0;  // a configuration rather than none
+        return a >= 0 && opts[kept[cols[member][static_cast<size_t>(a)]]].share > opts[kept[cols[member][static_cast<size_t>(b)]]].share;
+    });
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        if (chosen[k] < 0) continue;
+        const IceShareOption& op = opts[kept[cols[k][static_cast<size_t>(chosen[k])]]];
+        d.type[k] = op.type;
+        d.gpus[k] = op.gpus;
+        d.shared[k] = op.shared;
+    }
+    if (d.stats.proven) d.stats.bound = d.stats.objective;
     return d;
 }
 

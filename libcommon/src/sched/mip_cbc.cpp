@@ -10,6 +10,12 @@
 #include <hetsched/cli/error.hpp>
 
 namespace hetsched::sched {
+namespace {
+
+/// Bounds this large are CBC's placeholders for "none": its own infinity is 1e50.
+constexpr double kNoBound = 1e30;
+
+}  // namespace
 
 MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
     MipResult out;
@@ -17,6 +23,7 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
         for (size_t r = 0; r < m.row_lo.size(); ++r)
             if (m.row_lo[r] > 0 || m.row_hi[r] < 0) return out;
         out.status = MipStatus::optimal;
+        out.bound = 0;
         return out;
     }
     // CBC keeps state shared between models: two solves at once in replay's policy threads end
@@ -50,12 +57,18 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
     if (Cbc_isSecondsLimitReached(model.get())) {
         out.status = MipStatus::time_limit;
         if (const double* best = Cbc_bestSolution(model.get())) out.x.assign(best, best + m.cost.size());
+        // CBC's best possible objective, in the program's sense; it says "none yet" with a huge value
+        // (COIN's infinity, or its 1e50 for no solution), on the wrong side of any real bound.
+        const double b = Cbc_getBestPossibleObjValue(model.get());
+        const bool known = std::isfinite(b) && std::abs(b) < kNoBound;
+        out.bound = known ? b : m.maximise ? HUGE_VAL : -HUGE_VAL;
         return out;
     }
     if (!Cbc_isProvenOptimal(model.get())) throw Error(Exit::internal, "CBC stopped without a proven optimum");
     const double* x = Cbc_getColSolution(model.get());
     out.status = MipStatus::optimal;
     out.x.assign(x, x + m.cost.size());
+    out.bound = Cbc_getObjValue(model.get());
     return out;
 }
 

@@ -66,6 +66,7 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit) {
     if (st != GLP_OPT)
         throw Error(Exit::internal, "GLPK's MIP solver stopped without a proven optimum (status " + std::to_string(st) + ")");
     out.status = MipStatus::optimal;
+    out.bound = glp_mip_obj_val(g);
     for (size_t c = 0; c < m.cost.size(); ++c) out.x.push_back(glp_mip_col_val(g, static_cast<int>(c) + 1));
     return out;
 }

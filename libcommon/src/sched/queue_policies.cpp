@@ -51,7 +51,8 @@ TypeDecision has_decide(const ClusterState& s, const RoundOptions&) {
 TypeDecision srtf_decide(const ClusterState& s, const RoundOptions&) {
     std::vector<size_t> order = arrival_order(s);
     std::vector<double> left(s.jobs.size(), 0);
-    for (size_t k : order) left[k] = s.jobs[k].remaining() / best_throughput(s, s.jobs[k]);
+    const std::vector<int> up = s.capacity();  // only types with the job's GPUs up rate it
+    for (size_t k : order) left[k] = s.jobs[k].remaining() / best_throughput(s, s.jobs[k], up);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return left[a] < left[b]; });
     TypeFill fill(s);
     for (size_t k : order) fill.take_first(k, fastest_types(s, s.jobs[k]));

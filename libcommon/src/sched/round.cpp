@@ -13,6 +13,7 @@
 #include <hetsched/sched/sia_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
 #include <hetsched/sched/host_placement.hpp>
+#include <hetsched/sched/tie_break.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -77,6 +78,25 @@ void resize(ClusterState& s, const TypeDecision& d) {
     }
 }
 
+/// The jobs in order of submission, then id: the order every policy and the host placement see them
+/// in, so that jobs a policy's own criteria leave tied go in this order, whatever the order of the
+/// state's list (or of a trace's rows) and whichever of several equal optima a solver would take first.
+std::vector<size_t> submission_order(const std::vector<Job>& jobs) {
+    std::vector<size_t> order(jobs.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return earlier(jobs[a], jobs[b]); });
+    return order;
+}
+
+/// `v` (indexed like `order`'s positions) put back where `order` took each element from; empty stays empty.
+template <class T>
+void put_back(std::vector<T>& v, const std::vector<size_t>& order) {
+    if (v.size() != order.size()) return;
+    std::vector<T> out(v.size());
+    for (size_t i = 0; i < order.size(); ++i) out[order[i]] = std::move(v[i]);
+    v = std::move(out);
+}
+
 ActionKind action_for(const ClusterState& s, const Placement& was, const Placement& now) {
     if (!was.running()) return ActionKind::start;
     if (!now.running()) return ActionKind::stop;
@@ -110,9 +130,21 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     ClusterState& s = r.state;
     credit_service(s);
     date_adopted_starts(s);
+    // Decided and placed in submission order, then back in the state's own order.
+    const std::vector<size_t> order = submission_order(s.jobs);
+    std::vector<Job> jobs;
+    jobs.reserve(s.jobs.size());
+    for (size_t k : order) jobs.push_back(std::move(s.jobs[k]));
+    s.jobs = std::move(jobs);
     r.decision = decide(s, o);
     resize(s, r.decision);
-    const std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o, r.decision.shared);
+    std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o, r.decision.shared);
+    put_back(s.jobs, order);
+    put_back(placed, order);
+    put_back(r.decision.type, order);
+    put_back(r.decision.gpus, order);
+    put_back(r.decision.shared, order);
+    put_back(r.decision.explain, order);
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         Job& j = s.jobs[k];
         if (!j.placement.running() && !placed[k].running()) continue;

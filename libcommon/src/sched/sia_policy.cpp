@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/sched/tie_break.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -15,6 +16,26 @@ double restart_factor(const Job& j, double now_s, const RoundOptions& o) {
     const double age = std::max(0.0, now_s - j.submit_time_s), penalty = migration_seconds(j, o);
     if (age < penalty) return 1;
     return std::max(age - static_cast<double>(j.book.migrations) * penalty, 0.0) / (age + penalty);
+}
+
+/// Nothing found within the time limit: the running jobs hold on where they run and nothing new
+/// starts, the objective being that schedule's. TryLater (75) when no job runs: nothing to keep.
+TypeDecision keep_running(const ClusterState& s, const SiaProgram& p, TypeDecision d) {
+    bool kept = false, priced = true;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        if (j.remaining() <= 0 || !j.placement.running()) continue;
+        kept = true;
+        d.type[k] = j.placement.type;
+        const auto held = std::find_if(p.options.begin(), p.options.end(), [&](const SiaOption& x) {
+            return x.job == k && x.type == j.placement.type && x.gpus == j.num_gpus;
+        });
+        if (held == p.options.end()) priced = false;  // not an option now: the schedule's value is unknown
+        else d.stats.objective += p.mip.cost[static_cast<size_t>(held - p.options.begin())];
+    }
+    if (!kept) throw TryLater("Sia's program found no schedule within --time-limit-s, and no job runs to keep its own");
+    if (!priced) d.stats.bound = d.stats.maximise ? HUGE_VAL : -HUGE_VAL;
+    return d;
 }
 
 }  // namespace
@@ -73,7 +94,7 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
     return p;
 }
 
-TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o) {
+TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve) {
     const SiaProgram p = sia_program(s, o);
     TypeDecision d;
     d.type.assign(s.jobs.size(), -1);
@@ -81,25 +102,44 @@ TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o) {
     for (size_t k = 0; k < s.jobs.size(); ++k) d.gpus[k] = s.jobs[k].num_gpus;
     d.stats.method = "sia";
     d.stats.variables = static_cast<long>(p.options.size());
-    const MipResult r = solve_with_cbc(p.mip, o.time_limit_s);
+    d.stats.maximise = p.mip.maximise;
+    const MipResult r = solve(p.mip, o.time_limit_s);
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "Sia's program has no solution (it always has one)");
     if (r.status == MipStatus::time_limit) {
         if (!o.accept_unproven) throw TryLater("Sia's program was not solved within --time-limit-s");
         d.stats.proven = false;
-        if (r.x.empty()) {  // nothing found: the jobs hold on where they run; nothing new starts
-            for (size_t k = 0; k < s.jobs.size(); ++k)
-                if (s.jobs[k].remaining() > 0) d.type[k] = s.jobs[k].placement.type;
-            return d;
-        }
+        d.stats.bound = r.bound;  // CBC's, so that the gap is the real one
+        if (r.x.empty()) return keep_running(s, p, d);
     }
+    // Each job's option as its rank among its own (-1: none), then handed out earliest first among
+    // jobs the program cannot tell apart.
+    std::vector<size_t> first(s.jobs.size(), 0);
+    std::vector<int> chosen(s.jobs.size(), -1);
+    std::vector<std::vector<double>> key(s.jobs.size());
     for (size_t c = 0; c < p.options.size(); ++c) {
-        if (r.x[c] < 0.5) continue;
         const SiaOption& opt = p.options[c];
-        d.type[opt.job] = opt.type;
-        d.gpus[opt.job] = opt.gpus;
+        if (key[opt.job].empty()) {
+            first[opt.job] = c;
+            key[opt.job] = tie_key(s.jobs[opt.job]);
+        }
+        key[opt.job].insert(key[opt.job].end(), {static_cast<double>(opt.type), static_cast<double>(opt.gpus), p.mip.cost[c]});
+        if (r.x[c] < 0.5) continue;
+        chosen[opt.job] = static_cast<int>(c - first[opt.job]);
         d.stats.objective += p.mip.cost[c];
     }
-    d.stats.bound = d.stats.objective;
+    earliest_first(s, key, chosen, [&](size_t member, int a, int b) {
+        if ((a >= 0) != (b >= 0)) return a >= 0;  // a configuration rather than none
+        if (a < 0) return false;
+        const double ca = p.mip.cost[first[member] + static_cast<size_t>(a)], cb = p.mip.cost[first[member] + static_cast<size_t>(b)];
+        return p.mip.maximise ? ca > cb : ca < cb;
+    });
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        if (chosen[k] < 0) continue;
+        const SiaOption& opt = p.options[first[k] + static_cast<size_t>(chosen[k])];
+        d.type[k] = opt.type;
+        d.gpus[k] = opt.gpus;
+    }
+    if (r.status == MipStatus::optimal) d.stats.bound = d.stats.objective;
     return d;
 }
 

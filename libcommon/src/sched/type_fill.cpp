@@ -56,11 +56,13 @@ std::vector<int> fastest_types(const ClusterState& s, const Job& j) {
     return out;
 }
 
-double best_throughput(const ClusterState& s, const Job& j) {
+double best_throughput(const ClusterState& s, const Job& j, const std::vector<int>& up) {
     double best = 0;  // no list to build: FFT asks this of every job, twice a round
     for (size_t t = 0; t < s.types.size(); ++t)
-        if (s.can_run(j, static_cast<int>(t))) best = std::max(best, j.throughput[t]);
+        if (up[t] >= j.num_gpus && s.can_run(j, static_cast<int>(t))) best = std::max(best, j.throughput[t]);
     return best;
 }
+
+double best_throughput(const ClusterState& s, const Job& j) { return best_throughput(s, j, s.capacity()); }
 
 }  // namespace hetsched::sched

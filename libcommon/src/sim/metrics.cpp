@@ -49,8 +49,9 @@ void set_isolated(std::vector<JobResult>& jobs, const std::vector<std::vector<do
         const double life = j.jct_s();
         const double n = life > 0 ? std::max(1.0, (area_at(j.finish_time_s) - area_at(j.submit_time_s)) / life) : 1.0;
         double rate = 0;
-        for (size_t t = 0; t < capacity.size(); ++t)
-            rate = std::max(rate, throughput[k][t] * std::min(1.0, capacity[t] / (n * j.num_gpus)));
+        for (size_t t = 0; t < capacity.size(); ++t)  // a gang of d GPUs cannot time-share fewer than d
+            if (capacity[t] >= j.num_gpus)
+                rate = std::max(rate, throughput[k][t] * std::min(1.0, capacity[t] / (n * j.num_gpus)));
         j.isolated_s = rate > 0 ? j.work / rate : HUGE_VAL;
     }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include <hetsched/cli/error.hpp>
@@ -16,6 +17,13 @@ namespace {
 /// Decisions in a row that run nothing while jobs wait and none is to arrive, before replay concludes
 /// the waiting jobs can never start (gavel's held jobs wait at most its reset interval, far fewer).
 constexpr long kStuckRounds = 10000;
+
+/// Whether a job submitted at `submit_s` joins the decision at `t`: submitted at or before it, or
+/// after it by no more than the rounding of the two numbers (a few units in the last place: `t` is
+/// from + k x round length in doubles, and 3 x 0.3 comes to 0.8999999999999999, short of a trace's 0.9).
+bool arrived(double submit_s, double t) {
+    return submit_s <= t || submit_s - t <= 4 * std::numeric_limits<double>::epsilon() * std::abs(t);
+}
 
 /// What the engine remembers of a job beyond the state: where its result goes and migration time it
 /// still owes (a move longer than an interval carries over).
@@ -75,10 +83,16 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     std::unordered_map<std::string, Tracked> tracked;
     size_t next = 0;
     long finished = 0, idle_rounds = 0;  // decisions in a row that ran nothing while jobs waited
-    double t = jobs.empty() ? 0 : jobs.front().job.submit_time_s;
+    // The clock: decision k after `from` falls at from + k x round_length_s, computed, never summed
+    // (0.1 added up 8 times falls short of 0.8, and a job arriving at 0.8 would miss that decision).
+    // `from` moves to an arrival after an idle spell and to a finish with reschedule_on_events.
+    double from = jobs.empty() ? 0 : jobs.front().job.submit_time_s;
+    long k = 0;
+    double t = from;
     while (next < jobs.size() || !s.jobs.empty()) {
-        for (; next < jobs.size() && jobs[next].job.submit_time_s <= t; ++next) {
+        for (; next < jobs.size() && arrived(jobs[next].job.submit_time_s, t); ++next) {
             const sched::Job& j = jobs[next].job;
+            t = std::max(t, j.submit_time_s);  // the same instant, to the last digit: no job starts before it arrives
             tracked[j.id] = {out.jobs.size(), 0};
             JobResult r;
             r.id = j.id;
@@ -92,7 +106,8 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             s.jobs.back().book.time_per_type_s.assign(s.types.size(), 0);
         }
         if (s.jobs.empty()) {  // idle: jump to the next arrival
-            t = jobs[next].job.submit_time_s;
+            t = from = jobs[next].job.submit_time_s;
+            k = 0;
             continue;
         }
         s.time_s = t;
@@ -115,7 +130,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
         }
 
         // The next decision: a round later, or at the first finish when rescheduling on events.
-        double end = t + o.round_length_s;
+        double end = from + static_cast<double>(k + 1) * o.round_length_s;
         if (o.reschedule_on_events)
             for (const auto& j : s.jobs)
                 if (j.placement.running())
@@ -163,6 +178,12 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                                         ": no decision will ever start them (first: '" + s.jobs.front().id + "')");
         s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const sched::Job& j) { return j.remaining() <= 0; }),
                      s.jobs.end());
+        if (end < from + static_cast<double>(k + 1) * o.round_length_s) {  // an event before the round's end
+            from = end;
+            k = 0;
+        } else {
+            ++k;
+        }
         t = end;
         if (static_cast<long>(out.rounds.size()) >= o.max_rounds && (next < jobs.size() || !s.jobs.empty()))
             throw Error(Exit::data, "stopped after " + std::to_string(o.max_rounds) + " rounds under " +

@@ -181,16 +181,21 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         j.num_gpus = tj.num_gpus;
         j.priority_weight = tj.priority_weight;
         j.throughput = per_cluster_type(table, row, cluster);
-        bool fits = false;
+        j.memory_gib = tj.memory_gib;
+        bool big_enough = false, fits = false;  // GPUs enough on a type that runs it; and memory too
         double fastest = 0;
         for (size_t t = 0; t < cluster.types.size(); ++t) {
-            fits = fits || (j.throughput[t] > 0 && installed[t] >= j.num_gpus);
+            const bool room = j.throughput[t] > 0 && installed[t] >= j.num_gpus;
+            const double mem = cluster.types[t].memory_gib;
+            big_enough = big_enough || room;
+            fits = fits || (room && (j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem));
             fastest = std::max(fastest, j.throughput[t]);
         }
         if (!fits) {
-            ++(fastest > 0 ? counts.too_big : counts.no_type);
+            ++(big_enough ? counts.too_much_memory : fastest > 0 ? counts.too_big : counts.no_type);
             continue;
         }
+        counts.memory_unknown += j.memory_gib <= 0;
         const double ref = row[reference];
         j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
         if (tj.steps <= 0 && tj.duration_s <= 0) {  // a Sia/Pollux job: its application's samples

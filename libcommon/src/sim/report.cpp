@@ -119,7 +119,8 @@ std::string summary_yaml(const std::vector<ReplayResult>& results, const ReportO
         YAML::Node doc(YAML::NodeType::Map);
         doc["kind"] = "replay-summary";
         doc["version"] = 1;
-        for (const auto& [name, value] : fields(results[k].summary, o)) doc[name] = value;
+        for (const auto& [name, value] : fields(results[k].summary, o))
+            doc[name] = value == "inf" ? ".inf" : value;  // YAML's infinity (a gap with no bound known)
         text += (k ? "---\n" : "") + io::emit_yaml(doc);
     }
     return text;

@@ -7,6 +7,7 @@
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
+#include <hetsched/model/training.hpp>
 
 namespace hetsched::sim {
 namespace {
@@ -94,7 +95,7 @@ std::vector<TraceJob> read_csv(const io::TextInput& in) {
     const io::CsvTable t = io::CsvTable::parse(in);
     if (t.find("application") >= 0 && t.find("num_replicas") >= 0) return read_sia(t);
     const int id = t.require("job_id"), submit = t.require("submit_time_s"), gpus = t.require("num_gpus"),
-              duration = t.require("duration_s"), model = t.find("model");
+              duration = t.require("duration_s"), model = t.find("model"), memory = t.find("memory_gib");
     std::vector<TraceJob> out;
     for (size_t r = 0; r < t.rows(); ++r) {
         TraceJob j;
@@ -104,6 +105,8 @@ std::vector<TraceJob> read_csv(const io::TextInput& in) {
         j.num_gpus = static_cast<int>(t.integer(r, gpus, 1, kMaxGpus));
         j.duration_s = t.positive(r, duration, kMaxTime);
         if (model >= 0) j.model = t.cell(r, model).text;
+        if (memory >= 0 && t.cell(r, memory).text.find_first_not_of(" \t") != std::string::npos)
+            j.memory_gib = t.number(r, memory, 0.01, hetsched::model::limits::max_memory_gib);
         j.line = t.cell(r, id).line;
         j.id_col = t.where(r, id).col;
         j.submit_col = t.where(r, submit).col;

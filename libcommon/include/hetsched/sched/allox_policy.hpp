@@ -5,6 +5,9 @@
 /// k × remaining work / throughput on t, a min-cost assignment (its LP is integral; GLPK's simplex
 /// solves it), with as many slots (t, k) as t has free GPUs and k up to 50. The job at the head of
 /// each GPU's queue starts; the rest are matched again next round. Running jobs keep their GPUs.
+/// Ties do not depend on the simplex: jobs of equal time on a type cost the same in either order, and
+/// the earlier (submit time, then id) is put nearer the head; jobs alike on every type, the earlier
+/// takes the place that starts now, then the faster type.
 #include <hetsched/sched/policy.hpp>
 
 namespace hetsched::sched {

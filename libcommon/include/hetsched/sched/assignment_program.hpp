@@ -53,7 +53,10 @@ Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s, 
 struct SolveStats {
     std::string method;          ///< "structured" or "exact"
     double objective = 0;
-    double bound = 0;            ///< proven lower bound on the optimum (== objective when solved)
+    /// Proven bound on the optimum (== objective when solved): a lower bound, or an upper one when the
+    /// program maximises; -inf / +inf when none is known (a round that kept an earlier schedule).
+    double bound = 0;
+    bool maximise = false;       ///< the program maximises (sia with p > 0, iceshare, gavel's LP)
     double lagrangian_bound = 0; ///< the Lagrangian (LP) bound the structured path fixed against
     long variables = 0;          ///< binary variables of the program as stated
     long reduced_variables = 0;  ///< variables left to the MIP after fixing (structured)
@@ -63,7 +66,9 @@ struct SolveStats {
     /// bound and variables are then 0).
     bool reused = false;
 
-    double gap() const { return objective - bound; }
+    /// How far the schedule kept may be from the optimum, in the objective's units: ≥ 0, inf when no
+    /// bound is known.
+    double gap() const { return maximise ? bound - objective : objective - bound; }
 };
 
 /// Which MIP solver takes a program whole: GLPK alone (the --exact path), or GLPK for a moment and

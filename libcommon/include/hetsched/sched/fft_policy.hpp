@@ -15,15 +15,22 @@ AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
                               std::vector<std::vector<CostTerms>>* explain = nullptr);
 
 /// τ_j: when job j would have finished had it held, since it arrived, a 1/|A| share of every type's
-/// GPUs without preemption: a + W / max_i θ_ji·min(1, Y_i / (|A|·d_j)); < 0 when no type can run it now.
+/// GPUs without preemption: a + W / max_i θ_ji·min(1, Y_i / (|A|·d_j)) over the types it may use with
+/// at least d_j GPUs up (a gang cannot time-share fewer); < 0 when no type can run it now.
 /// Counted from arrival, not from now, so that a starving job's fair finish does not recede with it.
 double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
 
 /// Eq. 5 for one job after the round: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)), μ = (t − a)/(τ − a),
-/// with θ_x the job's throughput this round (0 when it does not run).
+/// with θ_x the job's throughput this round (0 when it does not run) and θ_max its best over the types
+/// it may use with at least d_j GPUs up (best_throughput).
 double next_rho(const ClusterState& s, const Job& j, int type);
+/// The same with the GPUs up per type (ClusterState::capacity) already counted.
+double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up);
 
-/// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`.
+/// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`. Past o.time_limit_s:
+/// TryLater (75), unless o.accept_unproven: then the structured path keeps the best schedule it found
+/// (gap to its Lagrangian bound) and --exact the previous round's (each running job on its type, no
+/// bound known), TryLater when no job runs.
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o);
 
 }  // namespace hetsched::sched

@@ -24,7 +24,10 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
                                                   SolveStats* stats = nullptr);
 
 /// The round's types by Gavel; updates the allocation, deficits and reset time in `s` when it resets.
-/// Its stats are the LP's when it was solved this round, else marked reused.
+/// Its stats are the LP's when it was solved this round, else marked reused. An LP past
+/// o.time_limit_s is TryLater (75), unless o.accept_unproven and some unfinished job has a share in
+/// the last allocation: then that allocation stands (reused, unproven, no bound known) and the next
+/// round solves again.
 TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware);
 
 }  // namespace hetsched::sched

@@ -8,8 +8,8 @@
 /// choice, one option per job worth at least v each, that the GPUs hold?); as a tie-break, and wherever
 /// some job must go without GPUs (the least is then 0), it maximises the sum with the least held. Each
 /// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. CBC solves
-/// every program whole (no partitioning, so no gap to report; no warm start: CBC's C interface
-/// misreads one). The shared column: a job that may run on one GPU and may share one of type t
+/// every program whole (no partitioning, so a gap only when the time limit stops it; no warm start:
+/// CBC's C interface misreads one). The shared column: a job that may run on one GPU and may share one of type t
 /// (ClusterState::can_share: a `gpu_util_pct` and memory the rule allows) may also take half a GPU of
 /// t at fit::kSharedSlowdown of its throughput there.
 #include <hetsched/sched/mip.hpp>
@@ -31,7 +31,9 @@ struct IceShareOption {
 std::vector<IceShareOption> iceshare_options(const ClusterState& s);
 
 /// The round's types and sizes by IceShare. TryLater (75) past o.time_limit_s unless
-/// o.accept_unproven (then the best found, else the jobs holding on where they run).
-TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o);
+/// o.accept_unproven: then the best found, else the running jobs holding on where they run (TryLater
+/// when none runs), marked unproven with the gap in total share to CBC's bound (inf when the bisection
+/// for the least share stopped short, or nothing was found).
+TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_with_cbc);
 
 }  // namespace hetsched::sched

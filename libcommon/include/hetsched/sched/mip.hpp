@@ -3,6 +3,7 @@
 /// it comes (the --exact path, the program handed over with no help), and COIN-OR CBC, whose cuts and
 /// heuristics prove the knapsack-like rests of a round in milliseconds where GLPK's branching can
 /// wander for seconds (the structured path).
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -23,6 +24,10 @@ enum class MipStatus { optimal, infeasible, time_limit };
 struct MipResult {
     MipStatus status = MipStatus::infeasible;
     std::vector<double> x;
+    /// The best bound the solver proved on the optimum (a lower bound when minimising, an upper one when
+    /// maximising): the optimum itself when optimal; when CBC's time limit came first, its best possible
+    /// objective, or -inf (minimising) / +inf (maximising) when it knew none. Undefined when infeasible.
+    double bound = 0;
 };
 
 /// GLPK's branch and cut with its presolver and nothing else. Error (70) on a GLPK failure.
@@ -31,5 +36,9 @@ struct MipResult {
 MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0);
 /// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
 MipResult solve_with_cbc(const Mip& m, double time_limit_s);
+
+/// A MIP solve as a policy calls it: solve_with_cbc, or in a test a stand-in that says what a solve
+/// stopped by its time limit would (a solver's own limit is not reproducible).
+using MipSolve = std::function<MipResult(const Mip& m, double time_limit_s)>;
 
 }  // namespace hetsched::sched

@@ -25,7 +25,9 @@ struct RoundOptions {
     double migration_restart_s = 30;   ///< stop, restart and re-join time of a migrated job, seconds
     bool exact = false;                ///< hand the plain program to GLPK's MIP solver
     double time_limit_s = 60;          ///< for the solver; past it the round fails with TryLater (75) ...
-    bool accept_unproven = false;      ///< ... or keeps the best schedule found, marked unproven (replay)
+    /// ... or keeps the best schedule found, or when it found none the previous round's, marked unproven
+    /// (replay); TryLater still when there is nothing to keep (no job holds GPUs or a share)
+    bool accept_unproven = false;
     bool explain = false;              ///< keep each job's cost terms
     SolverLog solver_log;              ///< GLPK's messages (-v); dropped when empty
     double gavel_reset_s = 1920;       ///< Gavel: least time between two allocations

@@ -5,7 +5,9 @@
 /// Before deciding, the round credits the time since the previous decision (time_s − last_decision_s)
 /// to each job that held a placement: attained service (GPUs × seconds) and time on its type. Then the
 /// policy picks types, hosts are assigned, and the next state records the placements, first starts,
-/// migrations, the decision time and the job set it saw, with `round` one higher.
+/// migrations, the decision time and the job set it saw, with `round` one higher. The policy and the
+/// host placement see the jobs in order of submission, then id (tie_break.hpp), so that nothing
+/// depends on the order of the state's list; the next state and the actions keep that list's order.
 #include <string>
 #include <vector>
 

@@ -63,7 +63,9 @@ struct ReplayResult {
 
 /// Each job's isolated JCT: its work at the rate it gets from 1/N of every type's GPUs, N the number
 /// of active jobs averaged over its life (Sia's definition), the best single type as FFT runs a job:
-/// max_t θ_t·min(1, Y_t / (N·d)). `throughput[k]` per type for jobs[k]; `capacity` per type.
+/// max_t θ_t·min(1, Y_t / (N·d)) over the types with at least d GPUs (a gang of d GPUs cannot
+/// time-share fewer, as the engine cannot run it there). `throughput[k]` per type for jobs[k];
+/// `capacity` per type.
 void set_isolated(std::vector<JobResult>& jobs, const std::vector<std::vector<double>>& throughput,
                   const std::vector<int>& capacity);
 

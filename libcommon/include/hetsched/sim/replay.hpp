@@ -3,8 +3,12 @@
 /// schedround runs. Between decisions it advances time event by event (no finer steps): each running
 /// job progresses at its type's throughput, loses its migration time when it moves or resumes, and
 /// finishes at the exact instant its work completes; its GPUs serve from the next decision (every
-/// round_length_s, or at that finish with reschedule_on_events). Arrivals join at the next decision;
-/// an idle cluster jumps to the next arrival.
+/// round_length_s, or at that finish with reschedule_on_events). Decision k falls at t0 + k ×
+/// round_length_s, computed rather than summed, t0 the first arrival, the arrival ending an idle
+/// spell, or the finish that brought the last decision. Arrivals join the first decision at or after
+/// them (after by no more than rounding in the last digits); an idle cluster jumps to the next arrival.
+/// A round whose solver reaches the time limit keeps what it found, or the previous round's schedule
+/// (RoundOptions::accept_unproven, which the caller sets); TryLater (75) when there is nothing to keep.
 #include <functional>
 #include <string>
 #include <vector>

@@ -41,16 +41,20 @@ struct JobCounts {
     long too_big = 0;        ///< left out: more GPUs than any type that can run them has up
     long no_type = 0;        ///< left out: no type of the cluster has a throughput for their model
     long unknown_model = 0;  ///< left out: model not in the throughput table (with skip_unknown_models)
+    long too_much_memory = 0;  ///< left out: more memory_gib than any type with their GPUs and a throughput holds
     long extrapolated = 0;   ///< kept: asking for more GPUs than some type's fit saw
-    long skipped() const { return too_big + no_type + unknown_model; }
+    long memory_unknown = 0;   ///< kept: no memory_gib, so every type is taken to hold them
+    long skipped() const { return too_big + no_type + unknown_model + too_much_memory; }
 };
 
 /// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
 /// fits: its scales are ThroughputTable::sizes on the cluster's types. A job without a model gets one of the table's models by a seeded hash of its id;
 /// its work is its steps, or duration_s × its throughput on the reference type (on its fastest type
 /// when it cannot run on the reference), or for a Sia/Pollux job (no duration) its application's
-/// samples. Jobs no cluster type can hold (more GPUs than any type with a throughput for it has) are
-/// left out and counted. DataError (65) naming the job for a model missing from the table (unless
+/// samples. A job's memory_gib (per GPU; 0: unknown) goes with it, for the policies' memory checks
+/// (ClusterState::can_run: a type of known memory holds it when the job fits). Jobs no cluster type can
+/// hold (more GPUs than any type with a throughput for it has, or more memory than any such type with
+/// enough GPUs) are left out and counted. DataError (65) naming the job for a model missing from the table (unless
 /// skip_unknown_models) or an application of unknown work; UsageError (64) for a reference or
 /// cluster type the table lacks.
 std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const ThroughputTable& table,

@@ -1,5 +1,5 @@
 #pragma once
-/// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,model]`; the shared
+/// Job traces replay reads: our CSV (`job_id,submit_time_s,num_gpus,duration_s[,model][,memory_gib]`; the shared
 /// data's samples of real traces also carry gpu_type_hint, user and status, which are not read), Gavel's tab-separated trace (job
 /// type, command, working directory, num-steps argument, needs-data-dir, total steps, scale factor,
 /// priority weight, SLO, arrival time) and the Sia/Pollux workload CSV (`name,time,application,
@@ -23,6 +23,7 @@ struct TraceJob {
     std::string model;      ///< empty: assigned by the seeded rule
     double priority_weight = 1;
     double batch_size = 0;  ///< global batch in samples (Sia/Pollux workloads); 0: not given
+    double memory_gib = 0;  ///< memory the job needs on each of its GPUs (our CSV); 0: not given
     int line = 0;           ///< where it was read, for later errors: its line, and the columns of
     int id_col = 0;         ///< its id (0: none in the trace, as in Gavel's),
     int submit_col = 0;     ///< its submission time
@@ -30,7 +31,8 @@ struct TraceJob {
 };
 
 /// A trace's jobs in submission order. DataError (65) at the offending cell: missing columns, a
-/// non-positive duration or GPU count, duplicate ids, rows out of submission order.
+/// non-positive duration or GPU count, a memory_gib outside 0.01-100000 (an empty cell: not given),
+/// duplicate ids, rows out of submission order.
 std::vector<TraceJob> read_trace(const io::TextInput& in);
 
 }  // namespace hetsched::sim
