@@ -172,7 +172,8 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
 /// placestages, run from another directory, knows the file).
 std::string catalog_identity(const catalog::GpuCatalog& cat) {
     const auto names = catalog::catalog_names();
-    return std::find(names.begin(), names.end(), cat.name) != names.end() ? cat.name : io::resolved_path(cat.name);
+    const bool named = cat.name == "job" || std::find(names.begin(), names.end(), cat.name) != names.end();  // "job": gpus:
+    return named ? cat.name : io::resolved_path(cat.name);
 }
 
 /// The inter-node bandwidth a flag gave, written to the document's `network:` so placestages times

@@ -109,9 +109,17 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
                         const bool frenzy = o.method == Method::frenzy;
                         if (frenzy && (pp != 1 || mb != t.global_batch / dp)) continue;
                         const double bytes = estimate_memory(m, on_type, l, o.measure, o.method).peak_bytes();
-                        // Not `break`: a larger micro-batch can need less. With a single micro-batch
-                        // ZeRO's and FSDP2's gradients do not exist yet when the loss back-propagates.
-                        if (bytes / kGiB > usable) continue;
+                        // Larger micro-batches need more, but for the largest (one micro-batch a rank):
+                        // ZeRO's and FSDP2's gradients do not exist yet when its loss back-propagates.
+                        if (bytes / kGiB > usable) {
+                            if (mb != per_rank && mbs.back() == per_rank) {
+                                const Layout one{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, per_rank, {}};
+                                const double b = estimate_memory(m, on_type, one, o.measure, o.method).peak_bytes();
+                                if (b / kGiB <= usable)
+                                    plans.push_back({g.name, one, b / kGiB, usable, rough_iteration_s(m, on_type, one, g, o.network)});
+                            }
+                            break;
+                        }
                         plans.push_back({g.name, l, bytes / kGiB, usable, rough_iteration_s(m, on_type, l, g, o.network)});
                     }
                 }

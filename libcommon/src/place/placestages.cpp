@@ -47,7 +47,7 @@ std::vector<size_t> given_order(const Problem& p, const Allocation& a) {
 /// planalloc timed it. A file catalog must be named again (the library opens no files): the
 /// allocation's check then says which.
 catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, catalog::GpuCatalog cat, bool catalog_given) {
-    if (catalog_given) return cat;
+    if (catalog_given || io::optional_child(doc, doc.root, "gpus").IsDefined()) return cat;
     const YAML::Node sec = io::optional_child(doc, doc.root, "allocation");
     if (!sec.IsDefined() || !sec.IsMap()) return cat;
     const YAML::Node planned = io::optional_child(doc, sec, "catalog");
