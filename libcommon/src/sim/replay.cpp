@@ -101,7 +101,11 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             r.num_gpus = j.num_gpus;
             r.work = j.work;
             out.jobs.push_back(r);
-            throughput.push_back(j.throughput);
+            // The isolated JCT's rates: 0 on a type that cannot run the job (its memory too small).
+            std::vector<double> rate = j.throughput;
+            for (size_t ty = 0; ty < rate.size(); ++ty)
+                if (!s.can_run(j, static_cast<int>(ty))) rate[ty] = 0;
+            throughput.push_back(rate);
             s.jobs.push_back(j);
             s.jobs.back().book.time_per_type_s.assign(s.types.size(), 0);
         }
