@@ -118,11 +118,11 @@ TEST_CASE("FFT's rho grows while a job falls behind its fair share and is spent 
     j.book.tau_s = 200 * 60;  // fair finish at 200 min: 0.5 of the GPU
     s.jobs.push_back(j);
     // μ = 10/200; fair progress 100 / (1 · 200) = 0.5 fastest-type rounds per round.
-    CHECK(next_rho(s, s.jobs[0], -1) == Approx(0.05 * 0.5));
+    CHECK(next_rho(s, s.jobs[0], -1, s.capacity()) == Approx(0.05 * 0.5));
     s.jobs[0].book.rho = 1;
-    CHECK(next_rho(s, s.jobs[0], 0) == Approx(1 + 0.05 * (0.5 - 1)));
+    CHECK(next_rho(s, s.jobs[0], 0, s.capacity()) == Approx(1 + 0.05 * (0.5 - 1)));
     s.jobs[0].book.rho = 0;
-    CHECK(next_rho(s, s.jobs[0], 0) == 0);  // never negative
+    CHECK(next_rho(s, s.jobs[0], 0, s.capacity()) == 0);  // never negative
 }
 
 TEST_CASE("FFT's tau is the finish time under a 1/|A| share of every type since arrival, without preemption", "[fft]") {
@@ -175,7 +175,7 @@ TEST_CASE("FFT's theta_max, tau and rho count only the types with the job's GPUs
     ClusterState s = cluster({"V100", "K80"}, 2, 300);
     s.nodes[1].gpus = 4;
     s.jobs.push_back(job("a", 4000, {400, 4}, 4));
-    CHECK(best_throughput(s, s.jobs[0]) == 4);
+    CHECK(best_throughput(s, s.jobs[0], s.capacity()) == 4);
     CHECK(fair_finish_s(s, s.jobs[0], 1) == Approx(1000));
     RoundResult r = run_round(s, {});
     CHECK(r.state.jobs[0].placement.type == 1);
@@ -189,6 +189,23 @@ TEST_CASE("FFT's theta_max, tau and rho count only the types with the job's GPUs
     fft_program(r.state, {}, &terms);
     REQUIRE(terms[0].size() == 1);
     CHECK(terms[0][0].fairness == Approx(0.5));
+}
+
+TEST_CASE("FFT gives a job the fair finish time it lacked once a type that holds its gang is back up", "[fft]") {
+    // The 4-GPU job arrives while the K80 node is down: no type up holds it, so it has no fair finish
+    // time. The node comes back with no arrival or departure; the job's tau is then set from its
+    // arrival (4000 / 4 = 1000 s), not left unset until the next churn with rho frozen meanwhile.
+    ClusterState s = cluster({"V100", "K80"}, 2, 300);
+    s.nodes[1].gpus = 4;
+    s.nodes[1].down = true;
+    s.jobs.push_back(job("a", 4000, {400, 4}, 4));
+    RoundResult r = run_round(s, {});
+    CHECK(r.state.jobs[0].book.tau_s < 0);
+    r.state.time_s = 300;
+    r.state.nodes[1].down = false;
+    r = run_round(r.state, {});
+    CHECK(r.state.jobs[0].book.tau_s == Approx(1000));
+    CHECK(r.state.jobs[0].placement.type == 1);
 }
 
 TEST_CASE("The exact path out of time in replay keeps the previous round's types, and with none running is TryLater", "[fft]") {

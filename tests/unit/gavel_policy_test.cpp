@@ -67,6 +67,22 @@ TEST_CASE("Gavel's LP weighs a multi-GPU job by its GPUs and a priority weight b
     CHECK(2 * x[0][0] >= 0.5 - 1e-9);
 }
 
+TEST_CASE("Gavel's LP gives a gang no time on a type with fewer GPUs up than the gang", "[gavel]") {
+    // Four V100s and one K80. The 2-GPU job runs 1 step/s on V100s and would run 10 on K80s, but one K80
+    // cannot hold its gang: its even slice is 1 x 4/5 (the K80 counts nothing), c = (2 x 1 / 0.8, 0),
+    // and all its time is on the V100s. Crediting the K80 gave it X = 1/2 there, a share no round can
+    // deliver, and rated its even slice at 2.8 steps/s.
+    ClusterState s = cluster({"V100", "K80"});
+    s.nodes[0].gpus = 4;
+    s.jobs = {job("gang", 100, {1, 10}, 2)};
+    const auto x = gavel_allocation(s, true, {});
+    CHECK(x[0][0] == Approx(1));
+    CHECK(x[0][1] == 0);
+    // A gang no type can hold gets no allocation at all.
+    s.jobs = {job("wide", 100, {1, 10}, 8)};
+    CHECK(gavel_allocation(s, true, {})[0].empty());
+}
+
 TEST_CASE("Gavel's rounds realise X by priority X / share received, and hold a job without allocation",
           "[gavel]") {
     // A: 4 and 1 steps/s on V100 and K80, B: 2 and 1. c_A = (1.6, 0.4), c_B = (4/3, 2/3); both run all

@@ -118,8 +118,6 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
     return fair_finish(s, j, active, s.capacity());
 }
 
-double next_rho(const ClusterState& s, const Job& j, int type) { return next_rho(s, j, type, s.capacity()); }
-
 double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up) {
     const double lifetime = j.book.tau_s - j.submit_time_s;  // τ − a
     const double fastest = best_throughput(s, j, up);
@@ -132,11 +130,12 @@ double next_rho(const ClusterState& s, const Job& j, int type, const std::vector
 
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     const size_t active = static_cast<size_t>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
-    if (s.churned()) {
-        const std::vector<int> cap = s.capacity();
-        for (auto& j : s.jobs)
-            if (unfinished(j)) j.book.tau_s = fair_finish(s, j, active, cap);
-    }
+    // Fair finish times are set when jobs arrive or leave. A job that had none then (no type up could
+    // hold its gang) gets one at the first round something can: until then its rho cannot move.
+    const bool churned = s.churned();
+    const std::vector<int> cap = s.capacity();
+    for (auto& j : s.jobs)
+        if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
 
     TypeDecision d;
     AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);
@@ -148,9 +147,8 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     d.stats.proven = d.stats.proven && k_proven;
     d.type = a.type;
     earliest_first_among_equals(s, p, d.type);
-    const std::vector<int> up = s.capacity();
     for (size_t k = 0; k < s.jobs.size(); ++k)
-        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k], up);
+        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k], cap);
     return d;
 }
 

@@ -16,9 +16,11 @@
 namespace hetsched::sched {
 namespace {
 
-/// θ as the allocation sees it: the job's throughput, or 1 on every usable type when agnostic.
-double seen_throughput(const ClusterState& s, const Job& j, int t, bool aware) {
-    if (!s.can_run(j, t)) return 0;
+/// θ as the allocation sees it: the job's throughput, or 1 on every usable type when agnostic. A type
+/// with fewer GPUs up than the job's gang gives it nothing: the gang never runs there, so time the LP
+/// gave it on that type would be throughput counted and never delivered.
+double seen_throughput(const ClusterState& s, const Job& j, int t, int up, bool aware) {
+    if (!s.can_run(j, t) || up < j.num_gpus) return 0;
     return aware ? j.throughput[static_cast<size_t>(t)] : 1.0;
 }
 
@@ -67,11 +69,11 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
         const Job& j = s.jobs[k];
         if (j.remaining() <= 0) continue;
         double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster
-        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), aware) * cap[t] / total;
+        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), cap[t], aware) * cap[t] / total;
         if (share <= 0) continue;  // nothing it can use is up: no allocation this time
         std::vector<double> key(m + 1);
         for (size_t t = 0; t < m; ++t)
-            key[t] = cap[t] == 0 ? 0 : seen_throughput(s, j, static_cast<int>(t), aware) * j.num_gpus / (j.priority_weight * share);
+            key[t] = seen_throughput(s, j, static_cast<int>(t), cap[t], aware) * j.num_gpus / (j.priority_weight * share);
         key[m] = j.num_gpus;
         const auto [it, added] = class_of.emplace(key, coef.size());
         if (added) {

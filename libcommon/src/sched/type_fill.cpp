@@ -63,6 +63,4 @@ double best_throughput(const ClusterState& s, const Job& j, const std::vector<in
     return best;
 }
 
-double best_throughput(const ClusterState& s, const Job& j) { return best_throughput(s, j, s.capacity()); }
-
 }  // namespace hetsched::sched

@@ -22,9 +22,7 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
 
 /// Eq. 5 for one job after the round: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)), μ = (t − a)/(τ − a),
 /// with θ_x the job's throughput this round (0 when it does not run) and θ_max its best over the types
-/// it may use with at least d_j GPUs up (best_throughput).
-double next_rho(const ClusterState& s, const Job& j, int type);
-/// The same with the GPUs up per type (ClusterState::capacity) already counted.
+/// it may use with at least d_j GPUs up (best_throughput); `up` is ClusterState::capacity.
 double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up);
 
 /// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`. Past o.time_limit_s:

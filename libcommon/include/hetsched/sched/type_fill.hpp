@@ -35,8 +35,7 @@ std::vector<size_t> arrival_order(const ClusterState& s);
 std::vector<int> fastest_types(const ClusterState& s, const Job& j);
 /// The job's best throughput over the types it can run on with at least its num_gpus GPUs up (0 when
 /// none): a type with fewer can never hold the job's gang, so its speed there is no measure of it.
-double best_throughput(const ClusterState& s, const Job& j);
-/// The same with the GPUs up per type (ClusterState::capacity) already counted.
+/// `up` is the GPUs up per type (ClusterState::capacity).
 double best_throughput(const ClusterState& s, const Job& j, const std::vector<int>& up);
 
 }  // namespace hetsched::sched
