@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <hetsched/fit/prediction.hpp>
+#include <hetsched/fit/throughput_model.hpp>
 #include <hetsched/sched/fitted_scales.hpp>
 
 #include "fit_fixture.hpp"
@@ -39,4 +40,26 @@ TEST_CASE("fitted_scales: powers of two and the request, nothing the fit never s
     CHECK_FALSE(extrapolated);
     CHECK(sched::fits_app(fits, "bert", types));
     CHECK_FALSE(sched::fits_app(fits, "gpt", types));
+}
+
+TEST_CASE("fitted_scales leaves out a pipeline deeper than the model's layers, unless it is the request", "[scales]") {
+    // icefrog-pp runs g GPUs as a g-stage pipeline: a 6-layer model has no 8-stage one. The 8-GPU size
+    // was listed with throughput 0 on every type.
+    fit::GroupFit pp = fit::test::pollux_fit("gpt", "A100", 8, 32, 8, 8);
+    pp.kind = fit::ModelKind::icefrog_pp;
+    pp.params.clear();
+    for (const auto& p : fit::param_info(pp.kind)) pp.params.push_back(p.neutral > 0 ? p.neutral : 0.01);
+    pp.pinned.assign(pp.params.size(), "");
+    pp.range.total_layers = 6;
+    const std::vector<sched::GpuTypeInfo> types{{"A100", 40}};
+    sched::ElasticRequest r{"gpt", 4, 1, 8, 64, 0};
+    auto scales = sched::fitted_scales({pp}, types, r, nullptr);
+    REQUIRE(scales.size() == 3);  // 1, 2, 4
+    for (const auto& sc : scales) CHECK(sc.throughput[0] > 0);
+    CHECK(scales.back().gpus == 4);
+    // Asked for 8 itself, the size stays (at 0: the job cannot run it, and is told so elsewhere).
+    r.requested = 8;
+    scales = sched::fitted_scales({pp}, types, r, nullptr);
+    REQUIRE(scales.size() == 4);
+    CHECK(scales.back().throughput[0] == 0);
 }

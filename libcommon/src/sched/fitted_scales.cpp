@@ -40,7 +40,9 @@ std::vector<Scale> fitted_scales(const std::vector<fit::GroupFit>& fits, const s
             if (past && g == r.requested && extrapolated) *extrapolated = true;
             if (past && g != r.requested) continue;
             sc.throughput[t] = fit::fitted_throughput(*f, g, fit::gpus_per_node(*f, r.gpus_per_node), r.global_batch);
-            any = true;
+            // A size the model cannot run (an icefrog-pp pipeline deeper than its layers) is no scale
+            // of it, unless it is the size the job asks for.
+            any = any || sc.throughput[t] > 0 || g == r.requested;
         }
         if (any) out.push_back(std::move(sc));
     }
