@@ -145,4 +145,10 @@ std::string describe_plan(const SearchSpace& space, const PlanRecord& p) {
            " GPUs (" + mix(space, p, ", ") + "), stages " + stage_list(p);
 }
 
+void record_network(double inter_node_gb_s, YAML::Node& root) {
+    if (inter_node_gb_s <= 0) return;
+    if (!root["network"].IsDefined() || !root["network"].IsMap()) root["network"] = YAML::Node(YAML::NodeType::Map);
+    root["network"]["inter_node_gb_s"] = num(inter_node_gb_s);
+}
+
 }  // namespace hetsched::alloc

@@ -8,8 +8,7 @@
 #include <thread>
 
 #include <hetsched/alloc/allocation_report.hpp>
-#include <hetsched/alloc/best_fit.hpp>
-#include <hetsched/alloc/cluster.hpp>
+#include <hetsched/alloc/cluster_mode.hpp>
 #include <hetsched/alloc/cost_search.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/comma_list.hpp>
@@ -176,14 +175,6 @@ std::string catalog_identity(const catalog::GpuCatalog& cat) {
     return named ? cat.name : io::resolved_path(cat.name);
 }
 
-/// The inter-node bandwidth a flag gave, written to the document's `network:` so placestages times
-/// the plan on the same network.
-void record_network(const PlanallocOptions& o, io::YamlDocument& doc) {
-    if (o.inter_node_gb_s <= 0) return;
-    if (!doc.root["network"].IsDefined() || !doc.root["network"].IsMap()) doc.root["network"] = YAML::Node(YAML::NodeType::Map);
-    doc.root["network"]["inter_node_gb_s"] = io::format_number(o.inter_node_gb_s, 6);
-}
-
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
 /// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
 PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,
@@ -231,7 +222,7 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
         return out;
     }
     model::write_job_spec(doc.root, job);
-    record_network(o, doc);
+    record_network(o.inter_node_gb_s, doc.root);
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
     YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
     a["slo_met"] = false;
@@ -307,286 +298,12 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
         return out;
     }
     model::write_job_spec(doc.root, job);
-    record_network(o, doc);
+    record_network(o.inter_node_gb_s, doc.root);
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
     doc.root["allocation"] = allocation_to_yaml(space, r.plans, ctx);
     doc.root["search"] = search_to_yaml(r.stats, r.plans, ctx, types.skipped);
     out.text = io::emit_yaml(doc.root);
     return out;
-}
-
-// ---- cluster mode ----
-
-/// The catalog's types that the cluster's nodes have.
-catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vector<ClusterNode>& nodes) {
-    catalog::GpuCatalog present = cat;
-    present.gpus.clear();
-    for (const auto& g : cat.gpus)
-        if (std::any_of(nodes.begin(), nodes.end(), [&](const ClusterNode& n) { return n.gpu == g.name; }))
-            present.gpus.push_back(g);
-    return present;
-}
-
-/// The memory measure memest sized the document's plans (or checked its layout) for; DataError when
-/// --measure asks for another.
-model::Measure check_memest_measure(const PlanallocOptions& o, const io::YamlDocument& doc, const YAML::Node& memory) {
-    const YAML::Node m = io::optional_child(doc, memory, "measure");
-    model::Measure sized = model::Measure::device;  // memest's default for plans
-    if (m.IsDefined()) {
-        try {
-            sized = model::parse_measure(io::yaml_string(doc, m, "measure"));
-        } catch (const Error& e) {
-            throw DataError(e.what(), doc.where(m));
-        }
-    }
-    if (o.model.given.measure && o.model.measure != sized)
-        throw DataError("memest measured " + model::measure_name(sized) + " memory; --measure " +
-                            model::measure_name(o.model.measure) + " changes what must fit: rerun memest with it",
-                        doc.where(m.IsDefined() ? m : memory));
-    return sized;
-}
-
-/// The layout of memest's fit check (`memory.layout`), which cluster mode places as memest checked it;
-/// none when the section has no layout.
-std::optional<model::Layout> fit_check_layout(const io::YamlDocument& doc, const YAML::Node& memory,
-                                              const model::JobSpec& job) {
-    const YAML::Node node = io::optional_child(doc, memory, "layout");
-    if (!node.IsDefined()) return std::nullopt;
-    model::check_job_unchanged(doc, "memory", job, "memest");
-    auto degree = [&](const char* key, long hi) {
-        const YAML::Node v = io::optional_child(doc, node, key);
-        return v.IsDefined() ? io::yaml_integer(doc, v, key, 1, hi) : 1;
-    };
-    model::Layout l;
-    l.tp = static_cast<int>(degree("tp", model::limits::degree));
-    l.pp = static_cast<int>(degree("pp", model::limits::degree));
-    l.dp = static_cast<int>(degree("dp", model::limits::degree));
-    l.cp = static_cast<int>(degree("cp", model::limits::degree));
-    l.vpp = static_cast<int>(degree("vpp", model::limits::degree));
-    l.micro_batch = degree("micro_batch", model::limits::global_batch);
-    l.layers_per_stage = job.layers_per_stage;
-    // An allocation names tp, pp and dp (what placestages reads); context parallelism and virtual
-    // stages have no place in it.
-    if (l.cp > 1 || l.vpp > 1)
-        throw DataError("cluster mode allocates tp x pp x dp layouts; this fit check's layout has " +
-                            std::string(l.cp > 1 ? "cp " + std::to_string(l.cp) : "vpp " + std::to_string(l.vpp)) +
-                            " (memest without --cp/--vpp, or without a layout, gives plans it can place)",
-                        doc.where(node));
-    try {
-        model::validate(job.model, job.training, l);
-    } catch (const DataError& e) {
-        throw DataError(e.what(), doc.where(node));
-    }
-    return l;
-}
-
-/// The ranked plans from memest's `memory:` section (its plans, or its fit check's layout on each of
-/// the cluster's types it fits), else enumerated here for the cluster's types.
-/// The plans cluster mode best-fits, best first, and the memory their peaks count.
-struct RankedPlans {
-    std::vector<model::Plan> plans;
-    model::Measure measure = model::Measure::device;
-    bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
-};
-
-RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc, const model::JobSpec& job,
-                         const catalog::GpuCatalog& cat, const std::vector<ClusterNode>& nodes) {
-    const YAML::Node memory = io::optional_child(doc, doc.root, "memory");
-    RankedPlans out;
-    out.measure = o.model.measure;
-    const YAML::Node list = memory.IsDefined() ? io::optional_child(doc, memory, "plans") : memory;
-    if (memory.IsDefined() && list.IsDefined()) {
-        if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
-        model::check_job_unchanged(doc, "memory", job, "memest");
-        out.measure = check_memest_measure(o, doc, memory);
-        out.from_memest = true;
-        if (o.inter_node_gb_s > 0)
-            throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
-                             "document's memory.plans (give its document a network: section instead)");
-        for (const auto& e : list) {
-            model::Plan p;
-            auto integer = [&](const char* key, long hi) {
-                return static_cast<int>(io::yaml_integer(doc, io::required_child(doc, e, key), key, 1, hi));
-            };
-            const YAML::Node gpu = io::required_child(doc, e, "gpu");
-            try {
-                p.gpu = cat.find(io::yaml_string(doc, gpu, "gpu")).name;
-            } catch (const UsageError& u) {  // a name in a file, not a flag
-                throw DataError(u.what(), doc.where(gpu));
-            }
-            p.layout.tp = integer("tp", model::limits::degree);
-            p.layout.pp = integer("pp", model::limits::degree);
-            p.layout.dp = integer("dp", model::limits::degree);
-            p.layout.micro_batch = integer("micro_batch", model::limits::global_batch);
-            if (p.layout.gpus() > model::limits::layout_gpus)
-                throw DataError("expected at most " + std::to_string(model::limits::layout_gpus) +
-                                    " GPUs (tp x pp x dp) in a plan, got " + std::to_string(p.layout.gpus()),
-                                doc.where(e));
-            p.peak_gib = io::yaml_number(doc, io::required_child(doc, e, "peak_gib"), "peak_gib", 0.001,
-                                         model::limits::max_memory_gib);
-            const YAML::Node g = io::optional_child(doc, e, "gpus");
-            if (g.IsDefined() && io::yaml_integer(doc, g, "gpus", 1, model::limits::layout_gpus) != p.layout.gpus())
-                throw DataError("gpus is not tp x pp x dp (" + std::to_string(p.layout.gpus()) + ")", doc.where(g));
-            out.plans.push_back(p);
-        }
-        return out;
-    }
-    const catalog::GpuCatalog present = present_types(cat, nodes);
-    model::PlanOptions po;
-    po.usable_fraction = o.model.usable_fraction;
-    po.micro_batch = job.micro_batch;
-    po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
-    if (memory.IsDefined()) po.layout = fit_check_layout(doc, memory, job);
-    if (po.layout) out.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
-    po.measure = out.measure;
-    out.plans = model::enumerate_plans(job.model, job.training, present, po);
-    return out;
-}
-
-/// Refuses the SLO search's options in cluster mode, where they would be silently ignored.
-void check_cluster_options(const PlanallocOptions& o) {
-    std::vector<std::string> given;
-    if (o.slo_s > 0) given.push_back("--slo-s");
-    if (o.job.iterations > 0) given.push_back("--iterations");
-    if (!o.quotas.empty()) given.push_back("--quota");
-    if (!o.prices.empty()) given.push_back("--price");
-    if (!o.types.empty()) given.push_back("--types");
-    if (o.time_limit_s > 0) given.push_back("--time-limit-s");
-    // Options that shape the SLO search or its placements, given other than their defaults.
-    const PlanallocOptions defaults;
-    if (o.method != defaults.method) given.push_back("--method");
-    if (o.placer != defaults.placer) given.push_back("--placer");
-    if (o.top != defaults.top) given.push_back("--top");
-    if (o.beta != defaults.beta) given.push_back("--beta");
-    if (o.search_limit != defaults.search_limit) given.push_back("--search-limit");
-    if (o.model.efficiency != defaults.model.efficiency) given.push_back("--efficiency");
-    if (o.model.schedule) given.push_back("--schedule");
-    if (given.empty()) return;
-    throw UsageError(io::join(given) + (given.size() > 1 ? " belong" : " belongs") +
-                     " to the SLO search; cluster mode (--cluster or a cluster: section) best-fits memest's plans "
-                     "onto free GPUs and takes none of them");
-}
-
-PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
-                             io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
-    check_cluster_options(o);
-    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
-                                             : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
-    // Nodes whose GPUs cannot train in the job's precision take no plan, whatever memory they have
-    // (best-fit matches memory alone, and plans piped from memest may be sized for another type).
-    const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
-    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
-                               [&](const ClusterNode& n) {
-                                   return std::find(left.types.begin(), left.types.end(), n.gpu) != left.types.end();
-                               }),
-                nodes.end());
-    const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
-    const RankedPlans ranked = nodes.empty() ? RankedPlans{} : ranked_plans(o, doc, job, cat, nodes);
-    const std::vector<model::Plan>& plans = ranked.plans;
-    if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
-    // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
-    // memest's tens of thousands of plans took seconds, more with a long file name in each node).
-    auto request = [&](const model::Plan& p) {
-        // A tensor-parallel group within one node, a pipeline stage's dp x tp GPUs of one type.
-        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string(),
-                          p.layout.tp, p.layout.tp * p.layout.dp};
-    };
-    for (size_t i = 0; i < plans.size(); ++i) {
-        const model::Plan& p = plans[i];
-        const std::vector<NodeShare> shares = best_fit_shares(nodes, request(p), o.model.usable_fraction);
-        if (shares.empty()) continue;
-        YAML::Node a(YAML::NodeType::Map);
-        a["method"] = "best-fit";
-        // memest sized the plan for one type; best-fit takes any free GPUs with the memory it needs,
-        // so say so, and what the GPUs taken hold, lest the plan's type be read as the GPUs allocated.
-        a["matched_by"] = o.exact_type ? "memory and type" : "memory";
-        a["measure"] = model::measure_name(ranked.measure);  // what the plan's peak counts, which placestages keeps
-        a["usable_fraction"] = io::format_number(o.model.usable_fraction, 6);
-        YAML::Node plan(YAML::NodeType::Map);
-        plan.SetStyle(YAML::EmitterStyle::Flow);
-        plan["rank"] = i + 1;
-        plan["sized_for"] = p.gpu;
-        plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
-        a["plan"] = plan;
-        double usable = shares.front().memory_gib;
-        for (const auto& s : shares) usable = std::min(usable, s.memory_gib);
-        a["usable_gib"] = io::format_fixed(usable * o.model.usable_fraction, 3);
-        YAML::Node gpus(YAML::NodeType::Map), by_memory(YAML::NodeType::Map), where(YAML::NodeType::Map);
-        gpus.SetStyle(YAML::EmitterStyle::Flow);
-        by_memory.SetStyle(YAML::EmitterStyle::Flow);
-        // Nodes given by memory alone (Frenzy's Node(n, s)) have no type: their GPUs are counted by
-        // memory size, apart from the typed ones placestages can time.
-        std::map<std::string, int> per_type;
-        std::map<double, int> per_memory;
-        for (const auto& s : shares) (s.gpu.empty() ? per_memory[s.memory_gib] : per_type[s.gpu]) += s.gpus;
-        for (const auto& [t, n] : per_type) gpus[t] = n;
-        for (const auto& [gib, n] : per_memory) by_memory[io::format_number(gib, 6)] = n;
-        for (const auto& s : shares) {
-            YAML::Node share(YAML::NodeType::Map);
-            share.SetStyle(YAML::EmitterStyle::Flow);
-            if (s.gpu.empty())
-                share["memory_gib"] = io::format_number(s.memory_gib, 6);
-            else
-                share["gpu"] = s.gpu;
-            share["gpus"] = s.gpus;
-            where[s.node] = share;
-        }
-        if (!per_type.empty()) a["gpus"] = gpus;
-        if (!per_memory.empty()) a["gpus_by_memory"] = by_memory;
-        a["tp"] = p.layout.tp;
-        a["pp"] = p.layout.pp;
-        a["dp"] = p.layout.dp;
-        a["micro_batch"] = p.layout.micro_batch;
-        a["nodes"] = where;
-        PlanallocResult out;
-        std::string taken;
-        for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
-        for (const auto& [gib, n] : per_memory)
-            taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + io::format_number(gib, 6) + " GiB (no type)";
-        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
-                      io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
-                      std::to_string(shares.size()) + " node(s)";
-        if (o.csv) {  // one row per node the plan takes
-            io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
-                             "node", "gpu", "gpus"});
-            for (const auto& s : shares)
-                w.add_row({std::to_string(i + 1), p.gpu, io::format_fixed(p.peak_gib, 3),
-                           io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
-                           std::to_string(p.layout.pp), std::to_string(p.layout.dp),
-                           std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus)});
-            out.text = w.text();
-            return out;
-        }
-        model::write_job_spec(doc.root, job);
-        record_network(o, doc);
-        doc.root["allocation"] = a;
-        out.text = io::emit_yaml(doc.root);
-        return out;
-    }
-    const model::Plan& first = plans.front();
-    const model::Plan* smallest = &first;
-    for (const auto& p : plans)
-        if (p.layout.gpus() < smallest->layout.gpus() ||
-            (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
-            smallest = &p;
-    auto need = [&](const model::Plan& p) {
-        const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
-        const std::string groups =
-            p.layout.tp > 1 ? " (tp " + std::to_string(p.layout.tp) + " GPUs of one node together)" : "";
-        std::string stages;  // enough GPUs, too few on one type for whole stages
-        if (free >= p.layout.gpus()) {
-            const int whole = whole_type_groups_free(nodes, request(p), o.model.usable_fraction);
-            stages = " but hold " + io::counted(whole, "whole stage") + " of " + std::to_string(p.layout.dp * p.layout.tp) +
-                     " GPUs of one type, of " + std::to_string(p.layout.pp) + " needed";
-        }
-        return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
-               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
-               (free == 1 ? " such GPU is free" : " such GPUs are free") + stages;
-    };
-    throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
-                     need(first) + "; the smallest needs " + need(*smallest) +
-                     (ranked.from_memest ? " (memest --top 0 lists every plan)" : "") +
-                     precision_note);
 }
 
 }  // namespace

@@ -38,4 +38,8 @@ std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>
 /// "dp 2, pp 3, 6 GPUs (A30: 4, RTX-3090: 2), stages A30/12 A30/10 RTX-3090/4": for messages.
 std::string describe_plan(const SearchSpace& space, const PlanRecord& p);
 
+/// Writes a flag's inter-node bandwidth (GB/s; 0: none given) to the document's `network:`, so that
+/// placestages times the plan on the network it was planned for.
+void record_network(double inter_node_gb_s, YAML::Node& root);
+
 }  // namespace hetsched::alloc
