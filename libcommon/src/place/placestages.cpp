@@ -43,17 +43,19 @@ std::vector<size_t> given_order(const Problem& p, const Allocation& a) {
     return order;
 }
 
-/// Without --catalog, an allocation planned on a built-in catalog is timed on that catalog, as
-/// planalloc timed it. A file catalog must be named again (the library opens no files): the
-/// allocation's check then says which.
-catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, catalog::GpuCatalog cat, bool catalog_given) {
-    if (catalog_given || io::optional_child(doc, doc.root, "gpus").IsDefined()) return cat;
+/// The catalog the stages are timed on: --catalog, else the document's own `gpus:` (job_catalog),
+/// else the built-in catalog the allocation was planned on (as planalloc timed it), else `given` (the
+/// default). A file catalog must be named again (the library opens no files): the allocation's check
+/// then says which.
+catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, const catalog::GpuCatalog& given, bool catalog_given) {
+    if (catalog_given || io::optional_child(doc, doc.root, "gpus").IsDefined())
+        return model::job_catalog(doc, given, catalog_given);
     const YAML::Node sec = io::optional_child(doc, doc.root, "allocation");
-    if (!sec.IsDefined() || !sec.IsMap()) return cat;
+    if (!sec.IsDefined() || !sec.IsMap()) return given;
     const YAML::Node planned = io::optional_child(doc, sec, "catalog");
-    if (!planned.IsDefined() || !planned.IsScalar()) return cat;
+    if (!planned.IsDefined() || !planned.IsScalar()) return given;
     const auto names = catalog::catalog_names();
-    if (std::find(names.begin(), names.end(), planned.Scalar()) == names.end()) return cat;
+    if (std::find(names.begin(), names.end(), planned.Scalar()) == names.end()) return given;
     return catalog::named_catalog(planned.Scalar());
 }
 
@@ -63,7 +65,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                                   const std::optional<io::TextInput>& profile_text, const PlacestagesOptions& o) {
     model::JobSpec job;
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
-    const catalog::GpuCatalog cat = planned_catalog(doc, model::job_catalog(doc, given, o.job.catalog_given), o.job.catalog_given);
+    const catalog::GpuCatalog cat = planned_catalog(doc, given, o.job.catalog_given);
     const Allocation alloc = allocation_of(o, doc, cat);
     const Method method = o.method;
 

@@ -21,12 +21,12 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
 /// Writes the resolved `model` and `training` sections over the document's own keys, keeping others.
 void write_job_spec(YAML::Node root, const JobSpec& job);
 
-/// `network: {inter_node_gb_s, intra_node_gb_s}` when the document has it, over `defaults`;
-/// DataError at a non-positive speed.
 /// The GPU types a job is planned on: the document's own `gpus:` list when it has one (a catalog
 /// named "job", on `given`'s network), else `given`. A `gpus:` list beside --catalog is a UsageError.
 catalog::GpuCatalog job_catalog(const io::YamlDocument& doc, const catalog::GpuCatalog& given, bool catalog_given);
 
+/// `network: {inter_node_gb_s, intra_node_gb_s}` when the document has it, over `defaults`;
+/// DataError at a non-positive speed.
 Network read_network(const io::YamlDocument& doc, Network defaults);
 
 /// `{model, seq_len, global_batch}`: the job a computed section (memest's `memory`) belongs to.
