@@ -65,12 +65,12 @@ if [ "$shell" = zsh ]; then
   done
   exit $fail
 fi
-for f in "$root"/completions/fish/*.fish; do fish -n "$f" || { echo "fish -n $f failed"; fail=1; }; done
+for f in "$root"/completions/fish/*.fish "$root"/completions/fish/functions/*.fish; do fish -n "$f" || { echo "fish -n $f failed"; fail=1; }; done
 # expect LINE WORD...: fish offers each word for LINE.
 expect() {
   local line=$1; shift
   local got w
-  got=$(cd "$root" && fish --no-config -c "for f in completions/fish/*.fish; source \$f; end; complete -C '$line'" | cut -f1)
+  got=$(cd "$root" && fish --no-config -c "set fish_function_path completions/fish/functions \$fish_function_path; for f in completions/fish/*.fish; source \$f; end; complete -C '$line'" | cut -f1)
   for w in "$@"; do
     grep -qxF -- "$w" <<<"$got" || { echo "fish completion of '$line': '$w' missing from [$(echo $got | cut -c1-300)]"; fail=1; }
   done
@@ -78,7 +78,7 @@ expect() {
 # describe LINE TEXT: fish's description of LINE's candidate holds TEXT as the help says it.
 describe() {
   local got
-  got=$(cd "$root" && fish --no-config -c "for f in completions/fish/*.fish; source \$f; end; complete -C '$1'" | cut -f2)
+  got=$(cd "$root" && fish --no-config -c "set fish_function_path completions/fish/functions \$fish_function_path; for f in completions/fish/*.fish; source \$f; end; complete -C '$1'" | cut -f2)
   grep -qF -- "$2" <<<"$got" || { echo "fish description of '$1': '$2' missing from [$got]"; fail=1; }
 }
 describe "memest --checkpoint-e" "(torchtitan's layer-level AC)"
@@ -96,7 +96,7 @@ expect "schedround --format " state actions
 # fish_is LINE [= | + | -] WORD...: as check, on fish's candidates for LINE.
 fish_is() {
   local line=$1; shift
-  check "$line" "$(cd "$root" && fish --no-config -c "for f in completions/fish/*.fish; source \$f; end; complete -C '$line'" | cut -f1)" "$@"
+  check "$line" "$(cd "$root" && fish --no-config -c "set fish_function_path completions/fish/functions \$fish_function_path; for f in completions/fish/*.fish; source \$f; end; complete -C '$line'" | cut -f1)" "$@"
 }
 # replay has no --list-gpus: its GPU types come from a tool that has; every GPU list takes --catalog.
 fish_is "replay --reference-gpu " = $gpus

@@ -17,7 +17,8 @@ for t in "${tools[@]}"; do
   want+=("bin/$t" "share/man/man1/$t.1" "share/bash-completion/completions/$t"
          "share/zsh/vendor-completions/_$t" "share/fish/vendor_completions.d/$t.fish")
 done
-want+=(share/man/man5/hetsched-formats.5 share/man/man7/hetsched.7)
+want+=(share/man/man5/hetsched-formats.5 share/man/man7/hetsched.7 share/fish/vendor_functions.d/__hetsched_catalog.fish
+       share/fish/vendor_functions.d/__hetsched_list.fish)
 for f in "${want[@]}"; do
   [ -s "$prefix/$f" ] || bad "not installed (or empty): $f"
 done
@@ -50,7 +51,7 @@ done <<<"$expected"
 
 # Nothing else: no library, headers, benchmarks or build outputs.
 others=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | grep -Ev \
-  '^(bin/(memest|planalloc|placestages|fitthroughput|schedround|replay)|share/man/man[157]/[^/]+\.[157]|share/bash-completion/completions/[^/]+|share/zsh/vendor-completions/_[^/]+|share/fish/vendor_completions\.d/[^/]+\.fish|share/doc/hetsched/.+)$')
+  '^(bin/(memest|planalloc|placestages|fitthroughput|schedround|replay)|share/man/man[157]/[^/]+\.[157]|share/bash-completion/completions/[^/]+|share/zsh/vendor-completions/_[^/]+|share/fish/vendor_completions\.d/[^/]+\.fish|share/fish/vendor_functions\.d/__hetsched_[a-z]+\.fish|share/doc/hetsched/.+)$')
 [ -z "$others" ] || bad "installed files no rule should install: $(tr '\n' ' ' <<<"$others" | cut -c1-300)"
 
 # --- Each tool runs from the installed tree: --version, --help, and one real command. -------------
