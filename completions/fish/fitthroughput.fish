@@ -2,7 +2,7 @@
 complete -c fitthroughput -s h -l help -d 'Print this help message and exit'
 complete -c fitthroughput -s V -l version -d 'Display program version information and exit'
 complete -c fitthroughput -s q -l quiet -d 'No progress or summary on stderr'
-complete -c fitthroughput -s v -l verbose -d 'A summary of the result on stderr (schedround: and the solver\'s log)'
+complete -c fitthroughput -s v -l verbose -d 'A summary of the result on stderr'
 complete -c fitthroughput -s o -l output -r -F -d 'Write the result to FILE atomically instead of stdout'
 complete -c fitthroughput -l model -x -a 'pollux icefrog-ddp icefrog-sdp icefrog-pp icefrog-hp' -d 'pollux, icefrog-ddp, icefrog-sdp, icefrog-pp or icefrog-hp'
 complete -c fitthroughput -l app -x -d 'App of Sia profiles (default: the file\'s folder) or of rows without an app column'

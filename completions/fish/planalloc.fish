@@ -2,7 +2,7 @@
 complete -c planalloc -s h -l help -d 'Print this help message and exit'
 complete -c planalloc -s V -l version -d 'Display program version information and exit'
 complete -c planalloc -s q -l quiet -d 'No progress or summary on stderr'
-complete -c planalloc -s v -l verbose -d 'A summary of the result on stderr (schedround: and the solver\'s log)'
+complete -c planalloc -s v -l verbose -d 'A summary of the result on stderr'
 complete -c planalloc -s o -l output -r -F -d 'Write the result to FILE atomically instead of stdout'
 complete -c planalloc -l model -x -a '(planalloc --list-models 2>/dev/null | tail -n +2 | cut -d, -f1)' -d 'Model preset (see --list-models)'
 complete -c planalloc -l layers -x -d 'Transformer layers'

@@ -2,7 +2,7 @@
 complete -c schedround -s h -l help -d 'Print this help message and exit'
 complete -c schedround -s V -l version -d 'Display program version information and exit'
 complete -c schedround -s q -l quiet -d 'No progress or summary on stderr'
-complete -c schedround -s v -l verbose -d 'A summary of the result on stderr (schedround: and the solver\'s log)'
+complete -c schedround -s v -l verbose -d 'A summary of the result on stderr'
 complete -c schedround -s o -l output -r -F -d 'Write the result to FILE atomically instead of stdout'
 complete -c schedround -l policy -x -a 'fft gavel gavel-agnostic tiresias srtf fifo opportunistic allox has sia iceshare' -d 'Scheduling policy'
 complete -c schedround -l migration-gb-s -x -d 'Checkpoint transfer speed of a migration, GB/s'

@@ -162,3 +162,17 @@ TEST_CASE("CBC and GLPK agree on the program's optimum", "[assignment]") {
         CHECK(vc == Approx(vg).epsilon(1e-9).margin(1e-9));
     }
 }
+
+TEST_CASE("A solved round's gap is 0 within rounding, and a real gap stays", "[assignment]") {
+    SolveStats st;
+    st.objective = 20.06;
+    st.bound = 20.06 - 7.105e-15;  // the bound summed in another order
+    CHECK(st.gap() == 0);
+    st.bound = 20.06 + 3.5e-15;
+    CHECK(st.gap() == 0);
+    st.bound = 19;
+    CHECK(st.gap() == Approx(1.06));
+    st.maximise = true;
+    st.bound = HUGE_VAL;
+    CHECK(st.gap() == HUGE_VAL);
+}

@@ -60,6 +60,26 @@ TEST_CASE("Every baseline leaves down nodes and memory-infeasible types alone", 
     }
 }
 
+TEST_CASE("A job whose node went down never takes the GPUs of a job still running on its type", "[baselines]") {
+    // One V100 and two K80 nodes; 'a' ran on the K80 node that went down, 'b' (K80 only) runs on the
+    // other. The non-preemptive policies kept a's type first: a took b's node and b was stopped, with
+    // the V100 idle. Now b keeps its node and a moves to the V100.
+    ClusterState s = cluster({"V100", "K80"}, 1);
+    s.nodes.push_back({"K80-node-2", 1, 1, false});
+    s.nodes[1].down = true;
+    s.jobs = {running(job("a", 1000, {10, 5}, 1, 0), 1), job("b", 1000, {0, 5}, 1, 10)};
+    s.jobs[1].placement = {1, {{2, 1}}};
+    for (auto p : {PolicyKind::fifo, PolicyKind::opportunistic, PolicyKind::has, PolicyKind::allox, PolicyKind::fft,
+                   PolicyKind::srtf, PolicyKind::gavel, PolicyKind::tiresias}) {
+        RoundOptions o;
+        o.policy = p;
+        const RoundResult r = run_round(s, o);
+        INFO(policy_name(p));
+        CHECK(r.state.jobs[1].placement == s.jobs[1].placement);
+        if (p != PolicyKind::tiresias) CHECK(r.state.jobs[0].placement.type == 0);  // tiresias: a's drawn type only
+    }
+}
+
 TEST_CASE("A job the state gives running with no first start started as long ago as its bookkeeping says", "[baselines]") {
     // Adopted at 1000 s having run 300 s on A and 100 s on B: it started at 600 s, not at the round.
     // With no record of time, its progress says how long it ran at least.

@@ -22,7 +22,7 @@ ReplayCluster one_gpu_each(const std::vector<std::string>& types) {
 }
 
 ReplayJob rjob(const std::string& id, double submit, double work, std::vector<double> throughput) {
-    return {sched::test::job(id, work, std::move(throughput), 1, submit), "m"};
+    return {sched::test::job(id, work, std::move(throughput), 1, submit), "m", {}};
 }
 
 ReplayOptions options(sched::PolicyKind p, double round_length_s = 300) {

@@ -54,7 +54,7 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     auto app = std::make_unique<CLI::App>(info.description, info.name);
     app->set_version_flag("-V,--version", info.name + " (hetsched) " HETSCHED_VERSION);
     app->add_flag("-q,--quiet", verbosity.quiet, "No progress or summary on stderr");
-    app->add_flag("-v,--verbose", verbosity.verbose, "A summary of the result on stderr (schedround: and the solver's log)");
+    app->add_flag("-v,--verbose", verbosity.verbose, "A summary of the result on stderr");
     if (!info.footer.empty()) app->footer(info.footer);
     app->get_formatter()->column_width(34);
     // Hidden (no group): what scripts/gen-docs.sh builds the completions from.

@@ -28,10 +28,11 @@ struct Slot {
 
 }  // namespace
 
-void check_allox_job(const Job& j) {
+void check_allox_job(const Job& j, const SourcePos& where) {
     if (j.num_gpus > 1)
         throw DataError("policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX "
-                        "formulates it): job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU"));
+                        "formulates it): job '" + j.id + "' needs " + io::counted(j.num_gpus, "GPU"),
+                        where);
 }
 
 TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
@@ -41,7 +42,9 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     std::vector<size_t> pending;
     for (size_t k : arrival_order(s)) {
         const Job& j = s.jobs[k];
-        if (j.placement.running() && fill.fits(k, j.placement.type)) fill.take(k, j.placement.type);
+        // A job whose node went down joins the matching (keeping its type first could stop a job
+        // still running there).
+        if (s.hosts_up(j) && fill.fits(k, j.placement.type)) fill.take(k, j.placement.type);
         else pending.push_back(k);
     }
     const int m = static_cast<int>(s.types.size());
@@ -133,7 +136,15 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     });
     for (size_t k : pending)
         if (slot[k].head) fill.take(k, slot[k].type);
-    return fill.decision("matching");
+    // The matching's own objective: the matched jobs' summed completion times, (position + 1) x time
+    // on the type (the reward that makes matching pay is a constant per job, left out); the LP of an
+    // assignment has integral optima, so its bound is the objective.
+    TypeDecision d = fill.decision("matching");
+    for (size_t k : pending)
+        if (slot[k].type >= 0) d.stats.objective += (slot[k].position + 1) * time_on(k, slot[k].type);
+    d.stats.bound = d.stats.objective;
+    d.stats.variables = static_cast<long>(cols.size());
+    return d;
 }
 
 }  // namespace hetsched::sched

@@ -1,5 +1,7 @@
 #include <hetsched/sched/cluster_state.hpp>
 
+#include <algorithm>
+
 #include <hetsched/fit/gpu_sharing.hpp>
 
 namespace hetsched::sched {
@@ -38,6 +40,12 @@ bool ClusterState::can_share(const Job& j, int t) const {
     const double need = j.memory_on(t);
     return can_run(j, t) && j.util_pct > 0 && j.util_pct <= 50 && need > 0 && mem > 0 &&
            fit::kMemoryMargin * need <= mem / 2;
+}
+
+bool ClusterState::hosts_up(const Job& j) const {
+    return j.placement.running() && std::all_of(j.placement.shares.begin(), j.placement.shares.end(), [&](const NodeShare& sh) {
+               return !nodes[static_cast<size_t>(sh.node)].down;
+           });
 }
 
 bool ClusterState::churned() const { return active_set == 0 || active_set != active_set_digest(jobs); }

@@ -10,16 +10,22 @@
 namespace hetsched::sched {
 namespace {
 
-/// Non-preemptive first come, first served: running jobs keep their type (unless its GPUs went
-/// down), then the others in order of arrival take the first type of `prefer(job)` with room.
+/// Non-preemptive first come, first served: running jobs whose nodes are all up keep their type;
+/// then, in order of arrival, the others take the first type of `prefer(job)` with room, a job that
+/// a node going down displaced trying its own type first. (Keeping a displaced job's type before
+/// the others could take the GPUs of a job still running there, and stop it.)
 template <class Prefer>
 TypeDecision first_come(const ClusterState& s, const char* method, Prefer prefer) {
     TypeFill fill(s);
     const std::vector<size_t> order = arrival_order(s);
-    for (size_t k : order)  // a running job keeps its type while the type has its GPUs up
-        if (s.jobs[k].placement.running() && fill.fits(k, s.jobs[k].placement.type)) fill.take(k, s.jobs[k].placement.type);
     for (size_t k : order)
-        if (fill.types()[k] < 0) fill.take_first(k, prefer(s.jobs[k]));
+        if (s.hosts_up(s.jobs[k]) && fill.fits(k, s.jobs[k].placement.type)) fill.take(k, s.jobs[k].placement.type);
+    for (size_t k : order) {
+        if (fill.types()[k] >= 0) continue;
+        const Job& j = s.jobs[k];
+        if (!j.placement.running() || !fill.fits(k, j.placement.type)) fill.take_first(k, prefer(j));
+        else fill.take(k, j.placement.type);
+    }
     return fill.decision(method);
 }
 

@@ -58,9 +58,7 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
                 if (sc.gpus <= cap[static_cast<size_t>(t)] && s.can_run(j, sc.throughput, t))
                     configs.push_back({t, sc.gpus, sc.throughput[static_cast<size_t>(t)]});
         // Pinned where it runs, if its hosts are up (the reader has checked they hold it).
-        const bool pinned = j.pinned && j.placement.running() &&
-                            std::all_of(j.placement.shares.begin(), j.placement.shares.end(),
-                                        [&](const NodeShare& sh) { return !s.nodes[static_cast<size_t>(sh.node)].down; });
+        const bool pinned = j.pinned && s.hosts_up(j);
         if (pinned)  // its held configuration only, taken
             configs.erase(std::remove_if(configs.begin(), configs.end(),
                                          [&](const Config& c) { return c.type != j.placement.type || c.gpus != j.num_gpus; }),

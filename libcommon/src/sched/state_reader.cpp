@@ -13,6 +13,7 @@
 #include <hetsched/model/training.hpp>
 #include <hetsched/sched/fitted_scales.hpp>
 #include <hetsched/sched/job_model.hpp>
+#include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
 
 namespace hetsched::sched {
@@ -113,7 +114,9 @@ private:
         if (!types.IsSequence()) throw DataError("expected a list of {name, memory_gib} under 'gpu_types'", doc_.where(types));
         for (const auto& item : types) {
             GpuTypeInfo t;
-            t.name = io::yaml_string(doc_, io::required_child(doc_, item, "name"), "name");
+            const YAML::Node name = io::required_child(doc_, item, "name");
+            t.name = io::yaml_string(doc_, name, "name");
+            if (t.name.empty()) throw DataError("expected a non-empty GPU type name", doc_.where(name));
             t.memory_gib = number(item, "memory_gib", 0.01, model::limits::max_memory_gib, false, 0);
             if (t.memory_gib == 0)
                 if (const catalog::GpuType* g = catalog_.lookup(t.name)) t.memory_gib = g->memory_gib;
@@ -396,6 +399,13 @@ private:
         b.time_per_type_s = per.IsDefined() ? per_type(per, "time_per_type_s", 0, lim::time_s)
                                             : std::vector<double>(s_.types.size(), 0);
         b.first_start_s = number(item, "first_start_s", 0, s_.time_s, false, -1, "the state's time_s");
+        // Neither can come before the job arrived: a start before it would read as a negative queueing
+        // delay, a fair finish before it as a negative lifetime in FFT's rho.
+        for (const auto& [key, v] : {std::pair<const char*, double>{"first_start_s", b.first_start_s}, {"tau_s", b.tau_s}})
+            if (v >= 0 && v < j.submit_time_s)
+                throw DataError(std::string("'") + key + "' is " + io::format_number(v) + ", before the job's submit_time_s (" +
+                                    io::format_number(j.submit_time_s) + ")",
+                                doc_.where(io::optional_child(doc_, item, key)));
         b.migrations = integer(item, "migrations", 0, lim::rounds, 0);
         if (const YAML::Node g = io::optional_child(doc_, item, "gavel"); g.IsDefined()) {
             if (YAML::Node x = io::optional_child(doc_, g, "share"); x.IsDefined()) b.gavel_share = per_type(x, "share", 0, 1);
@@ -432,8 +442,12 @@ StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& cat
 }
 
 void check_round_options(const StateDocument& d, const RoundOptions& o) {
-    if (o.policy != PolicyKind::tiresias) return;
     const YAML::Node jobs = io::required_child(d.yaml, d.yaml.root, "jobs");  // the state's jobs, in the order read
+    if (o.policy == PolicyKind::allox)
+        for (size_t k = 0; k < d.state.jobs.size(); ++k)
+            if (d.state.jobs[k].remaining() > 0)
+                check_allox_job(d.state.jobs[k], d.yaml.where(io::required_child(d.yaml, jobs[k], "num_gpus")));
+    if (o.policy != PolicyKind::tiresias) return;
     for (size_t k = 0; k < d.state.jobs.size(); ++k) {
         const YAML::Node item = jobs[k];
         const YAML::Node t = io::optional_child(d.yaml, item, "tiresias");

@@ -76,10 +76,11 @@ TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
     for (const auto& j : s.jobs) check_tiresias_queue(j, o);
     update_queues(s, o);
     std::vector<size_t> order = arrival_order(s);
+    // Within a queue, jobs still running (on nodes that are all up) before the others.
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         const JobBook &x = s.jobs[a].book, &y = s.jobs[b].book;
-        return std::make_tuple(x.tiresias_queue, !s.jobs[a].placement.running(), x.tiresias_entered_s) <
-               std::make_tuple(y.tiresias_queue, !s.jobs[b].placement.running(), y.tiresias_entered_s);
+        return std::make_tuple(x.tiresias_queue, !s.hosts_up(s.jobs[a]), x.tiresias_entered_s) <
+               std::make_tuple(y.tiresias_queue, !s.hosts_up(s.jobs[b]), y.tiresias_entered_s);
     });
     TypeFill fill(s);
     const std::vector<int> up = s.capacity(), installed = s.installed();

@@ -159,6 +159,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     counts = {};
     for (const TraceJob& tj : trace) {
         ReplayJob r;
+        r.where = {trace_name, tj.line, tj.id_col};
         r.model = tj.model.empty() ? models[sched::id_hash(tj.id, o.seed) % models.size()] : tj.model;
         const std::vector<double> row = table.lookup(r.model, tj.num_gpus, tj.batch_size);
         const bool known = std::find(models.begin(), models.end(), r.model) != models.end();

@@ -60,7 +60,7 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
     // A trace a policy cannot run is refused before any policy spends its time on it.
     for (const sched::PolicyKind kind : kinds)
         if (kind == sched::PolicyKind::allox)
-            for (const auto& rj : jobs) sched::check_allox_job(rj.job);
+            for (const auto& rj : jobs) sched::check_allox_job(rj.job, rj.where);
     std::vector<ReplayResult> out(kinds.size());
     std::vector<std::exception_ptr> errors(kinds.size());
     std::atomic<size_t> next{0};

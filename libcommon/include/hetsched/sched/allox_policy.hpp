@@ -12,9 +12,9 @@
 
 namespace hetsched::sched {
 
-/// Refuses a job AlloX cannot schedule: one that needs more than one GPU (DataError naming it), so that
-/// replay can check a whole trace before any policy runs.
-void check_allox_job(const Job& j);
+/// Refuses a job AlloX cannot schedule: one that needs more than one GPU (DataError naming it, at
+/// `where`), so that replay can check a whole trace before any policy runs, and schedround a state.
+void check_allox_job(const Job& j, const SourcePos& where = {});
 
 /// The round's types by AlloX. DataError (65) naming a job that needs more than one GPU (check_allox_job).
 TypeDecision allox_decide(const ClusterState& s, const RoundOptions& o);

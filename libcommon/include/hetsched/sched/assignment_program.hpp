@@ -4,6 +4,7 @@
 /// over-subscribed; at least K GPUs busy (work conservation); minimise the sum of the chosen costs.
 /// Two exact solvers: the plain program handed to GLPK's MIP solver, and a structured one (Lagrangian
 /// bound over the M+1 coupling rows, variable fixing against an incumbent, GLPK then CBC on what is left).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -67,8 +68,12 @@ struct SolveStats {
     bool reused = false;
 
     /// How far the schedule kept may be from the optimum, in the objective's units: ≥ 0, inf when no
-    /// bound is known.
-    double gap() const { return maximise ? bound - objective : objective - bound; }
+    /// bound is known; 0 within rounding (a bound summed in another order than the objective differs
+    /// from it in the last digits, and read 7e-15 on a solved round).
+    double gap() const {
+        const double g = maximise ? bound - objective : objective - bound;
+        return std::fabs(g) <= 1e-9 * std::max(1.0, std::fabs(objective)) ? 0 : g;
+    }
 };
 
 /// Which MIP solver takes a program whole: GLPK alone (the --exact path), or GLPK for a moment and

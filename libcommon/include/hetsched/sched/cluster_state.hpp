@@ -151,6 +151,8 @@ struct ClusterState {
     bool can_run(const Job& j, int t) const { return can_run(j, j.throughput, t); }
     /// The same at another of its sizes, whose throughputs are `throughput`.
     bool can_run(const Job& j, const std::vector<double>& throughput, int t) const;
+    /// Whether job `j` runs and every node it runs on is up.
+    bool hosts_up(const Job& j) const;
     /// Whether jobs arrived or left since the previous decision (always true before the first).
     bool churned() const;
     /// Whether job `j` may share one GPU of type `t` with any other such job (ICEFROG's rule for a pair,

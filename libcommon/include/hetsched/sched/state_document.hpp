@@ -47,7 +47,8 @@ struct StateModels {
 StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models = nullptr);
 
 /// Checks the state's bookkeeping against the options the round runs with: for tiresias, a job's queue
-/// beyond the queues --tiresias-queues-s makes; DataError (65) at the field.
+/// beyond the queues --tiresias-queues-s makes; for allox, a job of more than one GPU; DataError (65)
+/// at the field.
 void check_round_options(const StateDocument& d, const RoundOptions& o);
 
 /// The next state's text: `doc`'s YAML with the round's keys set from `r` (and, with `explain`, each

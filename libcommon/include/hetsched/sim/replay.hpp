@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/cli/error.hpp>
 #include <hetsched/sched/cluster_state.hpp>
 #include <hetsched/sched/policy.hpp>
 #include <hetsched/sim/metrics.hpp>
@@ -29,6 +30,7 @@ struct ReplayCluster {
 struct ReplayJob {
     sched::Job job;       ///< id, submit time, GPUs, work, throughput per cluster type, checkpoint
     std::string model;
+    SourcePos where;      ///< its trace row, for errors a policy finds before the first round
 };
 
 struct ReplayOptions {
