@@ -26,7 +26,35 @@ void check_stage_count(const Allocation& a) {
                         a.where);
 }
 
+/// The allocation's `nodes:` (planalloc --cluster): per type, the smallest share of a node; the
+/// shares of each type must add up to its GPUs in `counted` (when `gpus:` gave them).
+std::map<std::string, int> node_shares(const io::YamlDocument& doc, const YAML::Node& nodes, const catalog::GpuCatalog& c,
+                                       const std::map<std::string, long>& counted) {
+    if (!nodes.IsMap() || nodes.size() == 0)
+        throw DataError("expected a map of node name to {gpu, gpus} under 'nodes'", doc.where(nodes));
+    std::map<std::string, int> smallest;
+    std::map<std::string, long> held;
+    for (const auto& kv : nodes) {
+        if (!kv.second.IsMap()) throw DataError("expected {gpu, gpus} for node '" + kv.first.Scalar() + "'", doc.where(kv.second));
+        const std::string type = resolve(doc, io::required_child(doc, kv.second, "gpu"), c);
+        const int n = static_cast<int>(io::yaml_integer(doc, io::required_child(doc, kv.second, "gpus"), "gpus", 1,
+                                                        model::limits::degree));
+        smallest[type] = smallest.count(type) ? std::min(smallest[type], n) : n;
+        held[type] += n;
+    }
+    if (!counted.empty() && held != counted)
+        throw DataError("the allocation's 'nodes' and 'gpus' disagree on how many GPUs of each type it holds",
+                        doc.where(nodes));
+    return smallest;
+}
+
 }  // namespace
+
+catalog::GpuCatalog on_allocated_nodes(catalog::GpuCatalog catalog, const Allocation& a) {
+    for (auto& g : catalog.gpus)
+        if (const auto it = a.gpus_per_node.find(g.name); it != a.gpus_per_node.end()) g.gpus_per_node = it->second;
+    return catalog;
+}
 
 Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalog& c) {
     const YAML::Node sec = io::optional_child(doc, doc.root, "allocation");
@@ -92,7 +120,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         }
         if (gpus.IsDefined() && listed != counted)
             throw DataError("'stages' (times dp x tp) and 'gpus' disagree on how many GPUs of each type", doc.where(stages));
+        if (!gpus.IsDefined()) counted = listed;
     }
+    if (const YAML::Node nodes = io::optional_child(doc, sec, "nodes"); nodes.IsDefined())
+        a.gpus_per_node = node_shares(doc, nodes, c, counted);
     if (const YAML::Node s = io::optional_child(doc, sec, "schedule"); s.IsDefined()) {
         try {
             a.schedule = parse_schedule_kind(io::yaml_string(doc, s, "schedule"));

@@ -22,7 +22,7 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
         return read_allocation(doc, c);  // says what is missing, where
     }
     Allocation a = o.stages.empty() ? read_allocation(doc, c) : allocation_from_flags(1, o.stages, c);
-    if (!o.stages.empty() && in_document) {
+    if (!o.stages.empty() && in_document) {  // stages of the flag's types, on no node the document names
         const Allocation given = read_allocation(doc, c);
         a.dp = given.dp;
         a.schedule = given.schedule;
@@ -65,8 +65,10 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                                   const std::optional<io::TextInput>& profile_text, const PlacestagesOptions& o) {
     model::JobSpec job;
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
-    const catalog::GpuCatalog cat = planned_catalog(doc, given, o.job.catalog_given);
-    const Allocation alloc = allocation_of(o, doc, cat);
+    const catalog::GpuCatalog planned = planned_catalog(doc, given, o.job.catalog_given);
+    const Allocation alloc = allocation_of(o, doc, planned);
+    // Stages on the nodes the allocation names fill those nodes' GPUs, not the catalog's node size.
+    const catalog::GpuCatalog cat = on_allocated_nodes(planned, alloc);
     const Method method = o.method;
 
     ProblemOptions po = with_planned_settings(problem_options(o.model, o.inter_node_gb_s, doc, cat), alloc);

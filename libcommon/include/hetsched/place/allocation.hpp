@@ -8,7 +8,9 @@
 ///
 /// A `stages` entry may also be a map with a `gpu` key (planalloc's placed stages), and a `layers` key
 /// on every stage or none: the split `placestages --method given` evaluates. `schedule` says the
-/// pipeline schedule the plan was timed under (planalloc writes it).
+/// pipeline schedule the plan was timed under (planalloc writes it). `nodes` (planalloc --cluster's
+/// best fit: `{NODE: {gpu, gpus}}`) says how many GPUs of each node the stages have.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,9 @@ struct Allocation {
     /// The model settings planalloc timed the plan with, when it says.
     std::optional<model::Measure> measure;
     std::optional<double> usable_fraction, efficiency;
+    /// Per type, the fewest GPUs the allocation has on one of its nodes, when it lists its nodes: its
+    /// stages fill nodes of that many GPUs (the smallest share, where shares differ), not the catalog's.
+    std::map<std::string, int> gpus_per_node;
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
     SourcePos layers_where;           ///< of `stages` when they give layers
 };
@@ -37,6 +42,9 @@ struct Allocation {
 /// The document's `allocation:` section with types resolved in `catalog`; DataError at the offending
 /// node (unknown types with suggestions, counts not divisible by dp, missing keys).
 Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalog& catalog);
+
+/// `catalog` with each type's GPUs per node as the allocation's nodes give them (Allocation::gpus_per_node).
+catalog::GpuCatalog on_allocated_nodes(catalog::GpuCatalog catalog, const Allocation& a);
 
 /// An allocation from `--dp` and `--stages A,B,C`; UsageError for unknown types.
 Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& catalog);
