@@ -2,14 +2,22 @@
 
 #include <set>
 
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::alloc {
 namespace {
 
-/// Checks one node's numbers and fills its memory from the catalog unless given.
-void complete(ClusterNode& n, const SourcePos& where, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos) {
+/// A node's keys (YAML) or columns (CSV): a misspelt `free` would leave every GPU free.
+const std::vector<std::string> kNodeKeys{"name", "gpu", "gpus", "free", "memory_gib"};
+
+/// Checks one node's numbers and fills its memory from the catalog unless given; a typed node may
+/// give less memory than its type has (a partition, memory held back), never more: plans would be
+/// placed on memory its GPUs do not have. `memory_pos` is where memory_gib was given.
+void complete(ClusterNode& n, const SourcePos& where, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos,
+              const SourcePos& memory_pos) {
     if (n.free < 0 || n.free > n.gpus)
         throw DataError("node '" + n.name + "' has " + std::to_string(n.free) + " free of " + std::to_string(n.gpus) +
                             " GPUs (expected 0 to " + std::to_string(n.gpus) + ")",
@@ -18,6 +26,10 @@ void complete(ClusterNode& n, const SourcePos& where, const catalog::GpuCatalog&
     try {
         const catalog::GpuType& g = catalog.find(n.gpu);
         n.gpu = g.name;
+        if (n.memory_gib > g.memory_gib)
+            throw DataError("node '" + n.name + "' gives memory_gib " + io::format_number(n.memory_gib) + ", more than a " +
+                                g.name + " has (" + io::format_number(g.memory_gib) + " GiB in catalog '" + catalog.name + "')",
+                            memory_pos);
         if (n.memory_gib <= 0) n.memory_gib = g.memory_gib;
     } catch (const UsageError& e) {
         throw DataError(e.what(), gpu_pos);
@@ -35,6 +47,7 @@ void check_unique(const std::vector<ClusterNode>& nodes, const std::vector<Sourc
 
 std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
     const io::CsvTable t = io::CsvTable::parse(in);
+    catalog::check_known_columns(t, kNodeKeys);
     const int name = t.require("name"), gpus = t.require("gpus");
     const int gpu = t.find("gpu"), free = t.find("free"), memory = t.find("memory_gib");
     if (gpu < 0 && memory < 0) t.require("gpu");  // says which columns are there
@@ -50,7 +63,8 @@ std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCat
             n.memory_gib = t.number(r, memory, 0.01, model::limits::max_memory_gib);
         if (gpu >= 0) n.gpu = t.cell(r, gpu).text;
         if (n.name.empty()) throw DataError("expected a node name", t.where(r, name));
-        complete(n, where.back(), catalog, gpu >= 0 ? t.where(r, gpu) : where.back());
+        complete(n, where.back(), catalog, gpu >= 0 ? t.where(r, gpu) : where.back(),
+                 memory >= 0 ? t.where(r, memory) : where.back());
         out.push_back(n);
     }
     check_unique(out, where);
@@ -68,6 +82,7 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
     std::vector<SourcePos> where;
     for (const auto& item : nodes) {
         if (!item.IsMap()) throw DataError("expected a node as a map {name, gpu, gpus, free}", doc.where(item));
+        catalog::check_known_keys(doc, item, "nodes", kNodeKeys);
         ClusterNode n;
         where.push_back(doc.where(item));
         n.name = io::yaml_string(doc, io::required_child(doc, item, "name"), "name");
@@ -79,7 +94,7 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
             n.memory_gib = io::yaml_number(doc, memory, "memory_gib", 0.01, model::limits::max_memory_gib);
         const YAML::Node gpu = memory.IsDefined() ? io::optional_child(doc, item, "gpu") : io::required_child(doc, item, "gpu");
         if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
-        complete(n, where.back(), catalog, doc.where(gpu.IsDefined() ? gpu : item));
+        complete(n, where.back(), catalog, doc.where(gpu.IsDefined() ? gpu : item), doc.where(memory.IsDefined() ? memory : item));
         out.push_back(n);
     }
     check_unique(out, where);
@@ -93,6 +108,7 @@ std::vector<ClusterNode> parse_cluster(const io::TextInput& in, const catalog::G
         if (csv) return from_csv(in, catalog);
         const io::YamlDocument doc = io::parse_yaml(in);
         io::require_kind(doc, "cluster");
+        catalog::check_known_keys(doc, doc.root, "cluster", {"kind", "version", "nodes"});
         return read_cluster(doc, doc.root, catalog);
     } catch (const DataError& e) {
         if (e.pos().file.empty()) throw DataError(e.what(), SourcePos{in.name, 0, 0});

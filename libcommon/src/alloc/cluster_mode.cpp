@@ -7,6 +7,7 @@
 #include <hetsched/alloc/best_fit.hpp>
 #include <hetsched/alloc/cluster.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -171,8 +172,12 @@ void check_cluster_options(const PlanallocOptions& o) {
 PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::TextInput>& cluster,
                              io::YamlDocument& doc, model::JobSpec& job, const catalog::GpuCatalog& cat) {
     check_cluster_options(o);
-    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat)
-                                             : read_cluster(doc, io::required_child(doc, doc.root, "cluster"), cat);
+    const auto section = [&] {
+        const YAML::Node sec = io::required_child(doc, doc.root, "cluster");
+        catalog::check_known_keys(doc, sec, "cluster", {"nodes"});
+        return sec;
+    };
+    std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat) : read_cluster(doc, section(), cat);
     // Nodes whose GPUs cannot train in the job's precision take no plan, whatever memory they have
     // (best-fit matches memory alone, and plans piped from memest may be sized for another type).
     const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
