@@ -125,6 +125,16 @@ TEST_CASE("an SLO no plan meets names the fastest plan and writes it out", "[all
     CHECK(a["pp"].as<int>() >= 1);
 }
 
+TEST_CASE("a search out of time before any plan met the SLO is try-later (75), out of nodes usage (64)", "[alloc]") {
+    auto o = juchi_job();
+    o.slo_s = 232;  // just above the fastest plan: plans that meet it are few and late
+    o.time_limit_s = 1e-6;
+    throws_with<TryLater>(o, "stopped at its time limit");
+    o.time_limit_s = 0;
+    o.search_limit = 1;
+    throws_with<UsageError>(o, "raise --search-limit");
+}
+
 TEST_CASE("the fastest plan of an unreachable SLO comes from a bounded search (ViT, Espresso cloud)", "[alloc]") {
     // The time objective's bounds miss transfers and bubbles, so they rarely prune deep pipelines;
     // unbounded, this search ran for minutes. It must stop at its budget and say so.

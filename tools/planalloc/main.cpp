@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
                               "Reads a job document (kind: job) from FILE or stdin unless --model is given. With "
                               "--cluster or a cluster: section it allocates nodes; otherwise it searches GPU mixes.\n"
                               "Exit status: 0 ok; 1 no plan meets the SLO or fits the cluster; 64 usage; 65 bad "
-                              "data; 66 no input; 70 internal; 73/74 output errors; 78 bad catalog.\n"
+                              "data; 66 no input; 70 internal; 73/74 output errors; 75 out of time before any plan met the SLO; "
+                              "78 bad catalog.\n"
                               "See planalloc(1) and hetsched-formats(5)."},
                              verbosity);
     cli::add_io_options(*app, io);

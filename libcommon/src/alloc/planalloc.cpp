@@ -275,12 +275,16 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                       o.model.usable_fraction, o.model.efficiency};
 
     PlanallocResult out;
-    if (r.plans.empty() && !r.stats.complete)
-        throw UsageError("the search stopped at its " + r.stats.stopped_by + " (" + std::to_string(r.stats.nodes_expanded) +
-                         " nodes, " + std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met "
-                         "the SLO; raise " +
-                         (r.stats.stopped_by == "time limit" ? "--time-limit-s" : "--search-limit") +
-                         ", loosen the SLO or lower the quotas");
+    if (r.plans.empty() && !r.stats.complete) {
+        // Out of time (75: a run with more time may answer) or out of nodes (64: raise the flag).
+        const bool time = r.stats.stopped_by == "time limit";
+        const std::string why = "the search stopped at its " + r.stats.stopped_by + " (" +
+                                std::to_string(r.stats.nodes_expanded) + " nodes, " +
+                                std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met the SLO; raise " +
+                                (time ? "--time-limit-s" : "--search-limit") + ", loosen the SLO or lower the quotas";
+        if (time) throw TryLater(why);
+        throw UsageError(why);
+    }
     if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r, ctx, types.skipped);
     if (!r.stats.complete)
         out.note = "the search stopped at its " + r.stats.stopped_by + ": the plan found costs " +

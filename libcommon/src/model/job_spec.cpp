@@ -144,6 +144,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
             throw DataError("expected a list of layer counts, one per pipeline stage, under 'layers_per_stage'",
                             doc.where(split));
         for (const auto& n : split) job.layers_per_stage.push_back(io::yaml_integer(doc, n, "layers_per_stage", 1, limits::layers));
+        job.layers_per_stage_where = doc.where(split);
         try {
             check_split_sum(job.layers_per_stage, job.model.layers);
         } catch (const DataError& e) {

@@ -10,15 +10,17 @@ PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, cons
     if (layers.empty())
         throw UsageError("--method given needs each stage's layers: 'layers' on every entry of allocation.stages, "
                          "training.layers_per_stage, or --layers-per-stage");
+    // A split with no position came from --layers-per-stage: a usage error (64), naming the flag.
+    const bool flag = where.file.empty() && where.line == 0;
+    const auto refuse = [&](const std::string& what) {
+        if (flag) throw UsageError("--layers-per-stage " + what);
+        throw DataError("the split " + what, where);
+    };
     if (layers.size() != order.size())
-        throw DataError("the split gives " + std::to_string(layers.size()) + " stages, but the allocation has " +
-                        std::to_string(order.size()),
-                        where);
+        refuse("gives " + std::to_string(layers.size()) + " stages, but the allocation has " + std::to_string(order.size()));
     long total = 0;
     for (long c : layers) total += c;
-    if (total != p.layers)
-        throw DataError("the split holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers),
-                        where);
+    if (total != p.layers) refuse("holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers));
     PlaceResult r;
     r.placement = {order, layers};
     for (size_t s = 0; s < order.size(); ++s) {

@@ -86,7 +86,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     opts.layers = !o.job.layers_per_stage.empty() ? o.job.layers_per_stage
                   : !alloc.layers.empty()         ? alloc.layers
                                                   : job.layers_per_stage;  // the flag, the allocation, the document
-    if (o.job.layers_per_stage.empty()) opts.layers_where = alloc.layers.empty() ? alloc.where : alloc.layers_where;
+    if (o.job.layers_per_stage.empty()) opts.layers_where = alloc.layers.empty() ? job.layers_per_stage_where : alloc.layers_where;
     const PlaceResult r = place_stages(problem, method, opts);
     std::vector<TimelineEvent> events;
     const Estimate e = estimate(problem, r.placement, o.timeline ? &events : nullptr);

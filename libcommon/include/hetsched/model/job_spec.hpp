@@ -18,6 +18,7 @@ struct JobSpec {
     long micro_batch = 0;  ///< 0: not given
     long iterations = 0;
     std::vector<long> layers_per_stage;  ///< training.layers_per_stage: a pipeline split; empty: not given
+    SourcePos layers_per_stage_where;    ///< where the document gives it
     bool zero_stage_given = false;         ///< else training.zero_stage is the framework's default
     bool dropout_stated = false;           ///< else model.dropout is default_dropout() for the training
 };

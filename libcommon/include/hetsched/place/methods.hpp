@@ -28,7 +28,7 @@ struct PlaceOptions {
     /// least CMR's), marked stopped. Empty: they run to the end or the node limit.
     std::function<bool()> stop;
     std::vector<long> layers;       ///< given: each stage's layers, in `order`
-    SourcePos layers_where;         ///< where `layers` came from, for errors about the split
+    SourcePos layers_where;         ///< where `layers` came from, for errors about the split; none: --layers-per-stage
 };
 
 struct PlaceResult {
