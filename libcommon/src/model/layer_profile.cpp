@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -30,6 +31,8 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
 
 LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
                                 const catalog::GpuCatalog& catalog) {
+    // A column the reader does not know (a unit, a misspelt micro_batch) would be ignored silently.
+    catalog::check_known_columns(table, {"gpu", "layer", "micro_batch", "forward_s", "backward_s", "tp"});
     const int gpu = table.require("gpu"), layer = table.require("layer");
     const int fwd = table.require("forward_s"), bwd = table.require("backward_s");
     const int mb = table.find("micro_batch"), split = table.find("tp");
