@@ -207,11 +207,14 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
                          job.model.name + (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : "") +
                          (f.stats.complete ? "" : " within its budget"));
     const PlanRecord& p = f.plans.front();
+    // The SLO and the fastest time to as many digits as tell them apart (at 6, 230.887 "missed" 230.887).
+    int digits = 6;
+    while (digits < 15 && io::format_number(ctx.slo_s, digits) == io::format_number(p.total_s, digits)) ++digits;
     PlanallocResult out;
     out.feasible = false;
-    out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, 6) + " s for " +
+    out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, digits) + " s for " +
                   std::to_string(job.iterations) + " iterations: the fastest " +
-                  (proven ? "takes " : "found takes ") + io::format_number(p.total_s, 6) + " s (" +
+                  (proven ? "takes " : "found takes ") + io::format_number(p.total_s, digits) + " s (" +
                   io::format_number(p.iteration_s, 6) + " s per iteration) with " + describe_plan(space, p) +
                   ", costing " + io::format_number(p.cost, 6) + " " + currency +
                   (proven ? "" : "; not proven fastest: no plan takes less than " +
