@@ -173,3 +173,18 @@ TEST_CASE("yaml anchors: a later anchor of the same name wins, and an alias may 
     CHECK_THROWS_WITH(io::parse_yaml({"d.yaml", "y: &a [*a]\n"}), Catch::Contains("contains it"));
     CHECK(io::parse_yaml({"d.yaml", "n: ~\n"}).root["n"].Tag().empty());
 }
+
+TEST_CASE("a name that would read back as a number, boolean or null is written quoted", "[yaml]") {
+    for (const std::string w : {"true", "yes", "on", "N", "123", "0x1F", "1e3", ".inf", "-.nan", "null", "~", "0o17"}) {
+        YAML::Node root(YAML::NodeType::Map);
+        root[io::yaml_text_node(w)] = "v";
+        INFO(w);
+        CHECK(io::emit_yaml(root) == "\"" + w + "\": v\n");
+    }
+    for (const std::string w : {"plain", "A100-80GB", "node-1", "yes-sir", "12a"}) {
+        YAML::Node root(YAML::NodeType::Map);
+        root[io::yaml_text_node(w)] = "v";
+        INFO(w);
+        CHECK(io::emit_yaml(root) == w + ": v\n");
+    }
+}

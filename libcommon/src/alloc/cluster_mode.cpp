@@ -235,7 +235,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             else
                 share["gpu"] = s.gpu;
             share["gpus"] = s.gpus;
-            where[s.node] = share;
+            where[io::yaml_text_node(s.node)] = share;  // a node named 123 or yes reads back as its name
         }
         if (!per_type.empty()) a["gpus"] = gpus;
         if (!per_memory.empty()) a["gpus_by_memory"] = by_memory;

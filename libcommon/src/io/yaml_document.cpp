@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cctype>
 #include <cstdlib>
+#include <set>
 
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
@@ -87,5 +89,20 @@ std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const s
 }
 
 YAML::Node yaml_number_node(double v) { return YAML::Node(format_number(v)); }
+
+YAML::Node yaml_text_node(const std::string& s) {
+    // YAML 1.1's booleans and nulls (what PyYAML and yaml-cpp's as<bool>() read), anything strtod reads
+    // whole (decimal, hex, inf, nan), YAML's .inf and .nan, and 1.2's 0o octals.
+    static const std::set<std::string> words{"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                                             "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON",
+                                             "off", "Off", "OFF", "null", "Null", "NULL", "~", ""};
+    static const std::set<std::string> dotted{".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN"};
+    char* end = nullptr;
+    if (!s.empty() && !std::isspace(static_cast<unsigned char>(s.front()))) std::strtod(s.c_str(), &end);
+    const std::string unsigned_part = !s.empty() && (s.front() == '+' || s.front() == '-') ? s.substr(1) : s;
+    YAML::Node n(s);
+    if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || s.rfind("0o", 0) == 0) n.SetTag("!");
+    return n;
+}
 
 }  // namespace hetsched::io

@@ -47,6 +47,11 @@ std::string yaml_string(const YamlDocument& doc, const YAML::Node& node, const s
 /// A scalar node holding `v` in the project's number format.
 YAML::Node yaml_number_node(double v);
 
+/// A scalar node holding the text `s`, written quoted when a YAML reader would take it for something
+/// else plain (a number such as 123 or 0x1F, a boolean such as yes or on, a null): a user's name
+/// written back must read back as the same text.
+YAML::Node yaml_text_node(const std::string& s);
+
 /// Block-style YAML text of `root`, as yaml-cpp's emitter writes it with an indent of 2; short scalar
 /// lists in flow style; originally quoted strings stay quoted.
 std::string emit_yaml(const YAML::Node& root);
