@@ -94,8 +94,15 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
     // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take, up
     // to the least of the jobs' best: at threshold v every job must take an option worth at least v,
     // which some choice fits or not. It is 0 when some job has no option or the jobs' smallest sizes
-    // alone overfill the GPUs. Each program gets the whole time limit (a budget shared between them
-    // would depend on how long CBC's lock was held by another policy's thread).
+    // alone overfill the GPUs. The programs share the time limit: each gets what the ones before it
+    // left, counted in the solver's own seconds (not the wait for CBC's lock, which another policy's
+    // thread may hold in replay), so that a round ends near its limit, not a multiple of it.
+    double spent = 0;
+    auto solve_within = [&](const Mip& m) {
+        MipResult r = solve(m, std::max(o.time_limit_s - spent, 1e-3));
+        spent += r.seconds;
+        return r;
+    };
     auto unsolved = [&](const MipResult& r) {
         if (r.status != MipStatus::time_limit) return false;
         if (!o.accept_unproven) throw TryLater("IceShare's program was not solved within --time-limit-s");
@@ -128,8 +135,10 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
         while (lo < hi) {
             const size_t mid = (lo + hi) / 2;
             ++d.stats.bound_iterations;
-            const MipResult r = solve(program(s, opts, values[mid], true, kept), o.time_limit_s);
-            if (unsolved(r)) {  // keep the least proven so far
+            // No time left for the next step, or the step out of time: keep the least proven so far.
+            const MipResult r = spent >= o.time_limit_s ? MipResult{MipStatus::time_limit, {}, 0, 0}
+                                                        : solve_within(program(s, opts, values[mid], true, kept));
+            if (unsolved(r)) {
                 floor_proven = false;
                 break;
             }
@@ -139,7 +148,7 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
         if (lo > 0) floor = values[lo - 1];
     }
     // Stage 2: the most total share, every job at the least found or above.
-    const MipResult r = solve(program(s, opts, floor, false, kept), o.time_limit_s);
+    const MipResult r = solve_within(program(s, opts, floor, false, kept));
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
     const bool stopped = unsolved(r);
     // The gap is in the total share, the program's second objective: CBC's bound on it when the least

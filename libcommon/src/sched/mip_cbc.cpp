@@ -1,5 +1,6 @@
 #include <hetsched/sched/mip.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -52,7 +53,9 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s) {
     Cbc_setMaximumSeconds(model.get(), time_limit_s);
     Cbc_setAllowableGap(model.get(), 0);
     Cbc_setAllowableFractionGap(model.get(), 0);
+    const auto began = std::chrono::steady_clock::now();
     Cbc_solve(model.get());
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (Cbc_isProvenInfeasible(model.get())) return out;
     if (Cbc_isSecondsLimitReached(model.get())) {
         out.status = MipStatus::time_limit;

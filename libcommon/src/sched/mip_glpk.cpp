@@ -1,5 +1,6 @@
 #include <hetsched/sched/mip.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -56,8 +57,10 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit) {
         io.cb_func = count_nodes;
         io.cb_info = &budget;
     }
+    const auto start = std::chrono::steady_clock::now();
     const int rc = glp_intopt(g, &io);
     MipResult out;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc == GLP_ETMLIM || rc == GLP_ESTOP) return out.status = MipStatus::time_limit, out;
     if (rc == GLP_ENOPFS || rc == GLP_ENODFS) return out;
     if (rc != 0) throw Error(Exit::internal, "GLPK's MIP solver failed (code " + std::to_string(rc) + ")");

@@ -28,6 +28,9 @@ struct MipResult {
     /// maximising): the optimum itself when optimal; when CBC's time limit came first, its best possible
     /// objective, or -inf (minimising) / +inf (maximising) when it knew none. Undefined when infeasible.
     double bound = 0;
+    /// Seconds the solver itself ran (CBC's from when it had its lock): what a time budget spent over
+    /// several programs counts.
+    double seconds = 0;
 };
 
 /// GLPK's branch and cut with its presolver and nothing else. Error (70) on a GLPK failure.
