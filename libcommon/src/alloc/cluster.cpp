@@ -10,8 +10,10 @@
 namespace hetsched::alloc {
 namespace {
 
-/// A node's keys (YAML) or columns (CSV): a misspelt `free` would leave every GPU free.
-const std::vector<std::string> kNodeKeys{"name", "gpu", "gpus", "free", "memory_gib"};
+/// A node's columns (CSV) and keys (YAML, which may also say `down`, as replay's and schedround's
+/// nodes do): a misspelt `free` would leave every GPU free.
+const std::vector<std::string> kNodeColumns{"name", "gpu", "gpus", "free", "memory_gib"};
+const std::vector<std::string> kNodeKeys{"name", "gpu", "gpus", "free", "memory_gib", "down"};
 
 /// Checks one node's numbers and fills its memory from the catalog unless given; a typed node may
 /// give less memory than its type has (a partition, memory held back), never more: plans would be
@@ -47,7 +49,7 @@ void check_unique(const std::vector<ClusterNode>& nodes, const std::vector<Sourc
 
 std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCatalog& catalog) {
     const io::CsvTable t = io::CsvTable::parse(in);
-    catalog::check_known_columns(t, kNodeKeys);
+    catalog::check_known_columns(t, kNodeColumns);
     const int name = t.require("name"), gpus = t.require("gpus");
     const int gpu = t.find("gpu"), free = t.find("free"), memory = t.find("memory_gib");
     if (gpu < 0 && memory < 0) t.require("gpu");  // says which columns are there
@@ -94,6 +96,8 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
             n.memory_gib = io::yaml_number(doc, memory, "memory_gib", 0.01, model::limits::max_memory_gib);
         const YAML::Node gpu = memory.IsDefined() ? io::optional_child(doc, item, "gpu") : io::required_child(doc, item, "gpu");
         if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
+        if (const YAML::Node d = io::optional_child(doc, item, "down"); d.IsDefined() && io::yaml_bool(doc, d, "down"))
+            n.free = 0;  // a node that is down holds nothing
         complete(n, where.back(), catalog, doc.where(gpu.IsDefined() ? gpu : item), doc.where(memory.IsDefined() ? memory : item));
         out.push_back(n);
     }
@@ -108,7 +112,7 @@ std::vector<ClusterNode> parse_cluster(const io::TextInput& in, const catalog::G
         if (csv) return from_csv(in, catalog);
         const io::YamlDocument doc = io::parse_yaml(in);
         io::require_kind(doc, "cluster");
-        catalog::check_known_keys(doc, doc.root, "cluster", {"kind", "version", "nodes"});
+        catalog::check_known_keys(doc, doc.root, "cluster", {"kind", "version", "nodes", "gpu_types"});
         return read_cluster(doc, doc.root, catalog);
     } catch (const DataError& e) {
         if (e.pos().file.empty()) throw DataError(e.what(), SourcePos{in.name, 0, 0});

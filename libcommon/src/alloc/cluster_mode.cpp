@@ -174,7 +174,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     check_cluster_options(o);
     const auto section = [&] {
         const YAML::Node sec = io::required_child(doc, doc.root, "cluster");
-        catalog::check_known_keys(doc, sec, "cluster", {"nodes"});
+        catalog::check_known_keys(doc, sec, "cluster", {"nodes", "gpu_types"});
         return sec;
     };
     std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat) : read_cluster(doc, section(), cat);

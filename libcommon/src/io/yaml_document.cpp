@@ -92,7 +92,8 @@ YAML::Node yaml_number_node(double v) { return YAML::Node(format_number(v)); }
 
 YAML::Node yaml_text_node(const std::string& s) {
     // YAML 1.1's booleans and nulls (what PyYAML and yaml-cpp's as<bool>() read), anything strtod reads
-    // whole (decimal, hex, inf, nan), YAML's .inf and .nan, and 1.2's 0o octals.
+    // whole (decimal, hex, inf, nan), YAML's .inf and .nan, 1.2's 0o octals, and 1.1's numbers that
+    // strtod does not read: 0b binaries, digits grouped by '_' (1_000), sexagesimals (1:20).
     static const std::set<std::string> words{"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
                                              "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON",
                                              "off", "Off", "OFF", "null", "Null", "NULL", "~", ""};
@@ -100,8 +101,12 @@ YAML::Node yaml_text_node(const std::string& s) {
     char* end = nullptr;
     if (!s.empty() && !std::isspace(static_cast<unsigned char>(s.front()))) std::strtod(s.c_str(), &end);
     const std::string unsigned_part = !s.empty() && (s.front() == '+' || s.front() == '-') ? s.substr(1) : s;
+    const bool number_like = !unsigned_part.empty() && std::isdigit(static_cast<unsigned char>(unsigned_part.front())) &&
+                             unsigned_part.find_first_not_of("0123456789_:.eE+-xXoObBabcdefABCDEF") == std::string::npos &&
+                             (unsigned_part.find_first_of("_:") != std::string::npos || unsigned_part.rfind("0b", 0) == 0 ||
+                              unsigned_part.rfind("0o", 0) == 0);
     YAML::Node n(s);
-    if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || s.rfind("0o", 0) == 0) n.SetTag("!");
+    if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || number_like) n.SetTag("!");
     return n;
 }
 

@@ -30,6 +30,8 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
         a.usable_fraction = given.usable_fraction;
         a.efficiency = given.efficiency;
     }
+    // Another dp takes other GPUs than the nodes the document's allocation names hold.
+    if (o.dp > 0 && o.dp != a.dp) a.gpus_per_node.clear();
     if (o.dp > 0) a.dp = o.dp;
     return a;
 }

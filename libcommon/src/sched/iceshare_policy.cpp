@@ -94,8 +94,8 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
     // Stage 1, Eq. 18: the largest least w·IceShare, by bisection over the values the options take, up
     // to the least of the jobs' best: at threshold v every job must take an option worth at least v,
     // which some choice fits or not. It is 0 when some job has no option or the jobs' smallest sizes
-    // alone overfill the GPUs. The programs share the time limit: each gets what the ones before it
-    // left, counted in the solver's own seconds (not the wait for CBC's lock, which another policy's
+    // alone overfill the GPUs. The programs share the time limit: the bisection's steps stop at half of
+    // it and each gets what the ones before it left, counted in the solver's own seconds (not the wait for CBC's lock, which another policy's
     // thread may hold in replay), so that a round ends near its limit, not a multiple of it.
     double spent = 0;
     auto solve_within = [&](const Mip& m) {
@@ -135,8 +135,9 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
         while (lo < hi) {
             const size_t mid = (lo + hi) / 2;
             ++d.stats.bound_iterations;
-            // No time left for the next step, or the step out of time: keep the least proven so far.
-            const MipResult r = spent >= o.time_limit_s ? MipResult{MipStatus::time_limit, {}, 0, 0}
+            // Half the limit spent (the rest is the last program's), or the step out of time: keep the
+            // least proven so far.
+            const MipResult r = spent >= o.time_limit_s / 2 ? MipResult{MipStatus::time_limit, {}, 0, 0}
                                                         : solve_within(program(s, opts, values[mid], true, kept));
             if (unsolved(r)) {
                 floor_proven = false;

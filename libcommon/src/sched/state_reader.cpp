@@ -400,11 +400,14 @@ private:
                                             : std::vector<double>(s_.types.size(), 0);
         b.first_start_s = number(item, "first_start_s", 0, s_.time_s, false, -1, "the state's time_s");
         // Neither can come before the job arrived: a start before it would read as a negative queueing
-        // delay, a fair finish before it as a negative lifetime in FFT's rho.
+        // delay, a fair finish before it as a negative lifetime in FFT's rho. Within the step the state
+        // writer rounds times to (6 significant digits, whole seconds from 1e5 s) they may: a start at
+        // a fractional submit time is written rounded down.
+        const double step = j.submit_time_s >= 1e5 ? 1.0 : j.submit_time_s > 0 ? std::pow(10.0, std::floor(std::log10(j.submit_time_s)) - 5) : 0.0;
         for (const auto& [key, v] : {std::pair<const char*, double>{"first_start_s", b.first_start_s}, {"tau_s", b.tau_s}})
-            if (v >= 0 && v < j.submit_time_s)
-                throw DataError(std::string("'") + key + "' is " + io::format_number(v) + ", before the job's submit_time_s (" +
-                                    io::format_number(j.submit_time_s) + ")",
+            if (v >= 0 && v < j.submit_time_s - step)
+                throw DataError(std::string("'") + key + "' is " + io::format_number(v, 12) + ", before the job's submit_time_s (" +
+                                    io::format_number(j.submit_time_s, 12) + ")",
                                 doc_.where(io::optional_child(doc_, item, key)));
         b.migrations = integer(item, "migrations", 0, lim::rounds, 0);
         if (const YAML::Node g = io::optional_child(doc_, item, "gavel"); g.IsDefined()) {
