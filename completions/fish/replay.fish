@@ -19,7 +19,7 @@ complete -c replay -l reschedule-on-events -d 'Decide again as soon as a job fin
 complete -c replay -l migration-gb-s -x -d 'Checkpoint transfer speed of a migration, GB/s'
 complete -c replay -l migration-restart-s -x -d 'Stop and restart time of a migration, seconds'
 complete -c replay -l exact -d 'fft: hand the plain program to GLPK\'s MIP solver (for checking; slower)'
-complete -c replay -l time-limit-s -x -d 'A round\'s solver limit: schedround exits 75 past it, replay keeps the best schedule found'
+complete -c replay -l time-limit-s -x -d 'A round\'s solver limit: schedround exits 75 past it (unless --accept-unproven), replay keeps the best schedule found'
 complete -c replay -l seed -x -d 'Seed of the drawn choices (fifo and gavel-agnostic type orders, tiresias types)'
 complete -c replay -l gavel-reset-s -x -d 'gavel: least time between two allocations, seconds'
 complete -c replay -l tiresias-queues-s -x -d 'tiresias: attained-service limits of the queues but the last, GPU-seconds, increasing'

@@ -117,6 +117,19 @@ TEST_CASE("A solver out of time is an error to try later, never an answer", "[st
     CHECK_THROWS_AS(run_round(doc.state, o), TryLater);
 }
 
+TEST_CASE("Accepting an unproven round keeps the running jobs' types and says so in solve:", "[state]") {
+    StateDocument doc = read_state(example(), default_catalog());
+    RoundOptions o;
+    o.exact = true;
+    o.time_limit_s = 1e-9;
+    o.accept_unproven = true;
+    const RoundResult r = run_round(doc.state, o);
+    CHECK_FALSE(r.decision.stats.proven);
+    for (size_t k = 0; k < doc.state.jobs.size(); ++k)
+        if (doc.state.jobs[k].placement.running()) CHECK(r.state.jobs[k].placement.type == doc.state.jobs[k].placement.type);
+    CHECK(write_state(doc, r, false).find("proven: false") != std::string::npos);
+}
+
 TEST_CASE("Two spellings of one catalog type are one type, in either order", "[state]") {
     for (const char* nodes : {"[{name: a, gpu: T4, gpus: 1}, {name: b, gpu: t4, gpus: 1}]",
                               "[{name: a, gpu: t4, gpus: 1}, {name: b, gpu: T4, gpus: 1}]"}) {

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
          "Decide one scheduling round for a cluster of mixed GPU types: which jobs run, on which type and hosts.",
          "Reads a cluster state (kind: cluster-state) from FILE or stdin, or from --state FILE, which it rewrites "
          "under a lock.\nExit status: 0 ok; 64 usage; 65 bad state; 66 no input; 70 internal; 73/74 output "
-         "errors; 75 state locked or solver out of time; 78 bad catalog.\nSee schedround(1) and "
+         "errors; 75 state locked or solver out of time (without --accept-unproven); 78 bad catalog.\nSee schedround(1) and "
          "hetsched-formats(5)."},
         verbosity);
     cli::add_io_options(*app, io);
@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
         ->group(c)->type_name("FILE");
     app->add_option("--lock-timeout-s", lock_timeout_s, "Wait this long for another run's lock, then exit 75")
         ->group(c)->check(cli::number_in(0, 86400))->capture_default_str();
+    app->add_flag("--accept-unproven", opt.accept_unproven,
+                  "Past --time-limit-s, keep the best schedule found (else the last round's), with solve: proven: "
+                  "false, instead of exiting 75")
+        ->group(c);
     app->add_flag("--dry-run", dry_run, "With --state: decide and print, but leave the file as it is")->group(c);
     cli::ListFlags lists;
     cli::add_list_flags(*app, lists, false);
@@ -86,7 +90,11 @@ int main(int argc, char** argv) {
         }
         if (verbosity.verbose > 0 && !verbosity.quiet)
             std::cerr << "schedround: round " << r.state.round << ": " << r.actions.size() << " actions, "
-                      << r.decision.stats.method << " solve in " << r.wall_time_s << " s\n";
+                      << r.decision.stats.method << " solve in " << r.wall_time_s << " s"
+                      << (r.decision.stats.proven ? "" : " (time limit: not proven)") << "\n";
+        if (!r.decision.stats.proven && !verbosity.quiet)
+            std::cerr << "schedround: the solver reached --time-limit-s; the round keeps the best schedule found, or "
+                         "the last round's (solve: proven: false; gap says how far it may be from the optimum)\n";
         return Exit::ok;
     });
 }

@@ -22,7 +22,7 @@ void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) 
         ->group(group)->check(number_in(0, 1e6))->capture_default_str();
     app.add_flag("--exact", o.exact, "fft: hand the plain program to GLPK's MIP solver (for checking; slower)")
         ->group(group);
-    app.add_option("--time-limit-s", o.time_limit_s, "A round's solver limit: schedround exits 75 past it, replay keeps the best schedule found")
+    app.add_option("--time-limit-s", o.time_limit_s, "A round's solver limit: schedround exits 75 past it (unless --accept-unproven), replay keeps the best schedule found")
         ->group(group)->check(positive(1e6))->capture_default_str();
     app.add_option("--seed", o.seed, "Seed of the drawn choices (fifo and gavel-agnostic type orders, tiresias types)")
         ->group(group)->transform(integer_in(0, 1L << 62))->capture_default_str();

@@ -85,6 +85,7 @@ YAML::Node solve_node(const RoundResult& r, bool explain, bool timings, const Cl
     out["objective"] = num(st.objective);
     out["bound"] = num(st.bound);
     out["gap"] = num(st.gap());
+    if (!st.proven) out["proven"] = false;  // past the time limit: the best schedule found, or the last round's
     out["min_busy_gpus"] = r.decision.min_busy;
     out["jobs"] = static_cast<long>(s.jobs.size());
     out["variables"] = st.variables;
