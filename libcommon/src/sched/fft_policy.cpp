@@ -1,6 +1,7 @@
 #include <hetsched/sched/fft_policy.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
@@ -140,10 +141,14 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     TypeDecision d;
     AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);
     bool k_proven = true;
+    // K and the round share the time limit: the round gets what finding K left.
+    const auto t0 = std::chrono::steady_clock::now();
     const Assignment start = max_busy_assignment(p, o.time_limit_s, o.accept_unproven ? &k_proven : nullptr);
+    RoundOptions rest = o;
+    rest.time_limit_s = std::max(1e-3, o.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     p.min_busy = d.min_busy = start.busy;
-    const Assignment a = o.exact ? exact_or_kept(s, p, o, d.stats)
-                                 : solve_structured(p, start, o.time_limit_s, d.stats, o.accept_unproven);
+    const Assignment a = o.exact ? exact_or_kept(s, p, rest, d.stats)
+                                 : solve_structured(p, start, rest.time_limit_s, d.stats, o.accept_unproven);
     d.stats.proven = d.stats.proven && k_proven;
     d.type = a.type;
     earliest_first_among_equals(s, p, d.type);
