@@ -13,7 +13,7 @@ using model::Phase;
 TEST_CASE("DeepSpeed's BF16 optimizer: fp32 grads in full, master and moments split over dp", "[model]") {
     // The step (reducing the grads through a bf16 copy of the one flat fp32 buffer) is the peak.
     const auto st = step_stage(Framework::deepspeed, "bf16");
-    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     CHECK(st.phase == Phase::step);
     CHECK(st.weights == Approx(2 * p));
     CHECK(st.gradients == Approx((2 + 4) * p));  // the params' bf16 .grad and the fp32 accumulation buffer
@@ -28,7 +28,7 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
         t.framework_version = version;
         return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
     };
-    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     // 0.17.6 to 0.18.4 runs FP16_Optimizer over bf16: fp32 states whole, every grad upcast to step.
     const auto fp16 = stage("0.18.4");
     CHECK(fp16.phase == Phase::step);
@@ -73,7 +73,7 @@ TEST_CASE("DeepSpeed fills its fp32 grad buffer one parameter at a time", "[mode
 
 TEST_CASE("DeepSpeed's FP16 optimizer keeps its fp32 states whole and upcasts every grad to step", "[model]") {
     const auto st = step_stage(Framework::deepspeed, "fp16");
-    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     CHECK(st.phase == Phase::step);
     CHECK(st.gradients == Approx(2 * p));
     CHECK(st.optimizer == Approx(12 * p));
@@ -85,7 +85,7 @@ TEST_CASE("before 0.5.0 DeepSpeed steps Megatron-DeepSpeed's fp16 optimizer unfu
     t.precision = "fp16";
     t.framework_version = "0.4.0";
     const auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
-    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     CHECK(st.phase == Phase::step);
     CHECK(st.optimizer == Approx(12 * p));
     CHECK(st.comm_buffers == Approx(4 * p));
@@ -98,7 +98,7 @@ TEST_CASE("DeepSpeed's ZeRO-0 all-reduce flattens each bucket of grads, and upca
     auto t = training(Framework::deepspeed, 1, 2);
     t.precision = "fp16";
     t.framework_version = "0.4.0";
-    const double p = stage_params(gpt(), kStepLayout, 0, 4, false);
+    const double p = stage_params(gpt(), kStepLayout, 0, 4, true);
     auto st = model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
     CHECK(st.comm_buffers == Approx(4 * p));
     t.fp32_allreduce = true;
@@ -123,7 +123,7 @@ TEST_CASE("with fp32_allreduce ZeRO upcasts a copy of the bucket it reduces", "[
     REQUIRE(upcast.phase == Phase::backward);
     CHECK(plain.comm_buffers == Approx(2 * 1e6));  // the 16-bit bucket, whole
     // and an fp32 copy of what it holds: at most the stage's grads
-    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * stage_params(gpt(), l, 0, 4, false)));
+    CHECK(upcast.comm_buffers - plain.comm_buffers == Approx(4 * stage_params(gpt(), l, 0, 4, true)));
     // DeepSpeed refused it under ZeRO before 0.9.0.
     t.framework_version = "0.8.3";
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), t, l, Measure::allocated),

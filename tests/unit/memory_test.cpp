@@ -226,3 +226,21 @@ TEST_CASE("interleaved stages hold model chunks s, s + pp, ...: their layers are
     CHECK(plain.stages[1].first_layer == 4);
     CHECK(plain.stages[1].last_layer == 6);
 }
+
+TEST_CASE("Megatron-DeepSpeed pads the vocabulary as Megatron does; a Hugging Face model under DeepSpeed does not", "[model]") {
+    // 1000 rows pad to 1024 (128 x tp 1): a GPT-style model under DeepSpeed (Megatron-DeepSpeed) holds
+    // the padded embedding, so vocab 1000 and 1024 weigh alike; as a Hugging Face model they differ.
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    t.framework = model::Framework::deepspeed;
+    auto m = tiny();
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    const double padded = model::estimate_memory(m, t, l, Measure::allocated).peak_bytes();
+    m.vocab = 1024;
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).peak_bytes() == Approx(padded));
+    t.deepspeed_model = "hf";
+    const double hf_1024 = model::estimate_memory(m, t, l, Measure::allocated).peak_bytes();
+    m.vocab = 1000;
+    CHECK(model::estimate_memory(m, t, l, Measure::allocated).peak_bytes() < hf_1024);
+}

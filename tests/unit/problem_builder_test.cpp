@@ -377,7 +377,7 @@ TEST_CASE("a tied embedding's gradient is synced between the first and the last 
     // DeepSpeed syncs it before the data-parallel all-reduce: in fp16 its 16-bit grad, in bf16 (0.17.5)
     // the BF16 optimizer's fp32 one.
     job.training.framework = model::Framework::deepspeed;
-    const double rows = static_cast<double>(model::padded_vocab(job.model, 1, false)) * h;
+    const double rows = static_cast<double>(model::padded_vocab(job.model, 1, model::pads_vocab(job.model, job.training))) * h;
     const auto bf16 = place::make_problem(job, alloc(2, {"A30", "RTX-A4000"}), cat, o);
     CHECK(bf16.tied_sync_s == Approx(rows * 4 / (2e9 / 2)));
     job.training.precision = "fp16";

@@ -96,7 +96,7 @@ TEST_CASE("ZeRO-1 and 2 make their reduce bucket, whole, as each backward starts
     t.zero_stage = 2;
     t.reduce_bucket_size = 1e6;
     const Layout l{1, 1, 2, 1, 1, 1, {}};
-    REQUIRE(stage_params(gpt(), l, 0, 4, false) < 1e6);
+    REQUIRE(stage_params(gpt(), l, 0, 4, true) < 1e6);
     const auto one = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     REQUIRE(one.phase == Phase::backward);
     CHECK(one.comm_buffers == Approx(2e6));
@@ -159,7 +159,7 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     t.zero_stage = 3;
     t.reduce_bucket_size = 1e6;
     const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const double p = stage_params(gpt(), l, 0, 4, false);
+    const double p = stage_params(gpt(), l, 0, 4, true);
     const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     REQUIRE(st.phase == Phase::forward);  // Megatron-DeepSpeed's loss, which copies its logits there
     CHECK(st.comm_buffers == Approx(2 * (1e6 + p)));
@@ -182,8 +182,8 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
     // stage3_max_live_parameters caps them, but never below the largest module, gathered whole: here
     // the embedding (tied: the output layer's weight too), larger than FC1's 64 x 256 weight.
     t.max_live_parameters = 1e4;
-    const double module = std::max({64.0 * 256, model::embedding_params(gpt(), 1, false),
-                                    model::output_params(gpt(), 1, 1, false)});
+    const double module = std::max({64.0 * 256, model::embedding_params(gpt(), 1, true),
+                                    model::output_params(gpt(), 1, 1, true)});
     REQUIRE(module > 64.0 * 256);
     CHECK(model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers ==
           Approx(2 * (1e6 + module)));
@@ -192,18 +192,18 @@ TEST_CASE("ZeRO-3 keeps its reduce bucket beside the parameters it has gathered"
 TEST_CASE("ZeRO-3's first iteration gathers only the module at work", "[model]") {
     // The case above in its first iteration: ZeRO-3 records the order its modules run in, and until
     // that trace is complete it neither prefetches nor keeps parameters for their next use. Only the
-    // largest module, the 1000 x 64 embedding, is gathered beside the bucket.
+    // largest module, the 1024 x 64 embedding (1000 rows padded, as Megatron-DeepSpeed does), is gathered beside the bucket.
     auto t = training(Framework::deepspeed, 128, 2);
     t.zero_stage = 3, t.reduce_bucket_size = 1e6, t.first_iteration = true;
     const Layout l{1, 1, 2, 1, 1, 1, {}};
-    const double module = model::embedding_params(gpt(), 1, false);
-    REQUIRE(module == 64000);
+    const double module = model::embedding_params(gpt(), 1, true);
+    REQUIRE(module == 1024 * 64);
     const auto st = model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0);
     CHECK(st.comm_buffers == Approx(2 * (1e6 + module)));
     // The record is reset after each backward: a second micro-batch in that first step prefetches and
     // keeps them all (here fewer than stage3_max_live_parameters). From 0.15.4 the first two passes
     // record (the first completes an empty record, which the second finds invalid).
-    const double p = stage_params(gpt(), l, 0, 4, false);
+    const double p = stage_params(gpt(), l, 0, 4, true);
     auto gathered = [&](const std::string& version, long micro_batches) {
         t.framework_version = version, t.global_batch = 2 * micro_batches;
         return model::estimate_memory(gpt(), t, l, Measure::allocated).stages.at(0).comm_buffers;
@@ -256,7 +256,7 @@ TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-p
         t.reduce_bucket_size = 1e4;  // a bucket the size of gpt()'s, not the default 5e8 elements
         return model::estimate_memory(gpt(), t, Layout{1, 1, 2, 1, 1, 1, {}}, Measure::allocated).stages.at(0);
     };
-    const double p = stage_params(gpt(), Layout{1, 1, 2, 1, 1, 1, {}}, 0, 4, false);
+    const double p = stage_params(gpt(), Layout{1, 1, 2, 1, 1, 1, {}}, 0, 4, true);
     const auto one = loss(2), two = loss(4);
     REQUIRE(one.phase == Phase::forward);
     REQUIRE(two.phase == Phase::forward);

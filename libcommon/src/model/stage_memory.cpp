@@ -18,6 +18,10 @@ bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t) {
     return t.deepspeed_model.empty() ? !(m.rms_norm && m.gated_mlp) : t.deepspeed_model == "megatron";
 }
 
+bool pads_vocab(const catalog::ModelSpec& m, const Training& t) {
+    return t.framework == Framework::megatron || megatron_deepspeed(m, t);
+}
+
 namespace {
 
 /// A layer's largest weight per tensor rank, in elements: the QKV projection or the MLP's first
@@ -136,7 +140,7 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
 /// Logits per micro-batch on the last stage, per tensor-parallel rank.
 double logits_per_micro_batch(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double tokens = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch);
-    return tokens * static_cast<double>(padded_vocab(m, l.tp, t.framework == Framework::megatron)) / l.tp;
+    return tokens * static_cast<double>(padded_vocab(m, l.tp, pads_vocab(m, t))) / l.tp;
 }
 
 /// What the measure adds on top of live tensors: the cuBLAS workspaces (`workspace`), the caching
@@ -163,7 +167,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // forward's thread and the autograd engine's backward thread hold a handle each. Transformer
     // Engine's GEMMs share one workspace of its own.
     workspaces_ = 2 * torch_cublas_workspace(t) + transformer_engine_workspace(t);
-    const bool pad = t.framework == Framework::megatron;
+    const bool pad = pads_vocab(m, t);
     shards_ = state_shards(t, l);
     const StateBytes sb = state_bytes(t, shards_);
     weights_ = sb.weights;
@@ -296,7 +300,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         if (lp_grads_cleared_) loss_grads_absent_ = element_;  // none are back when the loss back-propagates
         if (ds == DeepSpeedBf16::fp32_buffer_grads_freed || ds == DeepSpeedBf16::fp32_buffer_grads_kept) {
             upcast_layer_ = largest_layer_weight(m, l.tp, false);
-            upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, false)) * static_cast<double>(m.hidden) / l.tp;
+            upcast_vocab_ = static_cast<double>(padded_vocab(m, l.tp, pad)) * static_cast<double>(m.hidden) / l.tp;
         }
     }
     zero_bucket_ = t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2;

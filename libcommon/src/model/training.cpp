@@ -303,10 +303,12 @@ void validate_training(const Training& t) {
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
         throw DataError("unknown optimizer '" + t.optimizer + "' (expected adam, adamw or sgd)");
     if (t.zero_stage < 0 || t.zero_stage > 3) throw DataError("zero_stage must be 0, 1, 2 or 3, got " + str(t.zero_stage));
-    // Megatron-LM's distributed optimizer shards the optimizer and the gradients, never the weights.
-    if (t.zero_stage == 3 && t.framework == Framework::megatron)
-        throw DataError("zero_stage 3 (sharded weights) is not Megatron-LM's: its distributed optimizer shards at most "
-                        "the gradients (zero_stage 2); use framework deepspeed or fsdp");
+    // Megatron-LM's distributed optimizer shards the optimizer states only: every rank keeps the whole
+    // main-grad buffer, which the reduce-scatter fills (its docs: 6 + 12/d bytes a parameter in bf16).
+    if (t.zero_stage >= 2 && t.framework == Framework::megatron)
+        throw DataError("zero_stage " + str(t.zero_stage) + " is not Megatron-LM's: its distributed optimizer "
+                        "(zero_stage 1) shards the optimizer states only, each rank keeping the whole gradient "
+                        "buffer; use framework deepspeed or fsdp");
     if (t.checkpoint_every < 1 || t.checkpoint_every > limits::layers)
         throw DataError("checkpoint_every must be an integer from 1 to " + str(limits::layers) + ", got " +
                         str(t.checkpoint_every));

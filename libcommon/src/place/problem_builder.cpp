@@ -83,7 +83,7 @@ ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, co
     base_.tp = tp;
     base_.micro_batches = layout_.micro_batches(job.training.global_batch);
     base_.schedule = o.schedule.value_or(default_schedule(job.training));
-    const bool pad = job.training.framework == model::Framework::megatron;
+    const bool pad = model::pads_vocab(m, job.training);
     base_.layer_params = model::layer_params(m, tp);
     base_.head_params = model::embedding_params(m, tp, pad);
     base_.tail_params = model::output_params(m, tp, stages, pad);

@@ -15,6 +15,10 @@ namespace hetsched::model {
 /// by transformer layers.
 bool megatron_deepspeed(const catalog::ModelSpec& m, const Training& t);
 
+/// Whether the vocabulary is padded to a multiple of 128 x tp: Megatron-LM's models, and
+/// Megatron-DeepSpeed's, which keep its _vocab_size_with_padding.
+bool pads_vocab(const catalog::ModelSpec& m, const Training& t);
+
 /// A pipeline stage's own buffers, in bytes: per in-flight micro-batch, allocated once (receive), held
 /// while a micro-batch back-propagates, and the logits the last stage keeps, of which `own_logits` are
 /// the micro-batch's at work (which a loss that holds its logits counts already).
