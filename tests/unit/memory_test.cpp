@@ -2,6 +2,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/memory.hpp>
+#include <hetsched/model/transformer.hpp>
 
 using namespace hetsched;
 using model::Layout;
@@ -243,4 +244,16 @@ TEST_CASE("Megatron-DeepSpeed pads the vocabulary as Megatron does; a Hugging Fa
     const double hf_1024 = model::estimate_memory(m, t, l, Measure::allocated).peak_bytes();
     m.vocab = 1000;
     CHECK(model::estimate_memory(m, t, l, Measure::allocated).peak_bytes() < hf_1024);
+}
+
+TEST_CASE("Megatron under fp8 adds one byte a block parameter: TE's fp8 weight copies, not the embedding's", "[model]") {
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    const Layout l{1, 1, 1, 1, 1, 1, {}};
+    t.precision = "bf16";
+    const double bf16 = model::estimate_memory(tiny(), t, l, Measure::allocated).stages.at(0).weights;
+    t.precision = "fp8";
+    const double fp8 = model::estimate_memory(tiny(), t, l, Measure::allocated).stages.at(0).weights;
+    CHECK(fp8 - bf16 == Approx(2 * model::layer_params(tiny(), 1)));
 }

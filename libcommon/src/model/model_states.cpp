@@ -23,8 +23,9 @@ StateBytes state_bytes(const Training& t, int shards) {
     case Framework::megatron:
         // bf16/fp16 params; a main-grad buffer in fp32 (bf16 accumulates in fp32; fp16 keeps its
         // grads in fp16 and the step upcasts them); optimizer sharded by the distributed optimizer
-        // (== ZeRO-1); TE keeps fp8 copies of weights under fp8.
-        b.weights = c + (t.precision == "fp8" ? 1 : 0);
+        // (== ZeRO-1). Under fp8 Transformer Engine's fp8 copies of its linears' weights are counted
+        // per block (StageMemoryModel): the embedding and output layer are not TE's.
+        b.weights = c;
         b.gradients = t.precision == "fp16" ? 2 : 4;  // the whole buffer on every rank (ZeRO-2/3 refused)
         // Before 2.5 the fp32 grads of the master weights stay allocated from one step to the next.
         if (t.precision == "fp16" && megatron_fp16(t) == MegatronFp16::master_grads_kept) b.gradients += 4 / opt_shards;

@@ -171,6 +171,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     shards_ = state_shards(t, l);
     const StateBytes sb = state_bytes(t, shards_);
     weights_ = sb.weights;
+    // Megatron under fp8: Transformer Engine keeps a 1-byte fp8 copy of each of its linear layers'
+    // weights, the blocks' (their norms, a few elements, counted alike); Megatron's own word embedding
+    // and output layer (ColumnParallelLinear) stay in 16 bits.
+    if (t.framework == Framework::megatron && t.precision == "fp8") fp8_copy_ = 1;
     gradients_ = sb.gradients;
     optimizer_ = sb.optimizer;
     const LayerActivations act = layer_activations(m, t, l);
@@ -360,7 +364,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // Gradients held: the parameters' own, and on the first stage the embedding's beyond its rows when
     // autograd keeps it whole (see the constructor).
     const double grad_params = params + (first ? whole_embedding_grad_ : 0);
-    st.weights = params * weights_;
+    st.weights = params * weights_ + static_cast<double>(count) * layer_ * fp8_copy_;
     st.gradients = grad_params * gradients_;
     st.optimizer = params * optimizer_;
     st.in_flight = in_flight(layout_, i, micro_batches_);

@@ -49,6 +49,7 @@ private:
     double workspaces_ = 0;                                ///< torch's cuBLAS and Transformer Engine's workspaces
     std::vector<PipeBuffers> pipe_;                        ///< per stage, worked out once
     double weights_ = 0, gradients_ = 0, optimizer_ = 0;  ///< bytes per parameter after sharding
+    double fp8_copy_ = 0;  ///< bytes per block parameter of Transformer Engine's fp8 weight copies
     double stored_ = 0;                                    ///< activation bytes one layer keeps per micro-batch
     double full_ = 0;                                      ///< what a layer keeps when it is not checkpointed
     double step_per_param_ = 0;                            ///< the optimizer step's temporaries per parameter
