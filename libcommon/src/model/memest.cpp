@@ -3,6 +3,7 @@
 #include <set>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
@@ -101,8 +102,12 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     if (!left.types.empty()) out.message = "no plans on " + left.names() + ": " + left.reason;
     if (plans.empty()) {
         out.fits = false;
+        // Where a type's quota, not --max-gpus, bounds its plans, the message says so.
+        std::vector<std::string> capped;
+        for (const auto& g : chosen.gpus)
+            if (g.quota >= 0 && g.quota < o.max_gpus) capped.push_back(g.name + " " + std::to_string(g.quota));
         const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
-                                 chosen.name + "'";
+                                 chosen.name + "'" + (capped.empty() ? "" : " (quotas cap GPUs: " + io::join(capped) + ")");
         if (left.types.empty()) out.message = none;
         else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
     }
