@@ -10,6 +10,7 @@
 #include <hetsched/cli/policy_flags.hpp>
 #include <hetsched/cli/progress.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/sim/application_work.hpp>
 #include <hetsched/sim/replay_input.hpp>
@@ -80,6 +81,12 @@ int main(int argc, char** argv) {
         for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--trace", &trace},
                                           {"--cluster", &cluster}, {"--throughputs", &throughputs}})
             if (value->empty()) throw UsageError(std::string(flag) + " is required");
+        std::vector<std::string> from_stdin;  // standard input serves one of them
+        for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--trace", &trace},
+                                          {"--throughputs", &throughputs}, {"--app-work", &app_work}})
+            if (*value == "-") from_stdin.push_back(flag);
+        if (from_stdin.size() > 1)
+            throw UsageError("standard input can be read once: " + io::join(from_stdin) + " name '-'");
         cli::check_policy_flags(*app, opt.round);
         const std::vector<sched::PolicyKind> kinds = sched::parse_policy_list(policies);
         jobs_opt.seed = opt.round.seed;

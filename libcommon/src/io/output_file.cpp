@@ -64,6 +64,11 @@ Staged stage(const std::string& path, const std::string& text) {
     // as a shell's redirection of stdout has it open.
     struct stat st {};
     if (::stat(out.target.c_str(), &st) == 0 && (in_place || !S_ISREG(st.st_mode))) {
+        // What standard output already has open (/dev/stdout, /dev/fd/1) is written through it: a second
+        // descriptor on a shell's redirected file has an offset of its own, and the two overwrite each
+        // other.
+        struct stat so {};
+        if (::fstat(STDOUT_FILENO, &so) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino) return out;
         out.stream_fd = ::open(out.target.c_str(), S_ISREG(st.st_mode) ? O_WRONLY | O_APPEND : O_WRONLY);
         if (out.stream_fd < 0) throw OutputError("cannot open '" + path + "': " + std::strerror(errno));
         return out;
@@ -116,10 +121,32 @@ std::string resolved_path(const std::string& path) {
     return out;
 }
 
+namespace {
+
+/// Whether two output paths name one file, existing or not: their directories resolved, then the names.
+bool same_file(const std::string& a, const std::string& b) {
+    const auto identity = [](const std::string& p) {
+        const size_t slash = p.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+        return resolved_path(dir) + "/" + p.substr(slash == std::string::npos ? 0 : slash + 1);
+    };
+    return identity(a) == identity(b);
+}
+
+}  // namespace
+
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
     std::vector<Staged> staged;
     try {
-        for (const auto& [path, text] : outputs) staged.push_back(stage(path, text));
+        for (const auto& [path, text] : outputs) {
+            staged.push_back(stage(path, text));
+            // Two outputs renamed over one file: only the last would be left.
+            for (size_t i = 0; i + 1 < staged.size(); ++i)
+                if (!staged[i].tmp.empty() && !staged.back().tmp.empty() &&
+                    same_file(staged[i].target, staged.back().target))
+                    throw UsageError("'" + staged.back().path + "' is given for two outputs ('" + staged[i].path +
+                                     "' too): each needs a file of its own");
+        }
         write_streams(staged);
     } catch (...) {
         for (const auto& s : staged) discard(s);
