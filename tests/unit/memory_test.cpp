@@ -228,7 +228,7 @@ TEST_CASE("interleaved stages hold model chunks s, s + pp, ...: their layers are
     CHECK(plain.stages[1].last_layer == 6);
 }
 
-TEST_CASE("Megatron-DeepSpeed pads the vocabulary as Megatron does; a Hugging Face model under DeepSpeed does not", "[model]") {
+TEST_CASE("Megatron-DeepSpeed pads the vocabulary as Megatron does, a Hugging Face model under DeepSpeed does not", "[model]") {
     // 1000 rows pad to 1024 (128 x tp 1): a GPT-style model under DeepSpeed (Megatron-DeepSpeed) holds
     // the padded embedding, so vocab 1000 and 1024 weigh alike; as a Hugging Face model they differ.
     model::Training t;
