@@ -17,6 +17,20 @@ using test::job;
 
 namespace {
 
+/// Thirty jobs of 1, 2 and 4 GPUs on three types of 4 GPUs, arriving 100 s apart: a round no 0-1
+/// program GLPK proves in no time.
+ClusterState thirty_jobs() {
+    ClusterState s = cluster({"A", "B", "C"}, 4, 300);
+    s.time_s = 5000;
+    for (int k = 0; k < 30; ++k) {
+        Job j = job("j" + std::to_string(k), 1000 + 137 * k, {1.0 + k % 3, 0.5 + (k % 5) * 0.3, k % 4 ? 0.7 : 0.0},
+                    1 << (k % 3));
+        j.submit_time_s = 100.0 * k;
+        s.jobs.push_back(j);
+    }
+    return s;
+}
+
 /// Runs rounds until every job is done, advancing each running job at its type's throughput and
 /// finishing it at the exact instant its work completes; returns each job's completion time.
 std::map<std::string, double> run_to_completion(ClusterState s, const RoundOptions& o) {
@@ -154,14 +168,7 @@ TEST_CASE("FFT keeps every GPU busy that the jobs can use, even when running cos
 }
 
 TEST_CASE("The exact and structured paths give the same round", "[fft]") {
-    ClusterState s = cluster({"A", "B", "C"}, 4, 300);
-    s.time_s = 5000;
-    for (int k = 0; k < 30; ++k) {
-        Job j = job("j" + std::to_string(k), 1000 + 137 * k, {1.0 + k % 3, 0.5 + (k % 5) * 0.3, k % 4 ? 0.7 : 0.0},
-                    1 << (k % 3));
-        j.submit_time_s = 100.0 * k;
-        s.jobs.push_back(j);
-    }
+    ClusterState s = thirty_jobs();
     RoundOptions exact;
     exact.exact = true;
     const RoundResult a = run_round(s, {}), b = run_round(s, exact);
@@ -210,14 +217,7 @@ TEST_CASE("FFT gives a job the fair finish time it lacked once a type that holds
 
 TEST_CASE("The exact path out of time in replay keeps the previous round's types, and with none running is TryLater", "[fft]") {
     // Thirty jobs of 1, 2 and 4 GPUs on three types: no 0-1 program GLPK proves in no time.
-    ClusterState s = cluster({"A", "B", "C"}, 4, 300);
-    s.time_s = 5000;
-    for (int k = 0; k < 30; ++k) {
-        Job j = job("j" + std::to_string(k), 1000 + 137 * k, {1.0 + k % 3, 0.5 + (k % 5) * 0.3, k % 4 ? 0.7 : 0.0},
-                    1 << (k % 3));
-        j.submit_time_s = 100.0 * k;
-        s.jobs.push_back(j);
-    }
+    ClusterState s = thirty_jobs();
     RoundOptions o;
     o.exact = true;
     const RoundResult first = run_round(s, o);  // solved: the previous round's schedule
