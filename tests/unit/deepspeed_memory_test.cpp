@@ -259,3 +259,35 @@ TEST_CASE("Hugging Face's upcast loss peaks as its forward ends when the backwar
     CHECK(kept.phase == Phase::backward);
     CHECK(kept.logits == Approx(12 * logits));
 }
+
+TEST_CASE("DeepSpeed's first step makes its flat optimizer state in segments of its own, on top of the reserve", "[model]") {
+    // Two stages of gpt() at 1,024 tokens: BF16 at ZeRO-0 (the default release makes the state at
+    // the first step), dp 1: 12 bytes a parameter of fp32 master weights and Adam's moments.
+    auto steady = training(Framework::deepspeed, 1024);
+    auto first = steady;
+    first.first_iteration = true;
+    const Layout l{1, 2, 1, 1, 1, 1, {}};
+    auto stage = [&](const model::Training& t, Measure measure, int i) {
+        return model::estimate_memory(gpt(), t, l, measure).stages.at(static_cast<size_t>(i));
+    };
+    const double p = stage_params(gpt(), l, 0, 2, true);  // a GPT model: Megatron-DeepSpeed's, vocab padded
+    // Allocated: the first iteration lacks the moments (8 bytes a parameter) until its step.
+    const auto allocated = stage(first, Measure::allocated, 0);
+    CHECK(allocated.total() < stage(steady, Measure::allocated, 0).total());
+    // Reserved: the moments come on top of the blocks the first iteration's forwards and backwards
+    // left cached, so the reserve the first step reaches is the steady one, reached at the step.
+    const auto reserved = stage(first, Measure::reserved, 0);
+    CHECK(reserved.total() == Approx(stage(steady, Measure::reserved, 0).total()));
+    CHECK(reserved.phase == Phase::step);
+    CHECK(reserved.optimizer == Approx(12 * p));
+    CHECK(reserved.activations > 0);  // the cached blocks of the backward before it
+    // The last stage's moments (4 bytes a parameter each, 0.7 MB) fit in the 4 MB fp32 logits block
+    // the loss freed: the first step adds no segment (the next step's loss does).
+    CHECK(stage(first, Measure::reserved, 1).total() < stage(steady, Measure::reserved, 1).total());
+    // torch's Adam (Megatron) makes a state per parameter, which cached blocks hold: no such floor.
+    auto megatron = first;
+    megatron.framework = Framework::megatron;
+    auto megatron_steady = steady;
+    megatron_steady.framework = Framework::megatron;
+    CHECK(stage(megatron, Measure::reserved, 0).total() < stage(megatron_steady, Measure::reserved, 0).total());
+}

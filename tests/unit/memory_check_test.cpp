@@ -352,27 +352,30 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
     check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 10, 4);
 }
 
-TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5% on average", "[model]") {
+TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5% on average, reserved at most 1% over", "[model]") {
     // DeepSpeed 0.14.5's pipeline engine (pp 2-4, ZeRO-0 and 1, bf16 and fp16, flash or eager
     // attention, full or no recompute, dp up to 4) and plain engine (ZeRO-0 to 3) on Hugging Face's
-    // Llama block, each at its first and third step (bench/gpu/deepspeed_memory.py). memest's reserved
-    // memory is below every measured one: the caching allocator's cache beyond the tensors, up to 41%
-    // here, is not modelled for DeepSpeed (tests/data/README.md).
+    // Llama block, each at its first and third step (bench/gpu/deepspeed_memory.py). Reserved memory:
+    // the flat optimizer state the first step makes in segments of its own is modelled, the blocks the
+    // first iteration leaves cached beyond its tensors are not (up to 27% here, 12.1% on average;
+    // tests/data/README.md), so no prediction may be above the measured one beyond rounding.
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_h100.csv"));
     const auto read = model::read_measured_runs(table);
     REQUIRE(read.skipped.empty());
     REQUIRE(read.runs.size() == 92);
-    double allocated_sum = 0;
+    double allocated_sum = 0, reserved_sum = 0;
     for (const auto& row : model::check_runs(read.runs, model::Method::framework)) {
         CAPTURE(row.id, row.predicted_gib, row.measured_gib);
         if (row.measure == model::Measure::allocated) {
             CHECK(std::fabs(row.error_pct) <= 4);
             allocated_sum += std::fabs(row.error_pct);
         } else {
-            CHECK(row.predicted_gib <= row.measured_gib);
+            CHECK(row.error_pct <= 1);
+            reserved_sum += std::fabs(row.error_pct);
         }
     }
     CHECK(allocated_sum / 46 <= 1.5);
+    CHECK(reserved_sum / 46 <= 12.5);
 }
 
 TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {

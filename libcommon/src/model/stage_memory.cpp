@@ -188,10 +188,20 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     step_grads_freed_ = step.grads_freed;
     update_per_param_ = step.update;
     update_grads_freed_ = step.update_grads_freed;
+    const LazyBytes lazy = lazy_bytes(t, shards_);
     if (t.first_iteration) {
-        const LazyBytes lazy = lazy_bytes(t, shards_);
         lazy_gradients_ = lazy.gradients;
         lazy_optimizer_ = lazy.optimizer;
+    }
+    // DeepSpeed's optimizer wrappers that make the state at the first step (BF16, and ZeRO from 0.13.2)
+    // make it as one flat tensor a kind (exp_avg, exp_avg_sq) over the rank's whole fp32 partition. No
+    // block the allocator has cached by then is that large (what the first iteration's forwards and
+    // backwards freed, per micro-batch and per layer), so each takes a segment of its own on top of the
+    // reserve the first iteration reached, and every later step keeps it. Per-parameter state (torch's
+    // Adam under FSDP or Megatron) fits the cached blocks and has no such floor.
+    if (t.framework == Framework::deepspeed && measure != Measure::allocated) {
+        first_step_state_ = lazy.optimizer;
+        state_tensors_ = t.optimizer == "sgd" ? 1 : 2;
     }
     micro_batches_ = l.micro_batches(t.global_batch);
     // ZeRO 1 and 2 make the 16-bit grads during backward (stage 1 as each .grad, stage 2 as its
@@ -484,6 +494,21 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     const double pools = fsdp_pipeline_pools_ ? stream_pools(stage_root, stage_root, count) : stream_pools_;
+    auto take = [&](const Candidate& c, double overhead, double optimizer_absent) {
+        st.phase = c.phase;
+        st.activations = c.activations;
+        st.logits = c.logits;
+        st.comm_buffers = c.comm;
+        st.overhead = overhead;
+        st.gradients = grad_params * gradients_ - c.grads_absent + c.grads_stale;
+        st.optimizer = params * optimizer_ - optimizer_absent;
+    };
+    // DeepSpeed's flat state made at the first step (see the constructor): the reserve before it, the
+    // most any candidate that comes before the state reaches in the first iteration (all but the
+    // update after ZeRO-1/2's step temporaries), and the candidate that reaches it.
+    const double first_state = first_step_state_ * params;
+    double before_state = -1, before_overhead = 0;
+    size_t before_k = 0;
     double best = -1;
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0 && embedding_new == 0) || (k == 6 && !grads_made_in_backward_) ||
@@ -495,15 +520,28 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools + c.cached, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
+        const bool precedes_state = k != 8 && (k != 2 || update_per_param_ > 0);
+        // In the first iteration these candidates lack the state already (optimizer_absent).
+        if (first_state > 0 && precedes_state && total - (first_state - c.optimizer_absent) > before_state) {
+            before_state = total - (first_state - c.optimizer_absent);
+            before_overhead = overhead;
+            before_k = k;
+        }
         if (total <= best) continue;  // ties go to the earlier candidate
         best = total;
-        st.phase = c.phase;
-        st.activations = c.activations;
-        st.logits = c.logits;
-        st.comm_buffers = c.comm;
-        st.overhead = overhead;
-        st.gradients = grad_params * gradients_ - c.grads_absent + c.grads_stale;
-        st.optimizer = params * optimizer_ - c.optimizer_absent;
+        take(c, overhead, c.optimizer_absent);
+    }
+    if (first_state > 0) {
+        // On the last stage, a state tensor no larger than the loss's fp32 logits block the first
+        // iteration freed is put there: the first step adds no segment, the next step's loss does.
+        const double loss_block = (training_.compiled_loss ? element_ : 4.0) * logits_;
+        const bool fits = training_.first_iteration && last && first_state / state_tensors_ <= loss_block;
+        if (!fits && before_state + first_state > best) {
+            // The reserve is reached at the first step: the blocks of the candidate before it, cached,
+            // and the whole state.
+            take(candidates[before_k], before_overhead, 0);
+            st.phase = Phase::step;
+        }
     }
     return st;
 }
