@@ -49,10 +49,15 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         const MemoryEstimate est = estimate_memory(job.model, on_type, l, measure, method);
         const std::string unsupported = precision_unsupported(on_type);
         const bool node_holds_tp = !gpu || l.tp <= gpu->gpus_per_node;  // tensor parallelism stays in a node
+        // A catalog's quota caps how many GPUs of the type a plan may take (0: none), as in plan mode.
+        const bool within_quota = !gpu || gpu->quota < 0 || l.gpus() <= gpu->quota;
         if (gpu) {
             const double usable = gpu->memory_gib * o.usable_fraction;
-            out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty() && node_holds_tp;
-            if (!node_holds_tp)
+            out.fits = est.peak_bytes() / kGiB <= usable && unsupported.empty() && node_holds_tp && within_quota;
+            if (!within_quota)
+                out.message = "the layout takes " + std::to_string(l.gpus()) + " GPUs, but the catalog's quota for " +
+                              gpu->name + " is " + std::to_string(gpu->quota);
+            else if (!node_holds_tp)
                 out.message = "tp " + std::to_string(l.tp) + " needs " + std::to_string(l.tp) + " GPUs in one node, but a node of " +
                               gpu->name + " has " + std::to_string(gpu->gpus_per_node);
             else if (!unsupported.empty())
@@ -68,7 +73,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = unsupported;
         }
-        if (!node_holds_tp) {
+        if (!node_holds_tp || !within_quota) {
             doc.root["memory"]["fits"] = false;
             doc.root["memory"]["unsupported"] = out.message;
         }
