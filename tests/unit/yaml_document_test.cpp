@@ -174,15 +174,15 @@ TEST_CASE("yaml anchors: a later anchor of the same name wins, and an alias may 
     CHECK(io::parse_yaml({"d.yaml", "n: ~\n"}).root["n"].Tag().empty());
 }
 
-TEST_CASE("a name that would read back as a number, boolean or null is written quoted", "[yaml]") {
+TEST_CASE("a name that would read back as a number, boolean, null or date is written quoted", "[yaml]") {
     for (const std::string w : {"true", "yes", "on", "N", "123", "0x1F", "1e3", ".inf", "-.nan", "null", "~", "0o17", "0b1010",
-                               "1_000", "1:20"}) {
+                               "1_000", "1:20", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 Z"}) {
         YAML::Node root(YAML::NodeType::Map);
         root[io::yaml_text_node(w)] = "v";
         INFO(w);
         CHECK(io::emit_yaml(root) == "\"" + w + "\": v\n");
     }
-    for (const std::string w : {"plain", "A100-80GB", "node-1", "yes-sir", "12a"}) {
+    for (const std::string w : {"plain", "A100-80GB", "node-1", "yes-sir", "12a", "2001-12-1", "2001-12-14-a"}) {
         YAML::Node root(YAML::NodeType::Map);
         root[io::yaml_text_node(w)] = "v";
         INFO(w);

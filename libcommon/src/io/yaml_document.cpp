@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cctype>
 #include <cstdlib>
+#include <regex>
 #include <set>
 
 #include <hetsched/io/number_format.hpp>
@@ -105,8 +106,15 @@ YAML::Node yaml_text_node(const std::string& s) {
                              unsigned_part.find_first_not_of("0123456789_:.eE+-xXoObBabcdefABCDEF") == std::string::npos &&
                              (unsigned_part.find_first_of("_:") != std::string::npos || unsigned_part.rfind("0b", 0) == 0 ||
                               unsigned_part.rfind("0o", 0) == 0);
+    // YAML 1.1's timestamps (2001-12-14, 2001-12-14t21:59:43.10-05:00), which PyYAML reads as dates.
+    static const std::regex timestamp(
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}|"
+        "[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\\.[0-9]*)?"
+        "([ \t]*Z|[-+][0-9]{1,2}(:[0-9]{2})?)?");
     YAML::Node n(s);
-    if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || number_like) n.SetTag("!");
+    if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || number_like ||
+        std::regex_match(s, timestamp))
+        n.SetTag("!");
     return n;
 }
 
