@@ -176,3 +176,33 @@ TEST_CASE("A solved round's gap is 0 within rounding, and a real gap stays", "[a
     st.bound = HUGE_VAL;
     CHECK(st.gap() == HUGE_VAL);
 }
+
+TEST_CASE("GLPK first, CBC where GLPK's node budget runs out: the same optimum either way", "[assignment]") {
+    // Jeroslow's program: min y over binaries with 2 (x_1 + ... + x_13) + y = 13. Every LP relaxation
+    // on the way sets y = 0 with one x at a half, so branching alone needs exponentially many nodes
+    // (GLPK passes its budget); CBC proves y = 1.
+    Mip hard;
+    hard.row_lo = {13};
+    hard.row_hi = {13};
+    for (int c = 0; c < 13; ++c) hard.cost.push_back(0), hard.col.push_back({{0, 2.0}});
+    hard.cost.push_back(1), hard.col.push_back({{0, 1.0}});
+    REQUIRE(solve_with_glpk(hard, 30, kGlpkFirstNodes).status == MipStatus::time_limit);
+    const MipResult r = solve_glpk_then_cbc(hard, 30);
+    REQUIRE(r.status == MipStatus::optimal);
+    CHECK(r.bound == Approx(1));
+    CHECK(r.x.back() == Approx(1));
+    CHECK(r.seconds > 0);
+    // One x fewer (2 (x_1 + ... + x_12) + y = 12): GLPK settles it, y = 0.
+    Mip easy;
+    easy.row_lo = {12};
+    easy.row_hi = {12};
+    for (int c = 0; c < 12; ++c) easy.cost.push_back(0), easy.col.push_back({{0, 2.0}});
+    easy.cost.push_back(1), easy.col.push_back({{0, 1.0}});
+    const MipResult e = solve_glpk_then_cbc(easy, 30);
+    REQUIRE(e.status == MipStatus::optimal);
+    CHECK(e.bound == Approx(0));
+    // Out of time within GLPK's budget: no bound known.
+    const MipResult t = solve_glpk_then_cbc(hard, 1e-9);
+    CHECK(t.status == MipStatus::time_limit);
+    CHECK(t.bound == -HUGE_VAL);
+}

@@ -1,7 +1,6 @@
 #include <hetsched/sched/assignment_program.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -52,11 +51,6 @@ namespace {
 
 std::string seconds(double s) { return io::format_number(s, 3) + " s"; }
 
-/// How far the structured path lets GLPK search a rest before handing it to CBC (whose start-up alone
-/// costs about 0.3 s), in branch-and-bound nodes (it was 0.3 s of GLPK's time, which made the answer
-/// depend on the machine's load).
-constexpr long kGlpkFirstNodes = 1000;
-
 /// The program as a 0-1 MIP: minimise cost with the K row, or (busy) maximise Σ d·x without it.
 /// `col_job` and `col_type` receive what each column stands for.
 Mip as_mip(const AssignmentProgram& p, bool busy, std::vector<int>& col_job, std::vector<int>& col_type) {
@@ -94,18 +88,9 @@ MipStatus solve_program(const AssignmentProgram& p, bool busy, double time_limit
                         std::vector<int>& type) {
     std::vector<int> col_job, col_type;
     const Mip mip = as_mip(p, busy, col_job, col_type);
-    MipResult r;
-    if (solver == MipSolver::glpk) {
-        r = solve_with_glpk(mip, time_limit_s);
-    } else {  // GLPK settles most rests in milliseconds but wanders on a few; CBC starts slower, never wanders
-        // GLPK gets a budget of nodes, not of seconds: which solver answers, and so which of several
-        // equal schedules comes back, must not depend on how loaded the machine is (cron runs on one
-        // state file have to agree).
-        const auto started = std::chrono::steady_clock::now();
-        r = solve_with_glpk(mip, time_limit_s, kGlpkFirstNodes);
-        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (r.status == MipStatus::time_limit && time_limit_s > spent) r = solve_with_cbc(mip, time_limit_s - spent);
-    }
+    // GLPK settles most rests in milliseconds but wanders on a few; CBC starts slower, never wanders.
+    const MipResult r =
+        solver == MipSolver::glpk ? solve_with_glpk(mip, time_limit_s) : solve_glpk_then_cbc(mip, time_limit_s);
     if (r.status != MipStatus::optimal) return r.status;
     type.assign(static_cast<size_t>(p.jobs()), -1);
     for (size_t k = 0; k < col_job.size(); ++k)

@@ -7,9 +7,10 @@
 /// the jobs (Eq. 18, w = priority_weight), by bisection over the values the options take (is there a
 /// choice, one option per job worth at least v each, that the GPUs hold?); as a tie-break, and wherever
 /// some job must go without GPUs (the least is then 0), it maximises the sum with the least held. Each
-/// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. CBC solves
-/// every program whole (no partitioning, so a gap only when the time limit stops it; no warm start:
-/// CBC's C interface misreads one). The shared column: a job that may run on one GPU and may share one of type t
+/// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. Every
+/// program is solved whole (no partitioning, so a gap only when the time limit stops it): by GLPK, and
+/// by CBC where GLPK does not settle it within kGlpkFirstNodes nodes (no warm start: CBC's C interface
+/// misreads one). The shared column: a job that may run on one GPU and may share one of type t
 /// (ClusterState::can_share: a `gpu_util_pct` and memory the rule allows) may also take half a GPU of
 /// t at fit::kSharedSlowdown of its throughput there.
 #include <hetsched/sched/mip.hpp>
@@ -32,8 +33,8 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s);
 
 /// The round's types and sizes by IceShare. TryLater (75) past o.time_limit_s unless
 /// o.accept_unproven: then the best found, else the running jobs holding on where they run (TryLater
-/// when none runs), marked unproven with the gap in total share to CBC's bound (inf when the bisection
+/// when none runs), marked unproven with the gap in total share to the solver's bound (inf when the bisection
 /// for the least share stopped short, or nothing was found).
-TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_with_cbc);
+TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_glpk_then_cbc);
 
 }  // namespace hetsched::sched

@@ -40,7 +40,14 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0
 /// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
 MipResult solve_with_cbc(const Mip& m, double time_limit_s);
 
-/// A MIP solve as a policy calls it: solve_with_cbc, or in a test a stand-in that says what a solve
+/// How far GLPK searches a program before solve_glpk_then_cbc hands it to CBC, in branch-and-bound
+/// nodes. CBC's start-up alone (its parameter tables, built at every solve) costs milliseconds, more
+/// than GLPK takes to settle most of a round's programs.
+constexpr long kGlpkFirstNodes = 1000;
+/// GLPK for up to kGlpkFirstNodes nodes, then, unsettled, CBC with the time left: `seconds` counts both.
+MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s);
+
+/// A MIP solve as a policy calls it: solve_glpk_then_cbc, or in a test a stand-in that says what a solve
 /// stopped by its time limit would (a solver's own limit is not reproducible).
 using MipSolve = std::function<MipResult(const Mip& m, double time_limit_s)>;
 

@@ -33,10 +33,11 @@ struct SiaProgram {
 };
 SiaProgram sia_program(const ClusterState& s, const RoundOptions& o);
 
-/// The round's types and sizes by Sia's program, solved by CBC (as Sia does) within o.time_limit_s.
-/// TryLater (75) when the limit comes first unless o.accept_unproven: then the best found, or the
-/// running jobs holding on where they run (TryLater when none runs), marked unproven, with CBC's best
-/// bound as the bound (infinite when it knows none).
-TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_with_cbc);
+/// The round's types and sizes by Sia's program within o.time_limit_s, solved by GLPK, and by CBC (as
+/// Sia does) where GLPK does not settle it within kGlpkFirstNodes nodes. TryLater (75) when the limit
+/// comes first unless o.accept_unproven: then the best found, or the running jobs holding on where they
+/// run (TryLater when none runs), marked unproven, with the solver's best bound as the bound (infinite
+/// when it knows none).
+TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_glpk_then_cbc);
 
 }  // namespace hetsched::sched
