@@ -75,8 +75,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     a.where = doc.where(sec);
     const YAML::Node dp = io::required_child(doc, sec, "dp");
     a.dp = static_cast<int>(io::yaml_integer(doc, dp, "dp", 1, model::limits::degree));
-    if (const YAML::Node tp = io::optional_child(doc, sec, "tp"); tp.IsDefined())
+    if (const YAML::Node tp = io::optional_child(doc, sec, "tp"); tp.IsDefined()) {
         a.tp = static_cast<int>(io::yaml_integer(doc, tp, "tp", 1, model::limits::degree));
+        a.tp_where = doc.where(tp);
+    }
     const long per_stage = static_cast<long>(a.dp) * a.tp;
     const YAML::Node stages = io::optional_child(doc, sec, "stages");
     const YAML::Node gpus = io::optional_child(doc, sec, "gpus");

@@ -62,8 +62,9 @@ ProblemOptions with_planned_settings(ProblemOptions po, const Allocation& a) {
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
 ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
-                               const ProblemOptions& o, const SourcePos& where, int tp)
-    : catalog_(c), options_(o), dp_(dp), stages_(stages), tp_(tp), where_(where) {
+                               const ProblemOptions& o, const SourcePos& where, int tp, const SourcePos& tp_where)
+    : catalog_(c), options_(o), dp_(dp), stages_(stages), tp_(tp), where_(where),
+      tp_where_(tp_where.file.empty() ? where : tp_where) {
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
     if (stages > L)
@@ -138,11 +139,11 @@ const StageType& ProblemFactory::type(const std::string& name) {
                             std::to_string(options_.profile->tp) +
                             (options_.profile->tp == 1 ? " (it has no tp column: whole layers on one GPU)" : "") +
                             ", the allocation uses tp " + std::to_string(tp_) + " (profiles are not rescaled)",
-                        where_);
+                        tp_where_);
     if (tp_ > g.gpus_per_node)
         throw DataError("tp " + std::to_string(tp_) + " needs " + std::to_string(tp_) + " GPUs in one node, but a node of " +
                             g.name + " has " + std::to_string(g.gpus_per_node),
-                        where_);
+                        tp_where_);
     const double intra = model::intra_node_bytes_s(g, options_.network);
     // On the type's own compute capability: below 8.0 Transformer Engine runs attention unfused.
     const model::MicroBatchWork work = model::micro_batch_work(model_, on_type, layout_.micro_batch);
@@ -242,7 +243,7 @@ Problem ProblemFactory::problem(const std::vector<std::string>& stages) {
 
 Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
                      const ProblemOptions& o) {
-    ProblemFactory f(job, a.dp, static_cast<int>(a.stages.size()), c, o, a.where, a.tp);
+    ProblemFactory f(job, a.dp, static_cast<int>(a.stages.size()), c, o, a.where, a.tp, a.tp_where);
     return f.problem(a.stages);
 }
 

@@ -37,6 +37,7 @@ struct Allocation {
     std::map<std::string, int> gpus_per_node;
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
     SourcePos layers_where;           ///< of `stages` when they give layers
+    SourcePos tp_where;               ///< of `tp` when the allocation gives it
 };
 
 /// The document's `allocation:` section with types resolved in `catalog`; DataError at the offending

@@ -50,9 +50,10 @@ public:
     /// DataError at `where` when the layout does not suit the job (more stages than layers, a batch
     /// dp does not divide, ...).
     /// Each stage runs on dp x tp GPUs: tp of them split every layer (Megatron's tensor parallelism,
-    /// within one node).
+    /// within one node). Errors about tp alone (a node too small, a profile at another tp) are at
+    /// `tp_where` when it names a file, else at `where`.
     ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
-                   const ProblemOptions& o, const SourcePos& where = {}, int tp = 1);
+                   const ProblemOptions& o, const SourcePos& where = {}, int tp = 1, const SourcePos& tp_where = {});
 
     /// The numbers of one catalog type (its `stages` left 0), built on first use.
     const StageType& type(const std::string& name);
@@ -87,7 +88,7 @@ private:
     double fastest_nic_bytes_s() const;
     /// The tied embedding's two-rank gradient all-reduce at `bytes_s` (0 when nothing is tied).
     double tied_sync_s(double bytes_s) const;
-    SourcePos where_;
+    SourcePos where_, tp_where_;
     Problem base_;  ///< everything but the types
     model::Training training_;
     catalog::ModelSpec model_;
