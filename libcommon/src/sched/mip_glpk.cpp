@@ -50,6 +50,10 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit) {
     glp_iocp io;
     glp_init_iocp(&io);
     io.presolve = GLP_ON;
+    // GLPK keeps a solution whose objective is within tol_obj (1e-7 relative by default) of a
+    // relaxation's as if it were optimal: on Sia's programs that returned schedules 3e-8 worse than
+    // CBC's proven optimum (2 of 4,761 rounds). Prove it as CBC does, to rounding.
+    io.tol_obj = 1e-10;
     io.msg_lev = GLP_MSG_ERR;
     io.tm_lim = time_limit_s >= 2e6 ? 2000000000 : static_cast<int>(time_limit_s * 1000);
     NodeBudget budget{node_limit};
