@@ -284,7 +284,11 @@ TEST_CASE("DeepSpeed's first step makes its flat optimizer state in segments of 
     // The last stage's moments (4 bytes a parameter each, 0.7 MB) fit in the 4 MB fp32 logits block
     // the loss freed: the first step adds no segment (the next step's loss does).
     CHECK(stage(first, Measure::reserved, 1).total() < stage(steady, Measure::reserved, 1).total());
-    // torch's Adam (Megatron) makes a state per parameter, which cached blocks hold: no such floor.
+    // torch's Adam makes a state per parameter, which cached blocks hold: no such floor, under
+    // DeepSpeed's client optimizer (fp32 at ZeRO-0) as under Megatron.
+    auto client = first, client_steady = steady;
+    client.precision = client_steady.precision = "fp32";
+    CHECK(stage(client, Measure::reserved, 0).total() < stage(client_steady, Measure::reserved, 0).total());
     auto megatron = first;
     megatron.framework = Framework::megatron;
     auto megatron_steady = steady;

@@ -53,6 +53,21 @@ TEST_CASE("A state written by a round reads back as the round left it", "[state]
     CHECK(text.find("user: alice") != std::string::npos);  // unknown keys pass through
 }
 
+TEST_CASE("Node names that YAML would read as numbers or dates are written quoted and read back", "[state]") {
+    io::TextInput in = example();
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"v100-a", "123"}, {"p100-a", "2002-01-01"}}) {
+        for (size_t at = in.text.find(from); at != std::string::npos; at = in.text.find(from, at))
+            in.text.replace(at, from.size(), to);
+    }
+    StateDocument doc = read_state(in, default_catalog());
+    const RoundResult r = run_round(doc.state, RoundOptions{});
+    const std::string text = write_state(doc, r, false);
+    CHECK(text.find("nodes: {\"123\": ") != std::string::npos);
+    CHECK(text.find("nodes: {\"2002-01-01\": ") != std::string::npos);
+    const StateDocument back = read_state({"next.yaml", text}, default_catalog());
+    for (size_t k = 0; k < r.state.jobs.size(); ++k) CHECK(back.state.jobs[k].placement == r.state.jobs[k].placement);
+}
+
 TEST_CASE("The next round credits the time each job held its GPUs", "[state]") {
     StateDocument doc = read_state(example(), default_catalog());
     ClusterState s = run_round(doc.state, {}).state;

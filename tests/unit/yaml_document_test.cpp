@@ -176,7 +176,8 @@ TEST_CASE("yaml anchors: a later anchor of the same name wins, and an alias may 
 
 TEST_CASE("a name that would read back as a number, boolean, null or date is written quoted", "[yaml]") {
     for (const std::string w : {"true", "yes", "on", "N", "123", "0x1F", "1e3", ".inf", "-.nan", "null", "~", "0o17", "0b1010",
-                               "1_000", "1:20", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 Z"}) {
+                               "1_000", "1:20", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 Z",
+                               "2001-12-14 21:59:43.10 -5"}) {
         YAML::Node root(YAML::NodeType::Map);
         root[io::yaml_text_node(w)] = "v";
         INFO(w);

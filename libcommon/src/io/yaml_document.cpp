@@ -110,7 +110,7 @@ YAML::Node yaml_text_node(const std::string& s) {
     static const std::regex timestamp(
         "[0-9]{4}-[0-9]{2}-[0-9]{2}|"
         "[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\\.[0-9]*)?"
-        "([ \t]*Z|[-+][0-9]{1,2}(:[0-9]{2})?)?");
+        "([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?");
     YAML::Node n(s);
     if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || number_like ||
         std::regex_match(s, timestamp))

@@ -197,9 +197,11 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // make it as one flat tensor a kind (exp_avg, exp_avg_sq) over the rank's whole fp32 partition. No
     // block the allocator has cached by then is that large (what the first iteration's forwards and
     // backwards freed, per micro-batch and per layer), so each takes a segment of its own on top of the
-    // reserve the first iteration reached, and every later step keeps it. Per-parameter state (torch's
-    // Adam under FSDP or Megatron) fits the cached blocks and has no such floor.
-    if (t.framework == Framework::deepspeed && measure != Measure::allocated) {
+    // reserve the first iteration reached: the first iteration reserves as much as a later one, whose
+    // candidates hold the state already. Per-parameter state (torch's Adam under FSDP or Megatron, or
+    // DeepSpeed's client optimizer in fp32) fits the cached blocks and has no such floor.
+    if (t.framework == Framework::deepspeed && t.first_iteration && measure != Measure::allocated &&
+        deepspeed_optimizer(t) != DeepSpeedOptimizer::client) {
         first_step_state_ = lazy.optimizer;
         state_tensors_ = t.optimizer == "sgd" ? 1 : 2;
     }
@@ -532,10 +534,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         take(c, overhead, c.optimizer_absent);
     }
     if (first_state > 0) {
-        // On the last stage, a state tensor no larger than the loss's fp32 logits block the first
-        // iteration freed is put there: the first step adds no segment, the next step's loss does.
+        // On the last stage, state tensors no larger than the loss's fp32 logits block go into the
+        // blocks the loss freed (it makes several of that size, one a tensor at most): the first step
+        // adds no segment, the next step's loss does.
         const double loss_block = (training_.compiled_loss ? element_ : 4.0) * logits_;
-        const bool fits = training_.first_iteration && last && first_state / state_tensors_ <= loss_block;
+        const bool fits = last && first_state / state_tensors_ <= loss_block;
         if (!fits && before_state + first_state > best) {
             // The reserve is reached at the first step: the blocks of the candidate before it, cached,
             // and the whole state.

@@ -152,8 +152,9 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
     const MipResult r = solve_within(program(s, opts, floor, false, kept));
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
     const bool stopped = unsolved(r);
-    // The gap is in the total share, the program's second objective: CBC's bound on it when the least
-    // share was proven; none when the bisection stopped short (a larger least might cost total share).
+    // The gap is in the total share, the program's second objective: the solver's bound on it when the
+    // least share was proven; none when the bisection stopped short (a larger least might cost total
+    // share).
     d.stats.bound = !floor_proven ? HUGE_VAL : stopped ? r.bound : 0;
     if (stopped && r.x.empty()) {  // nothing found: the running jobs hold on where they run
         bool any = false;

@@ -65,7 +65,12 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit) {
     const int rc = glp_intopt(g, &io);
     MipResult out;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (rc == GLP_ETMLIM || rc == GLP_ESTOP) return out.status = MipStatus::time_limit, out;
+    if (rc == GLP_ETMLIM || rc == GLP_ESTOP) {
+        out.status = MipStatus::time_limit;
+        out.node_limit = rc == GLP_ESTOP;
+        out.bound = m.maximise ? HUGE_VAL : -HUGE_VAL;
+        return out;
+    }
     if (rc == GLP_ENOPFS || rc == GLP_ENODFS) return out;
     if (rc != 0) throw Error(Exit::internal, "GLPK's MIP solver failed (code " + std::to_string(rc) + ")");
     const int st = glp_mip_status(g);

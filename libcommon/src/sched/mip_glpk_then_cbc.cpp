@@ -1,7 +1,5 @@
 #include <hetsched/sched/mip.hpp>
 
-#include <cmath>
-
 namespace hetsched::sched {
 
 MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s) {
@@ -9,12 +7,10 @@ MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s) {
     // optima comes back, must not depend on how loaded the machine is (cron runs on one state file
     // have to agree).
     MipResult r = solve_with_glpk(m, time_limit_s, kGlpkFirstNodes);
-    if (r.status != MipStatus::time_limit) return r;
+    // Stopped by its own clock (which counts whole milliseconds and may stop one early), nothing is
+    // left for CBC: no bound known, nor a solution kept.
+    if (r.status != MipStatus::time_limit || !r.node_limit || r.seconds >= time_limit_s) return r;
     const double spent = r.seconds;
-    if (spent >= time_limit_s) {  // GLPK's own clock stopped it: no bound known, nor a solution kept
-        r.bound = m.maximise ? HUGE_VAL : -HUGE_VAL;
-        return r;
-    }
     r = solve_with_cbc(m, time_limit_s - spent);
     r.seconds += spent;
     return r;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/yaml_document.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -14,7 +15,7 @@ YAML::Node per_type(const ClusterState& s, const std::vector<double>& v) {
     YAML::Node m(YAML::NodeType::Map);
     m.SetStyle(YAML::EmitterStyle::Flow);
     for (size_t i = 0; i < v.size(); ++i)
-        if (v[i] != 0) m[s.types[i].name] = num(v[i]);
+        if (v[i] != 0) m[io::yaml_text_node(s.types[i].name)] = num(v[i]);
     return m;
 }
 
@@ -22,8 +23,9 @@ YAML::Node placement_node(const ClusterState& s, const Placement& p) {
     YAML::Node out(YAML::NodeType::Map), nodes(YAML::NodeType::Map);
     out.SetStyle(YAML::EmitterStyle::Flow);
     nodes.SetStyle(YAML::EmitterStyle::Flow);
-    out["gpu"] = s.types[static_cast<size_t>(p.type)].name;
-    for (const auto& sh : p.shares) nodes[s.nodes[static_cast<size_t>(sh.node)].name] = sh.gpus;
+    // A name such as 123, true or 2002-01-01 is quoted, so that it reads back as the name it is.
+    out["gpu"] = io::yaml_text_node(s.types[static_cast<size_t>(p.type)].name);
+    for (const auto& sh : p.shares) nodes[io::yaml_text_node(s.nodes[static_cast<size_t>(sh.node)].name)] = sh.gpus;
     out["nodes"] = nodes;
     if (p.shared) out["shared"] = true;
     return out;

@@ -1,8 +1,9 @@
 #pragma once
-/// A small 0-1 program in column form, and the two MIP solvers that take it: GLPK's branch and cut as
-/// it comes (the --exact path, the program handed over with no help), and COIN-OR CBC, whose cuts and
-/// heuristics prove the knapsack-like rests of a round in milliseconds where GLPK's branching can
-/// wander for seconds (the structured path).
+/// A small 0-1 program in column form, and the MIP solvers that take it: GLPK's branch and cut as it
+/// comes (the --exact path, the program handed over with no help); COIN-OR CBC, whose cuts and
+/// heuristics prove the knapsack-like programs GLPK's branching can wander on for seconds, but whose
+/// start-up costs milliseconds a solve (sia's programs); and the two in turn, GLPK for a budget of
+/// nodes and then CBC (the structured path's rests, iceshare's programs).
 #include <functional>
 #include <optional>
 #include <utility>
@@ -26,16 +27,20 @@ struct MipResult {
     std::vector<double> x;
     /// The best bound the solver proved on the optimum (a lower bound when minimising, an upper one when
     /// maximising): the optimum itself when optimal; when CBC's time limit came first, its best possible
-    /// objective, or -inf (minimising) / +inf (maximising) when it knew none. Undefined when infeasible.
+    /// objective, or -inf (minimising) / +inf (maximising) when it knew none (always, when GLPK's limit
+    /// came first). Undefined when infeasible.
     double bound = 0;
+    /// GLPK: stopped by its node budget (status time_limit), not by its clock.
+    bool node_limit = false;
     /// Seconds the solver itself ran (CBC's from when it had its lock): what a time budget spent over
     /// several programs counts.
     double seconds = 0;
 };
 
 /// GLPK's branch and cut with its presolver and nothing else. Error (70) on a GLPK failure.
-/// `node_limit` > 0: stops (status time_limit) after that many branch-and-bound nodes, a limit that,
-/// unlike time, gives the same answer on a loaded machine.
+/// `node_limit` > 0: stops (status time_limit, MipResult::node_limit) after that many branch-and-bound
+/// nodes, a limit that, unlike time, gives the same answer on a loaded machine. Stopped either way, it
+/// reports no bound (±inf) and no solution.
 MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0);
 /// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
 MipResult solve_with_cbc(const Mip& m, double time_limit_s);
