@@ -506,8 +506,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         st.optimizer = params * optimizer_ - optimizer_absent;
     };
     // DeepSpeed's flat state made at the first step (see the constructor): the reserve before it, the
-    // most any candidate that comes before the state reaches in the first iteration (all but the
-    // update after ZeRO-1/2's step temporaries), and the candidate that reaches it.
+    // most any candidate that comes before the state reaches (all but the update after ZeRO-1/2's step
+    // temporaries; each lacks the state, optimizer_absent), and the candidate that reaches it.
     const double first_state = first_step_state_ * params;
     double before_state = -1, before_overhead = 0;
     size_t before_k = 0;
@@ -523,9 +523,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
         const bool precedes_state = k != 8 && (k != 2 || update_per_param_ > 0);
-        // In the first iteration these candidates lack the state already (optimizer_absent).
-        if (first_state > 0 && precedes_state && total - (first_state - c.optimizer_absent) > before_state) {
-            before_state = total - (first_state - c.optimizer_absent);
+        if (first_state > 0 && precedes_state && total > before_state) {
+            before_state = total;
             before_overhead = overhead;
             before_k = k;
         }
