@@ -33,8 +33,8 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s);
 
 /// The round's types and sizes by IceShare. TryLater (75) past o.time_limit_s unless
 /// o.accept_unproven: then the best found, else the running jobs holding on where they run (TryLater
-/// when none runs), marked unproven with the gap in total share to the solver's bound (inf when the bisection
-/// for the least share stopped short, or nothing was found).
+/// when none runs), marked unproven with the gap in total share to the solver's bound (inf when the
+/// bisection for the least share stopped short, or nothing was found).
 TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_glpk_then_cbc);
 
 }  // namespace hetsched::sched

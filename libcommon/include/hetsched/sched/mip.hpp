@@ -52,8 +52,9 @@ constexpr long kGlpkFirstNodes = 1000;
 /// GLPK for up to kGlpkFirstNodes nodes, then, unsettled, CBC with the time left: `seconds` counts both.
 MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s);
 
-/// A MIP solve as a policy calls it: solve_glpk_then_cbc, or in a test a stand-in that says what a solve
-/// stopped by its time limit would (a solver's own limit is not reproducible).
+/// A MIP solve as a policy calls it: solve_with_cbc (sia) or solve_glpk_then_cbc (iceshare), or in a
+/// test a stand-in that says what a solve stopped by its time limit would (a solver's own limit is not
+/// reproducible).
 using MipSolve = std::function<MipResult(const Mip& m, double time_limit_s)>;
 
 }  // namespace hetsched::sched
