@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
+#include <string>
+
 #include <hetsched/io/number_format.hpp>
 
 using hetsched::io::format_fixed;
@@ -28,4 +32,19 @@ TEST_CASE("one number format: never a 16-digit integer, exponents written short"
     CHECK(format_fixed(1e300, 2) == "1e300");
     CHECK(format_fixed(-3.5e20, 3) == "-3.5e20");
     CHECK(format_fixed(999999999999999.0, 0) == "999999999999999");
+}
+
+TEST_CASE("format_step is the spacing of the values format_number writes", "[io]") {
+    CHECK(hetsched::io::format_step(123456.7) == 1);
+    CHECK(hetsched::io::format_step(12.25) == Approx(1e-4));
+    CHECK(hetsched::io::format_step(-0.5) == Approx(1e-6));
+    CHECK(hetsched::io::format_step(2e15) == Approx(1e10));
+    CHECK(hetsched::io::format_step(0) == 0);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> exponent(-8, 14);
+    for (int k = 0; k < 1000; ++k) {
+        const double v = std::pow(10.0, exponent(rng));
+        INFO(v);
+        CHECK(std::fabs(std::stod(format_number(v)) - v) <= hetsched::io::format_step(v) / 2 * (1 + 1e-9));
+    }
 }

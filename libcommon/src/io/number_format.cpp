@@ -1,5 +1,6 @@
 #include <hetsched/io/number_format.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -44,6 +45,13 @@ std::string format_number(double v, int significant) {
     int decimals = significant - 1 - static_cast<int>(mag);
     if (decimals < 0) decimals = 0;
     return format_fixed(v, decimals);
+}
+
+double format_step(double v, int significant) {
+    if (!std::isfinite(v) || v == 0.0) return 0;
+    const double mag = std::floor(std::log10(std::fabs(v)));
+    if (mag >= 15 || mag < -9) return std::pow(10.0, mag - (significant - 1));
+    return std::pow(10.0, -std::max(0.0, significant - 1 - mag));
 }
 
 std::string counted(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }

@@ -403,7 +403,7 @@ private:
         // delay, a fair finish before it as a negative lifetime in FFT's rho. Within the step the state
         // writer rounds times to (6 significant digits, whole seconds from 1e5 s) they may: a start at
         // a fractional submit time is written rounded down.
-        const double step = j.submit_time_s >= 1e5 ? 1.0 : j.submit_time_s > 0 ? std::pow(10.0, std::floor(std::log10(j.submit_time_s)) - 5) : 0.0;
+        const double step = io::format_step(j.submit_time_s);
         for (const auto& [key, v] : {std::pair<const char*, double>{"first_start_s", b.first_start_s}, {"tau_s", b.tau_s}})
             if (v >= 0 && v < j.submit_time_s - step)
                 throw DataError(std::string("'") + key + "' is " + io::format_number(v, 12) + ", before the job's submit_time_s (" +

@@ -9,6 +9,11 @@ namespace hetsched::io {
 /// non-finite values as "nan"/"inf"/"-inf".
 std::string format_number(double v, int significant = 6);
 
+/// The step between the values format_number(·, significant) writes near `v` (how far a written value
+/// may be from the one it stands for, at most half of it): 1 for 1e5 <= |v| < 1e15 at 6 digits; 0
+/// for 0 or a non-finite value.
+double format_step(double v, int significant = 6);
+
 /// `v` rounded to `decimals` places, trailing zeros removed ("12.5", "3"); from 1e15 up as
 /// format_number() writes it.
 std::string format_fixed(double v, int decimals);
