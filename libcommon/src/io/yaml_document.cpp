@@ -112,8 +112,10 @@ YAML::Node yaml_text_node(const std::string& s) {
         "[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\\.[0-9]*)?"
         "([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?");
     YAML::Node n(s);
+    // The regex runs only on what could be a date: the writers call this for every name they write.
+    const bool date_like = s.size() >= 10 && s[4] == '-' && std::isdigit(static_cast<unsigned char>(s[0]));
     if (words.count(s) || (end && *end == '\0') || dotted.count(unsigned_part) || number_like ||
-        std::regex_match(s, timestamp))
+        (date_like && std::regex_match(s, timestamp)))
         n.SetTag("!");
     return n;
 }
