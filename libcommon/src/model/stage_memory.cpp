@@ -188,8 +188,8 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     step_grads_freed_ = step.grads_freed;
     update_per_param_ = step.update;
     update_grads_freed_ = step.update_grads_freed;
-    const LazyBytes lazy = lazy_bytes(t, shards_);
     if (t.first_iteration) {
+        const LazyBytes lazy = lazy_bytes(t, shards_);
         lazy_gradients_ = lazy.gradients;
         lazy_optimizer_ = lazy.optimizer;
     }
@@ -200,11 +200,9 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // reserve the first iteration reached: the first iteration reserves as much as a later one, whose
     // candidates hold the state already. Per-parameter state (torch's Adam under FSDP or Megatron, or
     // DeepSpeed's client optimizer in fp32) fits the cached blocks and has no such floor.
-    if (t.framework == Framework::deepspeed && t.first_iteration && measure != Measure::allocated &&
-        deepspeed_optimizer(t) != DeepSpeedOptimizer::client) {
-        first_step_state_ = lazy.optimizer;
-        state_tensors_ = t.optimizer == "sgd" ? 1 : 2;
-    }
+    flat_state_segments_ = t.framework == Framework::deepspeed && t.first_iteration && measure != Measure::allocated &&
+                           deepspeed_optimizer(t) != DeepSpeedOptimizer::client;
+    state_tensors_ = t.optimizer == "sgd" ? 1 : 2;
     micro_batches_ = l.micro_batches(t.global_batch);
     // ZeRO 1 and 2 make the 16-bit grads during backward (stage 1 as each .grad, stage 2 as its
     // partition at the first bucket reduced) and free them at the step: with one micro-batch none
@@ -508,7 +506,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // DeepSpeed's flat state made at the first step (see the constructor): the reserve before it, the
     // most any candidate that comes before the state reaches (all but the update after ZeRO-1/2's step
     // temporaries; each lacks the state, optimizer_absent), and the candidate that reaches it.
-    const double first_state = first_step_state_ * params;
+    const double first_state = flat_state_segments_ ? lazy_optimizer : 0;
     double before_state = -1, before_overhead = 0;
     size_t before_k = 0;
     double best = -1;

@@ -66,8 +66,8 @@ private:
     bool zero_bucket_ = false;                             ///< DeepSpeed ZeRO-1/2: a reduce bucket with a lifetime
     DeepSpeedBuckets ds_buckets_{};                        ///< when DeepSpeed allocates its buckets, by release
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
-    double first_step_state_ = 0;  ///< reserved: DeepSpeed's flat state per parameter, made at the first step (.cpp)
-    int state_tensors_ = 2;        ///< flat tensors that state is made of (Adam's two moments; SGD's momentum)
+    bool flat_state_segments_ = false;  ///< reserved: the first step's state (lazy_optimizer_) takes new segments (.cpp)
+    int state_tensors_ = 2;             ///< tensors the optimizer's state is made of (Adam's two moments; SGD's momentum)
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash
     double replay_ = 0;                                    ///< what recomputation replays of a checkpointed layer
