@@ -137,8 +137,10 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
             ++d.stats.bound_iterations;
             // Half the limit spent (the rest is the last program's), or the step out of time: keep the
             // least proven so far.
-            const MipResult r = spent >= o.time_limit_s / 2 ? MipResult{MipStatus::time_limit, {}, 0, 0}
-                                                        : solve_within(program(s, opts, values[mid], true, kept));
+            MipResult out_of_time;
+            out_of_time.status = MipStatus::time_limit;
+            const MipResult r =
+                spent >= o.time_limit_s / 2 ? out_of_time : solve_within(program(s, opts, values[mid], true, kept));
             if (unsolved(r)) {
                 floor_proven = false;
                 break;
