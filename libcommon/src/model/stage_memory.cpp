@@ -504,8 +504,8 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         st.optimizer = params * optimizer_ - optimizer_absent;
     };
     // DeepSpeed's flat state made at the first step (see the constructor): the reserve before it, the
-    // most any candidate that comes before the state reaches (all but the update after ZeRO-1/2's step
-    // temporaries; each lacks the state, optimizer_absent), and the candidate that reaches it.
+    // most any candidate that comes before the state reaches (those that lack it: optimizer_absent), and
+    // the candidate that reaches it.
     const double first_state = flat_state_segments_ ? lazy_optimizer : 0;
     double before_state = -1, before_overhead = 0;
     size_t before_k = 0;
@@ -520,8 +520,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools + c.cached, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
                              c.comm + overhead;
-        const bool precedes_state = k != 8 && (k != 2 || update_per_param_ > 0);
-        if (first_state > 0 && precedes_state && total > before_state) {
+        if (first_state > 0 && c.optimizer_absent > 0 && total > before_state) {
             before_state = total;
             before_overhead = overhead;
             before_k = k;
