@@ -46,6 +46,8 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
     CHECK_THROWS_WITH(c.find("H100-SMX"), Catch::Contains("did you mean 'H100-SXM'"));
     // A known name with a suffix the catalog does not spell: that name alone, not V100-SXM2-16GB.
     CHECK_THROWS_WITH(c.find("H100-SXM-80GB"), Catch::EndsWith("did you mean 'H100-SXM'? (see --list-gpus)"));
+    // The words of a known name in another order, as the measured-memory files spell GPUs.
+    CHECK_THROWS_WITH(c.find("a100-sxm-80gb"), Catch::EndsWith("did you mean 'A100-80GB-SXM'? (see --list-gpus)"));
     using names = std::vector<std::string>;
     CHECK(catalog::close_names("T4-16GB", {"L4", "T4"}) == names{"T4"});
     CHECK(catalog::close_names("RTX4090", {"T4", "L4"}).empty());  // not a word of what was typed
