@@ -66,3 +66,29 @@ TEST_CASE("write_output writes through a symbolic link, which stays a link", "[i
     std::remove(target.c_str());
     rmdir(dir);
 }
+
+TEST_CASE("write_outputs fails on a device before standard output has any of the result", "[io]") {
+    if (access("/dev/full", W_OK) != 0) return;
+    char path[] = "/tmp/hetsched-stdout-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    std::fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    REQUIRE(dup2(fd, STDOUT_FILENO) >= 0);
+    CHECK_THROWS_AS(io::write_outputs({{"-", "summary\n"}, {"/dev/full", "per-job rows\n"}}), IoError);
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(fd);
+    CHECK(io::read_input(path).text.empty());
+    std::remove(path);
+}
+
+TEST_CASE("write_output names the temporary's failure when the file exists", "[io]") {
+    // /proc takes no new files: the file is there, a temporary beside it cannot be.
+    if (access("/proc/version", F_OK) != 0) return;
+    CHECK_THROWS_WITH(io::write_output("/proc/version", "x"),
+                      Catch::StartsWith("cannot replace '/proc/version': no temporary file can be made beside it ("));
+    CHECK_THROWS_WITH(io::write_output("/nonexistent-dir/x.txt", "x"),
+                      "cannot create '/nonexistent-dir/x.txt': No such file or directory");
+}

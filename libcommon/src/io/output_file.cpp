@@ -75,7 +75,15 @@ Staged stage(const std::string& path, const std::string& text) {
     }
     out.tmp = out.target + ".XXXXXX";
     int fd = mkstemp(out.tmp.data());
-    if (fd < 0) throw OutputError("cannot create '" + path + "': " + std::strerror(errno));
+    if (fd < 0) {
+        const int err = errno;
+        // A file that exists in a directory that takes no new files (/proc/version): the error is the
+        // temporary's, not the file's.
+        if (::stat(out.target.c_str(), &st) == 0)
+            throw OutputError("cannot replace '" + path + "': no temporary file can be made beside it (" +
+                              std::strerror(err) + ")");
+        throw OutputError("cannot create '" + path + "': " + std::strerror(err));
+    }
     write_all(fd, text, path, out.tmp);
     const bool chmod_ok = ::fchmod(fd, 0644) == 0;
     int err = errno;
@@ -94,20 +102,26 @@ void discard(const Staged& s) {
     if (s.stream_fd >= 0) ::close(s.stream_fd);
 }
 
-/// Writes the streams, in order. A failure leaves the files staged: the caller discards them.
+/// Writes the streams: devices and pipes in order, then standard output, so that an output on a device
+/// that fails (/dev/full) fails the run before standard output (the result a pipeline reads) has any of
+/// it. A failure leaves the files staged: the caller discards them.
 void write_streams(std::vector<Staged>& staged) {
+    std::vector<const Staged*> to_stdout;
     for (auto& s : staged) {
         if (!s.tmp.empty()) continue;
         if (s.stream_fd < 0) {
-            // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
-            if (std::fwrite(s.text.data(), 1, s.text.size(), stdout) != s.text.size() || std::fflush(stdout) != 0)
-                throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
+            to_stdout.push_back(&s);
             continue;
         }
         const int fd = s.stream_fd;
         s.stream_fd = -1;  // write_all closes it on an error
         write_all(fd, s.text, s.path, "");
         if (::close(fd) != 0) throw IoError("error writing '" + s.path + "': " + std::strerror(errno));
+    }
+    for (const Staged* s : to_stdout) {
+        // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
+        if (std::fwrite(s->text.data(), 1, s->text.size(), stdout) != s->text.size() || std::fflush(stdout) != 0)
+            throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
     }
 }
 

@@ -12,8 +12,8 @@ namespace hetsched::io {
 void write_output(const std::string& path, const std::string& text);
 
 /// Several outputs (path, text), all or none: every file is written to its temporary first, then
-/// standard output and devices are written, then every file is renamed over its target; a failure
-/// before the renames leaves none of the files behind.
+/// devices and pipes are written, then standard output, then every file is renamed over its target; a
+/// failure before the renames leaves none of the files behind.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 /// `path` with symbolic links resolved (realpath), or as given when it does not resolve: the file a
