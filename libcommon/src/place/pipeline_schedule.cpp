@@ -1,6 +1,8 @@
 #include <hetsched/place/pipeline_schedule.hpp>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <stdexcept>
 
 #include <hetsched/cli/error.hpp>
@@ -51,84 +53,101 @@ inline bool op_at(long q, long warm, long m, long& mb) {
     return false;
 }
 
+struct Op {
+    int stage;
+    bool forward;
+    long micro_batch;
+};
+
+/// The 2mk operations of 1F1B on k stages in an order that puts each after everything it waits for:
+/// sweeps down and up the pipeline, each stage running its operations in its own order until one waits
+/// for a transfer not yet made. Which operation waits for which depends on k and m alone, never on the
+/// costs, so the order is made once per (k, m) and the simulation is one pass over it.
+const std::vector<Op>& operation_order(int k, long m) {
+    thread_local std::map<std::pair<int, long>, std::vector<Op>> orders;
+    const auto key = std::make_pair(k, m);
+    if (auto it = orders.find(key); it != orders.end()) return it->second;
+    if (orders.size() >= 64) orders.clear();  // a search's few pipeline depths; a long-lived caller's many
+    std::vector<Op> order;
+    order.reserve(static_cast<size_t>(2 * m * k));
+    const size_t um = static_cast<size_t>(m);
+    std::vector<char> act_made(static_cast<size_t>(k) * um, 0), grad_made(static_cast<size_t>(k) * um, 0);
+    std::vector<long> next(static_cast<size_t>(k), 0);
+    auto run_stage = [&](int i) {
+        const size_t si = static_cast<size_t>(i);
+        const long warm = std::min<long>(k - 1 - i, m);
+        bool progressed = false;
+        while (next[si] < 2 * m) {
+            long mb = 0;
+            const bool forward = op_at(next[si], warm, m, mb);
+            const size_t cell = si * um + static_cast<size_t>(mb);
+            if (forward && i > 0 && !act_made[cell - um]) break;
+            if (!forward && i < k - 1 && !grad_made[cell + um]) break;
+            (forward ? act_made : grad_made)[cell] = 1;
+            order.push_back({i, forward, mb});
+            ++next[si];
+            progressed = true;
+        }
+        return progressed;
+    };
+    const size_t total = static_cast<size_t>(2 * m * k);
+    for (bool down = true; order.size() < total; down = !down) {
+        bool progressed = false;
+        for (int j = 0; j < k; ++j) progressed |= run_stage(down ? j : k - 1 - j);
+        if (!progressed) throw std::logic_error("1F1B schedule made no progress");
+    }
+    return orders.emplace(key, std::move(order)).first->second;
+}
+
 }  // namespace
 
 void simulate_1f1b(const std::vector<StageCosts>& stages, long m, Schedule& out, std::vector<TimelineEvent>* timeline) {
     const int k = static_cast<int>(stages.size());
     const size_t um = static_cast<size_t>(m);
     // act_at[i][j]: micro-batch j's activation has reached stage i + 1; grad_at[i][j]: its gradient has
-    // reached stage i - 1. Negative: not yet simulated. Each link direction carries one transfer at a
-    // time, in the order the sender produces them.
+    // reached stage i - 1; fwd_end[j]: the last stage's forward of micro-batch j is done. Each is
+    // written before it is read (operation_order). Each link direction carries one transfer at a time,
+    // in the order the sender produces them.
     thread_local std::vector<double> act_at, grad_at, fwd_end, free_at, fwd_link, bwd_link;
-    thread_local std::vector<long> next;
     const size_t cells = static_cast<size_t>(k) * um;
-    act_at.assign(cells, -1.0);
-    fwd_end.assign(cells, 0.0);
-    grad_at.assign(cells, -1.0);
+    act_at.resize(cells);
+    grad_at.resize(cells);
+    fwd_end.resize(um);
     free_at.assign(static_cast<size_t>(k), 0.0);
     fwd_link.assign(static_cast<size_t>(k), 0.0);
     bwd_link.assign(static_cast<size_t>(k), 0.0);
-    next.assign(static_cast<size_t>(k), 0);
-    out.backward_end.assign(static_cast<size_t>(k), 0.0);
 
-    auto run_stage = [&](int i) {
-        const size_t si = static_cast<size_t>(i);
+    for (const Op& op : operation_order(k, m)) {
+        const int i = op.stage;
+        const size_t si = static_cast<size_t>(i), mb = static_cast<size_t>(op.micro_batch), cell = si * um + mb;
+        const bool forward = op.forward;
         const StageCosts& c = stages[si];
-        const long warm = std::min<long>(k - 1 - i, m);
-        const size_t row = si * um;
-        bool progressed = false;
-        while (next[si] < 2 * m) {
-            long mb = 0;
-            const bool forward = op_at(next[si], warm, m, mb);
-            const size_t cell = row + static_cast<size_t>(mb);
-            double ready = 0;
-            if (forward) {
-                if (i > 0) {
-                    ready = act_at[cell - um];
-                    if (ready < 0) break;
-                }
-            } else if (i == k - 1) {
-                ready = fwd_end[cell];
-            } else {
-                ready = grad_at[cell + um];
-                if (ready < 0) break;
+        double ready = 0;
+        if (forward) ready = i > 0 ? act_at[cell - um] : 0;
+        else ready = i == k - 1 ? fwd_end[mb] : grad_at[cell + um];
+        const double start = std::max(ready, free_at[si]);
+        const double end = start + (forward ? c.forward : c.backward);
+        free_at[si] = end;
+        double send_start = end, send_end = end;
+        if (forward) {
+            if (i == k - 1) fwd_end[mb] = end;
+            else {
+                send_start = std::max(end, fwd_link[si]);
+                send_end = fwd_link[si] = act_at[cell] = send_start + c.to_next;
             }
-            const double start = std::max(ready, free_at[si]);
-            const double end = start + (forward ? c.forward : c.backward);
-            free_at[si] = end;
-            ++next[si];
-            progressed = true;
-            double send_start = end, send_end = end;
-            if (forward) {
-                fwd_end[cell] = end;
-                if (i < k - 1) {
-                    send_start = std::max(end, fwd_link[si]);
-                    send_end = fwd_link[si] = act_at[cell] = send_start + c.to_next;
-                }
-            } else if (i > 0) {
-                send_start = std::max(end, bwd_link[si]);
-                send_end = bwd_link[si] = grad_at[cell] = send_start + stages[si - 1].to_next;
-            }
-            if (timeline) {
-                timeline->push_back({i, mb, forward ? EventKind::forward : EventKind::backward, start, end});
-                if (forward && i < k - 1) timeline->push_back({i, mb, EventKind::send_activation, send_start, send_end});
-                if (!forward && i > 0) timeline->push_back({i, mb, EventKind::send_gradient, send_start, send_end});
-            }
+        } else if (i > 0) {
+            send_start = std::max(end, bwd_link[si]);
+            send_end = bwd_link[si] = grad_at[cell] = send_start + stages[si - 1].to_next;
         }
-        return progressed;
-    };
-
-    long done = 0;
-    const long total = 2 * m * k;
-    for (bool down = true; done < total; down = !down) {
-        bool progressed = false;
-        for (int j = 0; j < k; ++j) progressed |= run_stage(down ? j : k - 1 - j);
-        done = 0;
-        for (long n : next) done += n;
-        if (!progressed && done < total) throw std::logic_error("1F1B simulation made no progress");
+        if (timeline) {
+            const long j = op.micro_batch;
+            timeline->push_back({i, j, forward ? EventKind::forward : EventKind::backward, start, end});
+            if (forward && i < k - 1) timeline->push_back({i, j, EventKind::send_activation, send_start, send_end});
+            if (!forward && i > 0) timeline->push_back({i, j, EventKind::send_gradient, send_start, send_end});
+        }
     }
 
-    for (int i = 0; i < k; ++i) out.backward_end[static_cast<size_t>(i)] = free_at[static_cast<size_t>(i)];
+    out.backward_end.assign(free_at.begin(), free_at.end());
     finish_stages(stages, out, timeline);
 }
 
