@@ -11,9 +11,10 @@ out=$root; [ $check = 1 ] && out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/man" "$out/completions/bash" "$out/completions/zsh" "$out/completions/fish"
 
 # Completions come from each tool's option definitions: `TOOL --completion-spec` prints
-# KIND<TAB>NAMES<TAB>CHOICES<TAB>DESCRIPTION per option (kinds: flag value file model gpu gpus catalog
-# choice; NAMES comma-separated, empty for the positional file). Model and GPU names are asked of the
-# tool itself at completion time (--list-models, --list-gpus), so they follow its presets and catalogs;
+# KIND<TAB>NAMES<TAB>CHOICES<TAB>DESCRIPTION per option (kinds: flag value file model gpu gpus stages
+# catalog choice, where gpus is a list of GPU types, each once, and stages one that may repeat a type;
+# NAMES comma-separated, empty for the positional file). Model and GPU names are asked of the tool
+# itself at completion time (--list-models, --list-gpus), so they follow its presets and catalogs;
 # a tool without --list-gpus asks a sibling that has it (and --catalog, where the tool has one).
 # Two more kinds come from here: `choices` (a comma-separated list of choices) and `optchoice` (a flag
 # that also takes --flag=CHOICE; its choices are what --help shows after it, `--compile [=model|loss]`).
@@ -111,7 +112,7 @@ bash_completion() {  # tool spec lister
       optchoice) echo "    ${names##*,}=) COMPREPLY=(\$(compgen -W \"${choices//,/ }\" -- \"\$cur\")) ;;" ;;
       model) echo "    $pat) COMPREPLY=(\$(compgen -W \"\$(\"\$tool\" --list-models 2>/dev/null | tail -n +2 | cut -d, -f1)\" -- \"\$cur\")) ;;" ;;
       gpu) echo "    $pat) COMPREPLY=(\$(compgen -W \"$gpus\" -- \"\$cur\")) ;;" ;;
-      gpus|choices)
+      gpus|stages|choices)
         words=$gpus; [ "$kind" = choices ] && words=${choices//,/ }
         echo "    $pat) [[ \$cur == *,* ]] && head=\${cur%,*},"
         echo "      COMPREPLY=(\$(compgen -P \"\$head\" -W \"$words\" -- \"\${cur##*,}\"))"
@@ -144,7 +145,7 @@ zsh_completion() {  # tool spec lister
   if grep -q "^model" <<<"$spec"; then
     echo "_${tool}_models() { local -a m; m=(\${(f)\"\$(_call_program models $tool --list-models 2>/dev/null | tail -n +2 | cut -d, -f1)\"}); compadd \"\$@\" -a m; }"
   fi
-  if grep -q "^gpu" <<<"$spec"; then
+  if grep -qE "^(gpu|stages)" <<<"$spec"; then
     echo "_${tool}_gpus() {"
     echo '  local c=default i=${words[(I)--catalog(|=*)]}'
     echo '  (( i )) && { [[ $words[i] == --catalog=* ]] && c=${words[i]#*=} || c=${words[i+1]}; }'
@@ -163,6 +164,7 @@ zsh_completion() {  # tool spec lister
       model) action=":model:_${tool}_models" ;;
       gpu) action=":gpu:_${tool}_gpus" ;;
       gpus) action=":gpu types:_sequence _${tool}_gpus" ;;
+      stages) action=":gpu types:_sequence -d _${tool}_gpus" ;;
       catalog) action=":catalog:{compadd ${choices//,/ }; _files}" ;;
       choice) action=":value:(${choices//,/ })" ;;
       choices) action=":values:_sequence compadd - ${choices//,/ }" ;;
@@ -203,7 +205,7 @@ fish_completion() {  # tool spec lister
       file) line+=" -r -F" ;;
       model) line+=" -x -a '($tool --list-models 2>/dev/null | tail -n +2 | cut -d, -f1)'" ;;
       gpu) line+=" -x -a '($lister --list-gpus$cat 2>/dev/null | tail -n +2 | cut -d, -f1)'" ;;
-      gpus) line+=" -x -a '(__hetsched_list ($lister --list-gpus$cat 2>/dev/null | tail -n +2 | cut -d, -f1))'" ;;
+      gpus|stages) line+=" -x -a '(__hetsched_list ($lister --list-gpus$cat 2>/dev/null | tail -n +2 | cut -d, -f1))'" ;;
       catalog) line+=" -r -F -a '${choices//,/ }'" ;;
       choice) line+=" -x -a '${choices//,/ }'" ;;
       choices) line+=" -x -a '(__hetsched_list ${choices//,/ })'" ;;
@@ -239,7 +241,7 @@ for tool in "${tools[@]}"; do
       $0 == ".PP" { pp = $0; next }
       { print }' >"$out/man/$tool.1"
   spec=$(fix_spec "$tool"); lister=""
-  grep -q "^gpu" <<<"$spec" && lister=$(gpu_lister "$tool")
+  grep -qE "^(gpu|stages)" <<<"$spec" && lister=$(gpu_lister "$tool")
   bash_completion "$tool" "$spec" "$lister" >"$out/completions/bash/$tool"
   zsh_completion "$tool" "$spec" "$lister" >"$out/completions/zsh/_$tool"
   fish_completion "$tool" "$spec" "$lister" >"$out/completions/fish/$tool.fish"

@@ -52,6 +52,8 @@ if [ "$shell" = zsh ]; then
     "memest --compile |- model loss"
     "memest --comp|+ --compile"
     "planalloc --catalog juchi --types=A30,RTX-A|= RTX-A6000 RTX-A4000"
+    "planalloc --catalog juchi --types=A30,|- A30"  # a type once
+    "placestages --catalog juchi --stages A30,|= $juchi"  # a stage's type again
     "memest --output=examples/clu|= cluster-state.yaml cluster.yaml"
   )
   lines=(); for c in "${cases[@]}"; do lines+=("${c%%|*}"); done

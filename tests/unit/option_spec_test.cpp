@@ -13,7 +13,8 @@ TEST_CASE("option specs come from the definitions: kinds, choices, hidden option
     app.add_option("-o,--output", s, "Output")->type_name("FILE");
     app.add_option("--model", s, "Preset")->type_name("MODEL");
     app.add_option("--gpu", s, "Type")->type_name("GPU");
-    app.add_option("--stages", s, "Types")->type_name("GPUS");
+    app.add_option("--types", s, "Types")->type_name("GPUS");
+    app.add_option("--stages", s, "Stages")->type_name("STAGES");
     app.add_option("--catalog", s, "Catalog")->type_name("CATALOG");
     app.add_option("--method", s, "How")->check(CLI::IsMember({"cmr", "whale"}));
     app.add_option("--top", n, "Count");
@@ -28,7 +29,8 @@ TEST_CASE("option specs come from the definitions: kinds, choices, hidden option
     CHECK(by["--output"].kind == cli::ValueKind::file);
     CHECK(by["--model"].kind == cli::ValueKind::model);
     CHECK(by["--gpu"].kind == cli::ValueKind::gpu);
-    CHECK(by["--stages"].kind == cli::ValueKind::gpus);
+    CHECK(by["--types"].kind == cli::ValueKind::gpus);
+    CHECK(by["--stages"].kind == cli::ValueKind::stages);  // a type may repeat
     CHECK(by["--catalog"].kind == cli::ValueKind::catalog);
     CHECK(by["--catalog"].choices == std::vector<std::string>{"default", "juchi", "sia"});
     CHECK(by["--method"].kind == cli::ValueKind::choice);

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     app->add_option("--dp", opt.dp, "Data-parallel degree: GPUs per stage")->group(a)
         ->transform(cli::integer_in(1, model::limits::degree));
     app->add_option("--stages", opt.stages, "GPU type of each stage, comma-separated (e.g. A100,A100,V100)")
-        ->type_name("GPUS")
+        ->type_name("STAGES")
         ->group(a);
     cli::add_layers_per_stage(*app, opt.job.layers_per_stage, "Layers of each stage, for --method given (e.g. 8,9,9,6)")
         ->group(a);

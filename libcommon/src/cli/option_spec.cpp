@@ -13,6 +13,7 @@ const char* kind_name(ValueKind k) {
     case ValueKind::model: return "model";
     case ValueKind::gpu: return "gpu";
     case ValueKind::gpus: return "gpus";
+    case ValueKind::stages: return "stages";
     case ValueKind::catalog: return "catalog";
     case ValueKind::choice: return "choice";
     }
@@ -39,7 +40,8 @@ std::vector<std::string> member_choices(const std::string& type) {
 ValueKind kind_of(const CLI::Option& o, const std::string& type) {
     if (o.get_items_expected_max() == 0) return ValueKind::none;
     for (auto [prefix, kind] : {std::pair{"FILE", ValueKind::file}, {"MODEL", ValueKind::model},
-                                {"GPUS", ValueKind::gpus}, {"GPU", ValueKind::gpu}, {"CATALOG", ValueKind::catalog}})
+                                {"GPUS", ValueKind::gpus}, {"GPU", ValueKind::gpu}, {"STAGES", ValueKind::stages},
+                                {"CATALOG", ValueKind::catalog}})
         if (type.rfind(prefix, 0) == 0) return kind;
     return member_choices(type).empty() ? ValueKind::value : ValueKind::choice;
 }

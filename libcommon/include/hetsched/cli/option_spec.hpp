@@ -10,8 +10,9 @@
 namespace hetsched::cli {
 
 /// What goes after an option, as a completion offers it. The tools declare it through the option's
-/// type name: FILE, MODEL, GPU, GPUS (comma-separated), CATALOG; an IsMember check gives `choice`.
-enum class ValueKind { none, value, file, model, gpu, gpus, catalog, choice };
+/// type name: FILE, MODEL, GPU, GPUS (comma-separated, each once), STAGES (comma-separated GPU types
+/// that may repeat: one a pipeline stage), CATALOG; an IsMember check gives `choice`.
+enum class ValueKind { none, value, file, model, gpu, gpus, stages, catalog, choice };
 
 struct OptionSpec {
     std::vector<std::string> names;  ///< "-o", "--output"; empty for the positional
