@@ -319,9 +319,22 @@ private:
             memory = true;
             size = size || installed[i] >= j.num_gpus;
         }
-        if (std::none_of(j.throughput.begin(), j.throughput.end(), [](double x) { return x > 0; }))
+        const auto runs = [](const std::vector<double>& v) {
+            return std::any_of(v.begin(), v.end(), [](double x) { return x > 0; });
+        };
+        if (!runs(j.throughput)) {
+            // An elastic job that runs at other sizes: num_gpus is the size every policy starts from.
+            std::string sizes;
+            for (const Scale& sc : j.scales)
+                if (runs(sc.throughput)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(sc.gpus);
+            if (!sizes.empty())
+                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
+                                    std::to_string(j.num_gpus) + "); its scales run on " + sizes +
+                                    " GPUs: give num_gpus one of them",
+                                doc_.where(io::required_child(doc_, item, "num_gpus")));
             throw DataError("job '" + j.id + "' has a throughput on no GPU type of the state, so none can run it",
                             doc_.where(item));
+        }
         if (!memory) {
             std::string need = io::format_number(j.memory_gib) + " GiB";
             if (!j.memory_gib_by_type.empty()) {  // as estimated on each type it has a throughput for
