@@ -232,3 +232,19 @@ TEST_CASE("stages that no single type holds go whole onto several types", "[allo
     CHECK(alloc::best_fit_shares(nodes, {6, 40, "", 1, 3}, 1.0).size() == 2);
     CHECK(alloc::whole_type_groups_free(nodes, big, 1.0) == 0);
 }
+
+TEST_CASE("nodes given by memory alone are a kind of GPU per memory, apart from typed ones", "[alloc]") {
+    // A stage of 4 over a typed A100 node (3 free) and memory-only nodes of 40 GiB (1) and 80 GiB (3):
+    // no kind holds 4, and 3 + 1 of the memory-only ones would be two kinds of GPU in one stage.
+    std::vector<alloc::ClusterNode> nodes{node("a", 3, 80), node("m40", 1, 40), node("m80", 3, 80)};
+    nodes[0].gpu = "A100";
+    const alloc::GpuRequest stage{4, 30, "", 1, 4};
+    CHECK(alloc::free_gpus_with(nodes, stage, 1.0) == 7);
+    CHECK(alloc::best_fit_shares(nodes, stage, 1.0).empty());
+    CHECK(alloc::whole_type_groups_free(nodes, stage, 1.0) == 0);
+    // Stages of 3: one on the A100s, one on the 80 GiB nodes; the 40 GiB GPU is in none.
+    const auto two = alloc::best_fit_shares(nodes, {6, 30, "", 1, 3}, 1.0);
+    REQUIRE(two.size() == 2);
+    for (const auto& s : two) CHECK(s.gpus == 3);
+    CHECK(((two[0].node == "a" && two[1].node == "m80") || (two[0].node == "m80" && two[1].node == "a")));
+}

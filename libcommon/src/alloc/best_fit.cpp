@@ -12,20 +12,35 @@ namespace {
 /// Free GPUs of `n` that `r` may take: whole node groups.
 int usable_free(const ClusterNode& n, const GpuRequest& r) { return n.free / r.node_group * r.node_group; }
 
-bool eligible(const ClusterNode& n, const GpuRequest& r, double usable_fraction) {
+/// What a pipeline stage's GPUs must share: a type, or for nodes given by memory alone, that memory
+/// (GPUs of 40 and 80 GiB are not one kind of GPU).
+using Kind = std::pair<std::string, double>;
+Kind kind_of(const std::string& gpu, double memory_gib) { return {gpu, gpu.empty() ? memory_gib : 0.0}; }
+Kind kind_of(const ClusterNode& n) { return kind_of(n.gpu, n.memory_gib); }
+
+/// Whether `r` may take GPUs of `n`: of its type when it names one, and of `kind` when given.
+bool eligible(const ClusterNode& n, const GpuRequest& r, double usable_fraction, const Kind* kind = nullptr) {
     return usable_free(n, r) > 0 && n.memory_gib * usable_fraction >= r.min_memory_gib &&
-           (r.gpu.empty() || n.gpu == r.gpu);
+           (r.gpu.empty() || n.gpu == r.gpu) && (!kind || kind_of(n) == *kind);
 }
 
-/// Alg. 1's best fit over the eligible nodes, whole node groups from each.
-std::vector<NodeShare> greedy_fit(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
-    if (r.gpus <= 0 || free_gpus_with(nodes, r, usable_fraction) < r.gpus) return {};
+int free_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction, const Kind* kind) {
+    int n = 0;
+    for (const auto& node : nodes)
+        if (eligible(node, r, usable_fraction, kind)) n += usable_free(node, r);
+    return n;
+}
+
+/// Alg. 1's best fit over the eligible nodes (of `kind` when given), whole node groups from each.
+std::vector<NodeShare> greedy_fit(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction,
+                                  const Kind* kind = nullptr) {
+    if (r.gpus <= 0 || free_with(nodes, r, usable_fraction, kind) < r.gpus) return {};
     // Fewest free GPUs first (an exact fit is the first that suffices), then the smallest GPUs, then
     // the name, so the choice is deterministic. A node taken whole leaves the others' order as it was,
     // so one sort serves every step.
     std::vector<const ClusterNode*> fit;
     for (const auto& n : nodes)
-        if (eligible(n, r, usable_fraction)) fit.push_back(&n);
+        if (eligible(n, r, usable_fraction, kind)) fit.push_back(&n);
     std::sort(fit.begin(), fit.end(), [&](const ClusterNode* a, const ClusterNode* b) {
         return std::make_tuple(usable_free(*a, r), a->memory_gib, std::cref(a->name)) <
                std::make_tuple(usable_free(*b, r), b->memory_gib, std::cref(b->name));
@@ -51,43 +66,38 @@ std::vector<NodeShare> greedy_fit(const std::vector<ClusterNode>& nodes, const G
 }
 
 bool whole_type_groups(const std::vector<NodeShare>& shares, int type_group) {
-    std::map<std::string, int> per_type;
-    for (const auto& s : shares) per_type[s.gpu] += s.gpus;
+    std::map<Kind, int> per_type;
+    for (const auto& s : shares) per_type[kind_of(s.gpu, s.memory_gib)] += s.gpus;
     return std::all_of(per_type.begin(), per_type.end(), [&](const auto& t) { return t.second % type_group == 0; });
 }
 
-/// Eligible free GPUs of each type (the request's, or every type) that hold at least one type group.
-std::vector<std::pair<int, std::string>> type_room(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
-                                                   double usable_fraction) {
-    std::set<std::string> types;
+/// Eligible free GPUs of each kind (of the request's type, or every kind) that hold at least one
+/// type group.
+std::vector<std::pair<int, Kind>> type_room(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
+                                            double usable_fraction) {
+    std::set<Kind> kinds;
     for (const auto& n : nodes)
-        if (r.gpu.empty() || n.gpu == r.gpu) types.insert(n.gpu);
-    std::vector<std::pair<int, std::string>> room;
-    for (const auto& t : types) {
-        GpuRequest one = r;
-        one.gpu = t;
-        const int free = free_gpus_with(nodes, one, usable_fraction);
-        if (free >= r.type_group) room.emplace_back(free, t);
+        if (r.gpu.empty() || n.gpu == r.gpu) kinds.insert(kind_of(n));
+    std::vector<std::pair<int, Kind>> room;
+    for (const auto& k : kinds) {
+        const int free = free_with(nodes, r, usable_fraction, &k);
+        if (free >= r.type_group) room.emplace_back(free, k);
     }
     return room;
 }
 
-/// `groups` type groups of `r` on type `t`.
-std::vector<NodeShare> fit_on_type(const std::vector<ClusterNode>& nodes, const GpuRequest& r, const std::string& t,
+/// `groups` type groups of `r` on GPUs of kind `k`.
+std::vector<NodeShare> fit_on_type(const std::vector<ClusterNode>& nodes, const GpuRequest& r, const Kind& k,
                                    int groups, double usable_fraction) {
     GpuRequest one = r;
-    one.gpu = t;
     one.gpus = groups * r.type_group;
-    return greedy_fit(nodes, one, usable_fraction);
+    return greedy_fit(nodes, one, usable_fraction, &k);
 }
 
 }  // namespace
 
 int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction) {
-    int n = 0;
-    for (const auto& node : nodes)
-        if (eligible(node, r, usable_fraction)) n += usable_free(node, r);
-    return n;
+    return free_with(nodes, r, usable_fraction, nullptr);
 }
 
 std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
@@ -96,7 +106,7 @@ std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, co
     if (out.empty() || whole_type_groups(out, r.type_group)) return out;
     // A pipeline stage would span two types. The types by room, the fewest free GPUs first (the name
     // breaks ties): the first that holds every stage is the best fit on one type.
-    std::vector<std::pair<int, std::string>> room = type_room(nodes, r, usable_fraction);
+    std::vector<std::pair<int, Kind>> room = type_room(nodes, r, usable_fraction);
     std::sort(room.begin(), room.end());
     const int stages = r.gpus / r.type_group;
     for (const auto& [free, t] : room)
