@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/place/blocking_schedule.hpp>
@@ -65,11 +65,16 @@ struct Op {
 /// costs, so the order is made once per (k, m) and the simulation is one pass over it.
 const std::vector<Op>& operation_order(int k, long m) {
     thread_local std::map<std::pair<int, long>, std::vector<Op>> orders;
+    thread_local size_t cached = 0;  // operations held in `orders`
     const auto key = std::make_pair(k, m);
     if (auto it = orders.find(key); it != orders.end()) return it->second;
-    if (orders.size() >= 64) orders.clear();  // a search's few pipeline depths; a long-lived caller's many
+    const size_t total = static_cast<size_t>(2 * m * k);
+    // A search's few pipeline depths stay; past 4M operations (64 MB) the cache starts again.
+    constexpr size_t kCachedOps = size_t{1} << 22;
+    if (cached + total > kCachedOps) orders.clear(), cached = 0;
+    cached += total;
     std::vector<Op> order;
-    order.reserve(static_cast<size_t>(2 * m * k));
+    order.reserve(total);
     const size_t um = static_cast<size_t>(m);
     std::vector<char> act_made(static_cast<size_t>(k) * um, 0), grad_made(static_cast<size_t>(k) * um, 0);
     std::vector<long> next(static_cast<size_t>(k), 0);
@@ -90,7 +95,6 @@ const std::vector<Op>& operation_order(int k, long m) {
         }
         return progressed;
     };
-    const size_t total = static_cast<size_t>(2 * m * k);
     for (bool down = true; order.size() < total; down = !down) {
         bool progressed = false;
         for (int j = 0; j < k; ++j) progressed |= run_stage(down ? j : k - 1 - j);
