@@ -12,9 +12,10 @@ mkdir -p "$out/man" "$out/completions/bash" "$out/completions/zsh" "$out/complet
 
 # Completions come from each tool's option definitions: `TOOL --completion-spec` prints
 # KIND<TAB>NAMES<TAB>CHOICES<TAB>DESCRIPTION per option (kinds: flag value file model gpu gpus stages
-# catalog choice, where gpus is a list of GPU types, each once, and stages one that may repeat a type;
-# NAMES comma-separated, empty for the positional file). Model and GPU names are asked of the tool
-# itself at completion time (--list-models, --list-gpus), so they follow its presets and catalogs;
+# catalog choice, where gpus is a list of GPU types, each once (zsh offers no type twice), and stages
+# one that may repeat a type; NAMES comma-separated, empty for the positional file). Model and GPU
+# names are asked of the tool itself at completion time (--list-models, --list-gpus), so they follow
+# its presets and catalogs;
 # a tool without --list-gpus asks a sibling that has it (and --catalog, where the tool has one).
 # Two more kinds come from here: `choices` (a comma-separated list of choices) and `optchoice` (a flag
 # that also takes --flag=CHOICE; its choices are what --help shows after it, `--compile [=model|loss]`).

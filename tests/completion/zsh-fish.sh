@@ -53,6 +53,7 @@ if [ "$shell" = zsh ]; then
     "memest --comp|+ --compile"
     "planalloc --catalog juchi --types=A30,RTX-A|= RTX-A6000 RTX-A4000"
     "planalloc --catalog juchi --types=A30,|- A30"  # a type once
+    "planalloc --catalog juchi --types=A30,|+ RTX-A6000"
     "placestages --catalog juchi --stages A30,|= $juchi"  # a stage's type again
     "memest --output=examples/clu|= cluster-state.yaml cluster.yaml"
   )

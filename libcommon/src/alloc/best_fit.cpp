@@ -104,15 +104,15 @@ std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, co
                                        double usable_fraction) {
     std::vector<NodeShare> out = greedy_fit(nodes, r, usable_fraction);
     if (out.empty() || whole_type_groups(out, r.type_group)) return out;
-    // A pipeline stage would span two types. The types by room, the fewest free GPUs first (the name
-    // breaks ties): the first that holds every stage is the best fit on one type.
+    // A pipeline stage would span two kinds. The kinds by room, the fewest free GPUs first (the type
+    // name, then the memory, breaks ties): the first that holds every stage is the best fit on one kind.
     std::vector<std::pair<int, Kind>> room = type_room(nodes, r, usable_fraction);
     std::sort(room.begin(), room.end());
     const int stages = r.gpus / r.type_group;
     for (const auto& [free, t] : room)
         if (free >= r.gpus) return fit_on_type(nodes, r, t, stages, usable_fraction);
-    // No type holds every stage: whole stages on several types, those with the most room first (the
-    // fewest types), then the one with the least room that holds the rest.
+    // No kind holds every stage: whole stages on several kinds, those with the most room first (the
+    // fewest kinds), then the one with the least room that holds the rest.
     out.clear();
     int left = stages;
     while (left > 0 && !room.empty()) {

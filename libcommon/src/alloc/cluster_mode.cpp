@@ -193,7 +193,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
-        // A tensor-parallel group within one node, a pipeline stage's dp x tp GPUs of one type.
+        // A tensor-parallel group within one node, a pipeline stage's dp x tp GPUs of one type (or, on
+        // nodes given by memory alone, of one memory size).
         return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string(),
                           p.layout.tp, p.layout.tp * p.layout.dp};
     };
@@ -275,6 +276,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         if (p.layout.gpus() < smallest->layout.gpus() ||
             (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
             smallest = &p;
+    const bool untyped = std::any_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return n.gpu.empty(); });
+    const std::string kind = untyped ? "one type (or memory size, on nodes without a type)" : "one type";
     auto need = [&](const model::Plan& p) {
         const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
         const std::string groups =
@@ -283,7 +286,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         if (free >= p.layout.gpus()) {
             const int whole = whole_type_groups_free(nodes, request(p), o.model.usable_fraction);
             stages = " but hold " + io::counted(whole, "whole stage") + " of " + std::to_string(p.layout.dp * p.layout.tp) +
-                     " GPUs of one type, of " + std::to_string(p.layout.pp) + " needed";
+                     " GPUs of " + kind + ", of " + std::to_string(p.layout.pp) + " needed";
         }
         return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +

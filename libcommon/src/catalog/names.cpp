@@ -69,13 +69,11 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
                          (i + 1 == wanted.size() || !std::isalnum(static_cast<unsigned char>(wanted[i + 1])));
         if (end) word_prefixes.push_back(normalize_name(wanted.substr(0, i + 1)));
     }
-    const std::vector<std::string> typed_words = name_words(wanted);
-    const auto typed = [&](const std::string& word) {
-        return std::find(typed_words.begin(), typed_words.end(), word) != typed_words.end();
-    };
+    std::vector<std::string> typed_words = name_words(wanted);
+    std::sort(typed_words.begin(), typed_words.end());
     struct Scored {
         size_t distance;
-        size_t words_matched;  // a known name with more words after it: how much of what was typed it is
+        size_t words_matched;  // a known name typed (with more words after it, or its words reordered): its length
         std::string name;
     };
     std::vector<Scored> scored;
@@ -86,9 +84,10 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
         // The whole name with more words after it ("H100-SXM-80GB" for H100-SXM), not a shorter name
         // that only starts a word (A10 for "A100"); the longer such name first.
         if (std::find(word_prefixes.begin(), word_prefixes.end(), n) != word_prefixes.end()) d = 0, matched = n.size();
-        // Every word of the name typed, in another order ("a100-sxm-80gb" for A100-80GB-SXM).
-        const auto words = name_words(c);
-        if (!words.empty() && std::all_of(words.begin(), words.end(), typed)) d = 0, matched = n.size();
+        // The name's words, all typed and no other, in another order ("a100-sxm-80gb" for A100-80GB-SXM).
+        auto words = name_words(c);
+        std::sort(words.begin(), words.end());
+        if (!words.empty() && words == typed_words) d = 0, matched = n.size();
         if (d <= std::max<size_t>(2, n.size() / 3)) scored.push_back({d, matched, c});
     }
     std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {

@@ -55,26 +55,29 @@ inline bool op_at(long q, long warm, long m, long& mb) {
 
 struct Op {
     int stage;
+    int micro_batch;  // at most model::limits::global_batch
     bool forward;
-    long micro_batch;
 };
 
 /// The 2mk operations of 1F1B on k stages in an order that puts each after everything it waits for:
 /// sweeps down and up the pipeline, each stage running its operations in its own order until one waits
 /// for a transfer not yet made. Which operation waits for which depends on k and m alone, never on the
-/// costs, so the order is made once per (k, m) and the simulation is one pass over it.
+/// costs, so the order is made once per (k, m) and the simulation is one pass over it. The reference
+/// holds until the next call.
 const std::vector<Op>& operation_order(int k, long m) {
     thread_local std::map<std::pair<int, long>, std::vector<Op>> orders;
     thread_local size_t cached = 0;  // operations held in `orders`
+    thread_local std::vector<Op> large;  // an order too large to keep, made at each call
     const auto key = std::make_pair(k, m);
     if (auto it = orders.find(key); it != orders.end()) return it->second;
     const size_t total = static_cast<size_t>(2 * m * k);
-    // A search's few pipeline depths stay; past 4M operations (64 MB) the cache starts again.
+    // A search's few pipeline depths stay, up to 4M operations (48 MB); one of more than 1M is not kept.
     constexpr size_t kCachedOps = size_t{1} << 22;
-    if (cached + total > kCachedOps) orders.clear(), cached = 0;
-    cached += total;
+    const bool keep = total <= kCachedOps / 4;
     std::vector<Op> order;
-    order.reserve(total);
+    std::vector<Op>& out = keep ? order : large;
+    out.clear();
+    out.reserve(total);
     const size_t um = static_cast<size_t>(m);
     std::vector<char> act_made(static_cast<size_t>(k) * um, 0), grad_made(static_cast<size_t>(k) * um, 0);
     std::vector<long> next(static_cast<size_t>(k), 0);
@@ -89,17 +92,20 @@ const std::vector<Op>& operation_order(int k, long m) {
             if (forward && i > 0 && !act_made[cell - um]) break;
             if (!forward && i < k - 1 && !grad_made[cell + um]) break;
             (forward ? act_made : grad_made)[cell] = 1;
-            order.push_back({i, forward, mb});
+            out.push_back({i, static_cast<int>(mb), forward});
             ++next[si];
             progressed = true;
         }
         return progressed;
     };
-    for (bool down = true; order.size() < total; down = !down) {
+    for (bool down = true; out.size() < total; down = !down) {
         bool progressed = false;
         for (int j = 0; j < k; ++j) progressed |= run_stage(down ? j : k - 1 - j);
         if (!progressed) throw std::logic_error("1F1B schedule made no progress");
     }
+    if (!keep) return large;
+    if (cached + total > kCachedOps) orders.clear(), cached = 0;
+    cached += total;
     return orders.emplace(key, std::move(order)).first->second;
 }
 

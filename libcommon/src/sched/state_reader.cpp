@@ -319,19 +319,31 @@ private:
             memory = true;
             size = size || installed[i] >= j.num_gpus;
         }
-        const auto runs = [](const std::vector<double>& v) {
-            return std::any_of(v.begin(), v.end(), [](double x) { return x > 0; });
-        };
-        if (!runs(j.throughput)) {
-            // An elastic job that runs at other sizes: num_gpus is the size every policy starts from.
-            std::string sizes;
+        if (std::none_of(j.throughput.begin(), j.throughput.end(), [](double x) { return x > 0; })) {
+            // An elastic job that other sizes can run (a type with a throughput there, the memory, and
+            // the GPUs): num_gpus is the size every policy starts from.
+            std::vector<int> sizes;
             for (const Scale& sc : j.scales)
-                if (runs(sc.throughput)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(sc.gpus);
-            if (!sizes.empty())
+                for (size_t i = 0; i < s_.types.size(); ++i)
+                    if (sc.throughput[i] > 0 && s_.can_run(j, sc.throughput, static_cast<int>(i)) &&
+                        installed[i] >= sc.gpus) {
+                        sizes.push_back(sc.gpus);
+                        break;
+                    }
+            if (sizes.size() == 1)
                 throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
-                                    std::to_string(j.num_gpus) + "); its scales run on " + sizes +
-                                    " GPUs: give num_gpus one of them",
+                                    std::to_string(j.num_gpus) + "); its scale of " + io::counted(sizes[0], "GPU") +
+                                    " can run: give num_gpus " + std::to_string(sizes[0]),
                                 doc_.where(io::required_child(doc_, item, "num_gpus")));
+            if (!sizes.empty()) {
+                std::string list;
+                for (size_t k = 0; k < sizes.size(); ++k)
+                    list += (k == 0 ? "" : k + 1 == sizes.size() ? " and " : ", ") + std::to_string(sizes[k]);
+                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
+                                    std::to_string(j.num_gpus) + "); its scales of " + list +
+                                    " GPUs can run: give num_gpus one of them",
+                                doc_.where(io::required_child(doc_, item, "num_gpus")));
+            }
             throw DataError("job '" + j.id + "' has a throughput on no GPU type of the state, so none can run it",
                             doc_.where(item));
         }

@@ -28,7 +28,8 @@ struct GpuRequest {
     std::string gpu;  ///< only GPUs of this type; empty: any type with the memory
     /// GPUs that must share a node (a tensor-parallel group): each node gives a multiple of it.
     int node_group = 1;
-    /// GPUs that must share a type (a pipeline stage's dp x tp): each type gives a multiple of it.
+    /// GPUs that must be of one kind (a pipeline stage's dp x tp): each kind gives a multiple of it. A
+    /// kind is a GPU type; nodes given by memory alone, with no type, are a kind per memory size.
     int type_group = 1;
 };
 
@@ -46,13 +47,14 @@ int free_gpus_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, d
 
 /// Best-fit placement of `r` (Alg. 1 lines 11-36) over `nodes`, which it leaves as they are, so a
 /// caller trying many plans on one cluster copies nothing per plan; each node gives whole node groups.
-/// When the types taken do not each hold whole type groups, the best fit on a single type (the one
-/// with the fewest eligible free GPUs that suffice), else whole type groups on several types (those
-/// with the most room first). Empty when the eligible free GPUs hold too few whole type groups.
+/// When the kinds taken (GpuRequest::type_group) do not each hold whole type groups, the best fit on a
+/// single kind (the one with the fewest eligible free GPUs that suffice), else whole type groups on
+/// several kinds (those with the most room first). Empty when the eligible free GPUs hold too few
+/// whole type groups.
 std::vector<NodeShare> best_fit_shares(const std::vector<ClusterNode>& nodes, const GpuRequest& r,
                                        double usable_fraction);
 
-/// Whole type groups of `r` the eligible free GPUs hold, summed over types.
+/// Whole type groups of `r` the eligible free GPUs hold, summed over kinds.
 int whole_type_groups_free(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction);
 
 /// best_fit_shares, then takes the GPUs from `nodes` (unchanged when the result is empty).
