@@ -189,7 +189,20 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
     const RankedPlans ranked = nodes.empty() ? RankedPlans{} : ranked_plans(o, doc, job, cat, nodes);
     const std::vector<model::Plan>& plans = ranked.plans;
-    if (plans.empty()) throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
+    if (plans.empty()) {
+        // Plans are ranked here per GPU type; nodes given by memory alone have none to rank them for.
+        const bool typed = std::any_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return !n.gpu.empty(); });
+        if (!nodes.empty() && !typed && !ranked.from_memest) {
+            const bool fit_check = io::optional_child(doc, doc.root, "memory").IsDefined();
+            throw Infeasible(std::string("the cluster's nodes give memory but no GPU type, and ") +
+                             (fit_check ? "memest's layout is checked here on each type: let memest rank plans "
+                                          "(no --tp, --pp or --dp)"
+                                        : "plans are ranked here per type: rank them with memest first "
+                                          "(memest JOB | planalloc --cluster FILE)") +
+                             ", or give each node its gpu");
+        }
+        throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
+    }
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
     auto request = [&](const model::Plan& p) {
