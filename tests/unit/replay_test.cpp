@@ -285,7 +285,7 @@ TEST_CASE("Policies that cannot run a trace are refused before any policy runs",
     long calls = 0;
     CHECK_THROWS_WITH(replay_all(jobs, two, options(sched::PolicyKind::fft),
                                  {sched::PolicyKind::fft, sched::PolicyKind::allox}, 1,
-                                 [&](long, double, long) { ++calls; }),
+                                 [&](long, double, long, double) { ++calls; }),
                       "policy 'allox' schedules single-GPU jobs only (one job per device, as AlloX formulates it): "
                       "job 'pair' needs 2 GPUs");
     CHECK(calls == 0);  // fft, first in line, never ran
@@ -377,4 +377,22 @@ TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory t
     const ReplayResult r = replay(jobs, c, options(sched::PolicyKind::has));
     CHECK(result(r, "a").jct_s() == Approx(500));
     CHECK(result(r, "b").jct_s() == Approx(1000));
+}
+
+TEST_CASE("Progress reports the share of the trace's work done, not of its jobs", "[replay]") {
+    // A short job (300 s) and a long one (3000 s) on two GPUs, each alone on its own: once the short one
+    // is done, half the jobs are finished but a fifth of the work (600 of 3300 s, the long one at 300 s
+    // a round).
+    const std::vector<ReplayJob> jobs{rjob("short", 0, 300, {1}), rjob("long", 0, 3000, {1})};
+    ReplayCluster c = one_gpu_each({"A"});
+    c.nodes[0].gpus = 2;
+    std::vector<std::pair<long, double>> seen;  // (finished, share) per call
+    replay(jobs, c, options(sched::PolicyKind::fifo), [&](long, double, long finished, double share) {
+        seen.emplace_back(finished, share);
+    });
+    REQUIRE(seen.size() == 10);
+    CHECK(seen[0].first == 1);
+    CHECK(seen[0].second == Approx(600.0 / 3300));
+    for (size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].second >= seen[i - 1].second);
+    CHECK(seen.back() == std::pair<long, double>{2, 1.0});
 }

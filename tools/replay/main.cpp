@@ -126,9 +126,11 @@ int main(int argc, char** argv) {
         }
         const long total = static_cast<long>(jobs.size() * kinds.size());
         cli::Progress progress("replay: jobs finished", total, cli::progress_wanted(verbosity.quiet));
-        const auto results = sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double time_s, long finished) {
-            progress.update(finished, std::to_string(rounds) + " rounds, " + io::format_number(time_s / 86400, 3) + " days simulated");
-        });
+        const auto results =
+            sim::replay_all(jobs, c, opt, kinds, threads, [&](long rounds, double time_s, long finished, double share) {
+                progress.update(finished, std::to_string(rounds) + " rounds, " + io::format_number(time_s / 86400, 3) +
+                                              " days simulated", share);
+            });
         progress.finish();
         const sim::ReportOptions ro{!no_timings, counts.skipped(), c};
         std::vector<std::pair<std::string, std::string>> outputs{

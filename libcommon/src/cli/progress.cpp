@@ -1,5 +1,6 @@
 #include <hetsched/cli/progress.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -12,7 +13,7 @@ Progress::Progress(std::string label, long total, bool enabled)
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(long done, const std::string& detail) {
+void Progress::update(long done, const std::string& detail, double share) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
     if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
@@ -22,8 +23,16 @@ void Progress::update(long done, const std::string& detail) {
     if (total_ > 0) {
         std::string eta;
         const double elapsed = std::chrono::duration<double>(now - start_).count();
-        if (done > 0 && done < total_) {
-            const long left = static_cast<long>(elapsed * static_cast<double>(total_ - done) / static_cast<double>(done));
+        if (share < 0) share = static_cast<double>(done) / static_cast<double>(total_);
+        // The rate since the oldest sample inside the window (a run's pace changes: a replay's first
+        // rounds have many jobs to decide, its last few).
+        const double window = std::max(2.0, elapsed / 4);
+        while (shares_.size() > 1 && elapsed - shares_[1].first >= window) shares_.pop_front();
+        const auto [then, share_then] = shares_.empty() ? std::pair{0.0, 0.0} : shares_.front();
+        shares_.emplace_back(elapsed, share);
+        const double rate = elapsed > then ? (share - share_then) / (elapsed - then) : 0;
+        if (share > 0 && share < 1 && rate > 0) {
+            const long left = static_cast<long>((1 - share) / rate);
             char buf[48];
             std::snprintf(buf, sizeof buf, ", about %ld:%02ld:%02ld left", left / 3600, left / 60 % 60, left % 60);
             eta = buf;

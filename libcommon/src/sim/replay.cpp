@@ -79,6 +79,14 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     int total_gpus = 0;
     for (int c : capacity) total_gpus += c;
 
+    // The trace's work in seconds at each job's fastest rate, and what of it is done: the share for
+    // progress reports.
+    const auto alone_s = [](const sched::Job& j, double work) {
+        const double fastest = j.fastest_throughput();
+        return fastest > 0 ? work / fastest : 0.0;
+    };
+    double all_alone_s = 0, finished_alone_s = 0;
+    for (const auto& rj : jobs) all_alone_s += alone_s(rj.job, rj.job.work);
     std::vector<std::vector<double>> throughput;  // per result, per type
     std::unordered_map<std::string, Tracked> tracked;
     size_t next = 0;
@@ -166,6 +174,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             r.gpu_s += (held_until - t) * j.placement.held_gpus();
             rec.busy_gpu_s += (held_until - t) * j.placement.held_gpus();
             if (finish <= end + 1e-9 * std::max(1.0, end)) {
+                finished_alone_s += alone_s(j, j.work);
                 j.done = j.work;
                 r.finish_time_s = finish;
                 r.migrations = j.book.migrations;
@@ -194,7 +203,12 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                                         policy_name(o.round.policy) + ", at " + io::format_number(t, 6) + " s, with " +
                                         std::to_string(s.jobs.size() + (jobs.size() - next)) +
                                         " jobs unfinished: migrations or waits the trace's work does not account for");
-        if (progress) progress(static_cast<long>(out.rounds.size()), t, finished);
+        if (progress) {
+            double done_alone_s = finished_alone_s;
+            for (const auto& j : s.jobs) done_alone_s += alone_s(j, j.done);
+            const double share = all_alone_s > 0 ? std::min(1.0, done_alone_s / all_alone_s) : 1.0;
+            progress(static_cast<long>(out.rounds.size()), t, finished, share);
+        }
     }
     set_isolated(out.jobs, throughput, capacity);
     out.summary = summarize(policy_name(o.round.policy), out.jobs, out.rounds, total_gpus);

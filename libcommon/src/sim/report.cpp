@@ -66,22 +66,24 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
     std::atomic<size_t> next{0};
     struct Seen {
         long rounds = 0, finished = 0;
-        double time_s = 0;
+        double time_s = 0, share = 0;
         bool done = false;
     };
     std::vector<Seen> seen(kinds.size());
     std::mutex seen_lock;
-    auto report = [&](size_t k, long rounds, double time_s, long finished, bool done) {
+    // The share done: the policies' mean (one not started yet has done none of its part).
+    auto report = [&](size_t k, long rounds, double time_s, long finished, double share, bool done) {
         if (!progress) return;
         const std::lock_guard<std::mutex> hold(seen_lock);
-        seen[k] = {rounds, finished, time_s, done};
-        Seen all{0, 0, std::numeric_limits<double>::infinity(), true};
+        seen[k] = {rounds, finished, time_s, share, done};
+        Seen all{0, 0, std::numeric_limits<double>::infinity(), 0, true};
         for (const Seen& x : seen) {
             all.rounds += x.rounds;
             all.finished += x.finished;
+            all.share += x.share / static_cast<double>(seen.size());
             if (!x.done) all.time_s = std::min(all.time_s, x.time_s);
         }
-        progress(all.rounds, std::isfinite(all.time_s) ? all.time_s : time_s, all.finished);
+        progress(all.rounds, std::isfinite(all.time_s) ? all.time_s : time_s, all.finished, all.share);
     };
     auto work = [&] {
         for (size_t k; (k = next++) < kinds.size();) {
@@ -89,11 +91,11 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
                 ReplayOptions mine = o;
                 mine.round.policy = kinds[k];
                 const auto t0 = std::chrono::steady_clock::now();
-                out[k] = replay(jobs, cluster, mine, [&, k](long rounds, double time_s, long finished) {
-                    report(k, rounds, time_s, finished, false);
+                out[k] = replay(jobs, cluster, mine, [&, k](long rounds, double time_s, long finished, double share) {
+                    report(k, rounds, time_s, finished, share, false);
                 });
                 report(k, out[k].summary.rounds, out[k].summary.makespan_s,
-                       static_cast<long>(out[k].jobs.size()), true);
+                       static_cast<long>(out[k].jobs.size()), 1.0, true);
                 out[k].summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             } catch (...) {
                 errors[k] = std::current_exception();

@@ -44,8 +44,10 @@ struct ReplayOptions {
     long max_rounds = 1000000;
 };
 
-/// Called now and then: rounds decided, simulated time, jobs finished.
-using ReplayProgress = std::function<void(long rounds, double time_s, long finished)>;
+/// Called now and then: rounds decided, simulated time, jobs finished, and the share of the trace's work
+/// done (0 to 1, for a time-left estimate), each job's work counted in seconds at its fastest rate.
+/// Jobs finished is no measure of it: a trace's many short jobs end early, its few long ones last.
+using ReplayProgress = std::function<void(long rounds, double time_s, long finished, double share)>;
 
 /// Runs `jobs` (in submission order) on `cluster`.
 ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster, const ReplayOptions& o,
