@@ -380,10 +380,10 @@ TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory t
 }
 
 TEST_CASE("Progress reports the share of the trace's work done, not of its jobs", "[replay]") {
-    // A short job (300 s) and a long one (3000 s) on two GPUs, each alone on its own: once the short one
-    // is done, half the jobs are finished but a fifth of the work (600 of 3300 s, the long one at 300 s
-    // a round).
-    const std::vector<ReplayJob> jobs{rjob("short", 0, 300, {1}), rjob("long", 0, 3000, {1})};
+    // A short job (300 s) and a long one (3000 s: 6000 units at 2 a second) on two GPUs, each alone on
+    // its own: once the short one is done, half the jobs are finished but a fifth of the work in seconds
+    // (600 of 3300, the long one at 300 s a round), where work units would say 900 of 6300.
+    const std::vector<ReplayJob> jobs{rjob("short", 0, 300, {1}), rjob("long", 0, 6000, {2})};
     ReplayCluster c = one_gpu_each({"A"});
     c.nodes[0].gpus = 2;
     std::vector<std::pair<long, double>> seen;  // (finished, share) per call

@@ -87,6 +87,7 @@ struct RankedPlans {
     std::vector<model::Plan> plans;
     model::Measure measure = model::Measure::device;
     bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
+    bool fit_check = false;    ///< memest's fit check's layout, on each type here
 };
 
 RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc, const model::JobSpec& job,
@@ -137,6 +138,7 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
     po.micro_batch = job.micro_batch;
     po.network = place::problem_options(o.model, o.inter_node_gb_s, doc, cat).network;
     if (memory.IsDefined()) po.layout = fit_check_layout(doc, memory, job);
+    out.fit_check = po.layout.has_value();
     if (po.layout) out.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
     po.measure = out.measure;
     out.plans = model::enumerate_plans(job.model, job.training, present, po);
@@ -178,6 +180,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         return sec;
     };
     std::vector<ClusterNode> nodes = cluster ? parse_cluster(*cluster, cat) : read_cluster(doc, section(), cat);
+    const bool untyped_only =
+        !nodes.empty() && std::none_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return !n.gpu.empty(); });
     // Nodes whose GPUs cannot train in the job's precision take no plan, whatever memory they have
     // (best-fit matches memory alone, and plans piped from memest may be sized for another type).
     const model::PrecisionLeftOut left = model::precision_left_out(job.training, present_types(cat, nodes));
@@ -191,16 +195,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const std::vector<model::Plan>& plans = ranked.plans;
     if (plans.empty()) {
         // Plans are ranked here per GPU type; nodes given by memory alone have none to rank them for.
-        const bool typed = std::any_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return !n.gpu.empty(); });
-        if (!nodes.empty() && !typed && !ranked.from_memest) {
-            const bool fit_check = io::optional_child(doc, doc.root, "memory").IsDefined();
+        if (untyped_only && !ranked.from_memest)
             throw Infeasible(std::string("the cluster's nodes give memory but no GPU type, and ") +
-                             (fit_check ? "memest's layout is checked here on each type: let memest rank plans "
-                                          "(no --tp, --pp or --dp)"
-                                        : "plans are ranked here per type: rank them with memest first "
-                                          "(memest JOB | planalloc --cluster FILE)") +
+                             (ranked.fit_check ? "memest's layout is checked here on each type: let memest rank "
+                                                 "plans (no --tp, --pp or --dp)"
+                                               : "plans are ranked here per type: rank them with memest first, and "
+                                                 "pipe its plans to planalloc") +
                              ", or give each node its gpu");
-        }
         throw Infeasible("no plan of " + job.model.name + " fits any GPU type of the cluster" + precision_note);
     }
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
@@ -290,7 +291,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             (p.layout.gpus() == smallest->layout.gpus() && p.peak_gib < smallest->peak_gib))
             smallest = &p;
     const bool untyped = std::any_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return n.gpu.empty(); });
-    const std::string kind = untyped ? "one type (or memory size, on nodes without a type)" : "one type";
+    const std::string kind =
+        untyped && !o.exact_type ? "one type (or memory size, on nodes without a type)" : "one type";
     auto need = [&](const model::Plan& p) {
         const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
         const std::string groups =

@@ -27,11 +27,12 @@ void Progress::update(long done, const std::string& detail, double share) {
         // The rate since the oldest sample inside the window (a run's pace changes: a replay's first
         // rounds have many jobs to decide, its last few).
         const double window = std::max(2.0, elapsed / 4);
+        if (shares_.empty()) shares_.emplace_back(0.0, 0.0);  // the start
         while (shares_.size() > 1 && elapsed - shares_[1].first >= window) shares_.pop_front();
-        const auto [then, share_then] = shares_.empty() ? std::pair{0.0, 0.0} : shares_.front();
+        const auto [then, share_then] = shares_.front();
         shares_.emplace_back(elapsed, share);
         const double rate = elapsed > then ? (share - share_then) / (elapsed - then) : 0;
-        if (share > 0 && share < 1 && rate > 0) {
+        if (share > 0 && share < 1 && rate > 0 && (1 - share) / rate < 1e9) {
             const long left = static_cast<long>((1 - share) / rate);
             char buf[48];
             std::snprintf(buf, sizeof buf, ", about %ld:%02ld:%02ld left", left / 3600, left / 60 % 60, left % 60);

@@ -74,6 +74,7 @@ const std::vector<Op>& operation_order(int k, long m) {
     // A search's few pipeline depths stay, up to 4M operations (48 MB); one of more than 1M is not kept.
     constexpr size_t kCachedOps = size_t{1} << 22;
     const bool keep = total <= kCachedOps / 4;
+    if (keep && large.capacity() > 0) std::vector<Op>().swap(large);  // no large order held past its use
     std::vector<Op> order;
     std::vector<Op>& out = keep ? order : large;
     out.clear();

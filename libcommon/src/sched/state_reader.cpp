@@ -323,13 +323,16 @@ private:
             // An elastic job that other sizes can run (a type with a throughput there, the memory, and
             // the GPUs): num_gpus is the size every policy starts from.
             std::vector<int> sizes;
-            for (const Scale& sc : j.scales)
-                for (size_t i = 0; i < s_.types.size(); ++i)
-                    if (sc.throughput[i] > 0 && s_.can_run(j, sc.throughput, static_cast<int>(i)) &&
-                        installed[i] >= sc.gpus) {
-                        sizes.push_back(sc.gpus);
-                        break;
-                    }
+            std::string other;  // scales with a throughput the cluster cannot give
+            for (const Scale& sc : j.scales) {
+                bool fits = false, some = false;
+                for (size_t i = 0; i < s_.types.size(); ++i) {
+                    some = some || sc.throughput[i] > 0;
+                    fits = fits || (s_.can_run(j, sc.throughput, static_cast<int>(i)) && installed[i] >= sc.gpus);
+                }
+                if (fits) sizes.push_back(sc.gpus);
+                else if (some) other += (other.empty() ? "" : ", ") + std::to_string(sc.gpus);
+            }
             if (sizes.size() == 1)
                 throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
                                     std::to_string(j.num_gpus) + "); its scale of " + io::counted(sizes[0], "GPU") +
@@ -344,6 +347,11 @@ private:
                                     " GPUs can run: give num_gpus one of them",
                                 doc_.where(io::required_child(doc_, item, "num_gpus")));
             }
+            if (!other.empty())
+                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
+                                    std::to_string(j.num_gpus) + "), and its scales that have one (" + other +
+                                    " GPUs) need more GPUs of a type, or more memory, than the cluster has",
+                                doc_.where(io::required_child(doc_, item, "num_gpus")));
             throw DataError("job '" + j.id + "' has a throughput on no GPU type of the state, so none can run it",
                             doc_.where(item));
         }

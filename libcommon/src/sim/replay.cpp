@@ -30,7 +30,15 @@ bool arrived(double submit_s, double t) {
 struct Tracked {
     size_t result = 0;
     double owed_s = 0;
+    double alone_s_per_work = 0;  ///< seconds a work unit takes at the trace job's fastest rate (0: never runs)
 };
+
+/// Seconds a work unit of `j` takes at its fastest rate, as the trace gives it (elastic policies resize
+/// jobs later, to throughputs of their own); 0 for a job nothing can run.
+double alone_s_per_work(const sched::Job& j) {
+    const double fastest = j.fastest_throughput();
+    return fastest > 0 ? 1 / fastest : 0.0;
+}
 
 /// The least rounds `jobs` need: each job is present from its submission at least until its work is
 /// done at its fastest type and size, and while any job is present a decision comes every
@@ -81,12 +89,8 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
 
     // The trace's work in seconds at each job's fastest rate, and what of it is done: the share for
     // progress reports.
-    const auto alone_s = [](const sched::Job& j, double work) {
-        const double fastest = j.fastest_throughput();
-        return fastest > 0 ? work / fastest : 0.0;
-    };
     double all_alone_s = 0, finished_alone_s = 0;
-    for (const auto& rj : jobs) all_alone_s += alone_s(rj.job, rj.job.work);
+    for (const auto& rj : jobs) all_alone_s += rj.job.work * alone_s_per_work(rj.job);
     std::vector<std::vector<double>> throughput;  // per result, per type
     std::unordered_map<std::string, Tracked> tracked;
     size_t next = 0;
@@ -101,7 +105,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
         for (; next < jobs.size() && arrived(jobs[next].job.submit_time_s, t); ++next) {
             const sched::Job& j = jobs[next].job;
             t = std::max(t, j.submit_time_s);  // the same instant, to the last digit: no job starts before it arrives
-            tracked[j.id] = {out.jobs.size(), 0};
+            tracked[j.id] = {out.jobs.size(), 0, alone_s_per_work(j)};
             JobResult r;
             r.id = j.id;
             r.model = jobs[next].model;
@@ -174,7 +178,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             r.gpu_s += (held_until - t) * j.placement.held_gpus();
             rec.busy_gpu_s += (held_until - t) * j.placement.held_gpus();
             if (finish <= end + 1e-9 * std::max(1.0, end)) {
-                finished_alone_s += alone_s(j, j.work);
+                finished_alone_s += j.work * tr.alone_s_per_work;
                 j.done = j.work;
                 r.finish_time_s = finish;
                 r.migrations = j.book.migrations;
@@ -205,7 +209,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                                         " jobs unfinished: migrations or waits the trace's work does not account for");
         if (progress) {
             double done_alone_s = finished_alone_s;
-            for (const auto& j : s.jobs) done_alone_s += alone_s(j, j.done);
+            for (const auto& j : s.jobs) done_alone_s += j.done * tracked[j.id].alone_s_per_work;
             const double share = all_alone_s > 0 ? std::min(1.0, done_alone_s / all_alone_s) : 1.0;
             progress(static_cast<long>(out.rounds.size()), t, finished, share);
         }

@@ -80,10 +80,11 @@ std::vector<ReplayResult> replay_all(const std::vector<ReplayJob>& jobs, const R
         for (const Seen& x : seen) {
             all.rounds += x.rounds;
             all.finished += x.finished;
-            all.share += x.share / static_cast<double>(seen.size());
+            all.share += x.share;
             if (!x.done) all.time_s = std::min(all.time_s, x.time_s);
         }
-        progress(all.rounds, std::isfinite(all.time_s) ? all.time_s : time_s, all.finished, all.share);
+        progress(all.rounds, std::isfinite(all.time_s) ? all.time_s : time_s, all.finished,
+                 all.share / static_cast<double>(seen.size()));
     };
     auto work = [&] {
         for (size_t k; (k = next++) < kinds.size();) {
