@@ -17,11 +17,15 @@ int usable_free(const ClusterNode& n, const GpuRequest& r) { return n.free / r.n
 using Kind = std::pair<std::string, double>;
 Kind kind_of(const std::string& gpu, double memory_gib) { return {gpu, gpu.empty() ? memory_gib : 0.0}; }
 Kind kind_of(const ClusterNode& n) { return kind_of(n.gpu, n.memory_gib); }
+/// Whether `n` is of kind `k`, without copying its type name (best-fit asks it of every node, per plan).
+bool of_kind(const ClusterNode& n, const Kind& k) {
+    return n.gpu == k.first && (!n.gpu.empty() || n.memory_gib == k.second);
+}
 
 /// Whether `r` may take GPUs of `n`: of its type when it names one, and of `kind` when given.
 bool eligible(const ClusterNode& n, const GpuRequest& r, double usable_fraction, const Kind* kind = nullptr) {
     return usable_free(n, r) > 0 && n.memory_gib * usable_fraction >= r.min_memory_gib &&
-           (r.gpu.empty() || n.gpu == r.gpu) && (!kind || kind_of(n) == *kind);
+           (r.gpu.empty() || n.gpu == r.gpu) && (!kind || of_kind(n, *kind));
 }
 
 int free_with(const std::vector<ClusterNode>& nodes, const GpuRequest& r, double usable_fraction, const Kind* kind) {

@@ -322,36 +322,29 @@ private:
         if (std::none_of(j.throughput.begin(), j.throughput.end(), [](double x) { return x > 0; })) {
             // An elastic job that other sizes can run (a type with a throughput there, the memory, and
             // the GPUs): num_gpus is the size every policy starts from.
-            std::vector<int> sizes;
-            std::string other;  // scales with a throughput the cluster cannot give
+            std::vector<std::string> sizes, other;  // other: scales with a throughput the cluster cannot give
             for (const Scale& sc : j.scales) {
                 bool fits = false, some = false;
                 for (size_t i = 0; i < s_.types.size(); ++i) {
                     some = some || sc.throughput[i] > 0;
                     fits = fits || (s_.can_run(j, sc.throughput, static_cast<int>(i)) && installed[i] >= sc.gpus);
                 }
-                if (fits) sizes.push_back(sc.gpus);
-                else if (some) other += (other.empty() ? "" : ", ") + std::to_string(sc.gpus);
+                if (fits || some) (fits ? sizes : other).push_back(std::to_string(sc.gpus));
             }
+            const std::string none_at = "job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
+                                        std::to_string(j.num_gpus) + ")";
+            const auto where = doc_.where(io::required_child(doc_, item, "num_gpus"));
             if (sizes.size() == 1)
-                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
-                                    std::to_string(j.num_gpus) + "); its scale of " + io::counted(sizes[0], "GPU") +
-                                    " can run: give num_gpus " + std::to_string(sizes[0]),
-                                doc_.where(io::required_child(doc_, item, "num_gpus")));
-            if (!sizes.empty()) {
-                std::string list;
-                for (size_t k = 0; k < sizes.size(); ++k)
-                    list += (k == 0 ? "" : k + 1 == sizes.size() ? " and " : ", ") + std::to_string(sizes[k]);
-                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
-                                    std::to_string(j.num_gpus) + "); its scales of " + list +
-                                    " GPUs can run: give num_gpus one of them",
-                                doc_.where(io::required_child(doc_, item, "num_gpus")));
-            }
+                throw DataError(none_at + "; its scale of " + io::counted(std::stol(sizes[0]), "GPU") +
+                                    " can run: give num_gpus " + sizes[0],
+                                where);
+            if (!sizes.empty())
+                throw DataError(none_at + "; its scales of " + io::join(sizes) + " GPUs can run: give num_gpus one of them",
+                                where);
             if (!other.empty())
-                throw DataError("job '" + j.id + "' has a throughput on no GPU type at its num_gpus (" +
-                                    std::to_string(j.num_gpus) + "), and its scales that have one (" + other +
+                throw DataError(none_at + ", and its scales that have one (" + io::join(other) +
                                     " GPUs) need more GPUs of a type, or more memory, than the cluster has",
-                                doc_.where(io::required_child(doc_, item, "num_gpus")));
+                                where);
             throw DataError("job '" + j.id + "' has a throughput on no GPU type of the state, so none can run it",
                             doc_.where(item));
         }
