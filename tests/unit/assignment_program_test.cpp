@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <vector>
 #include <functional>
 #include <random>
 
@@ -177,32 +181,56 @@ TEST_CASE("A solved round's gap is 0 within rounding, and a real gap stays", "[a
     CHECK(st.gap() == HUGE_VAL);
 }
 
-TEST_CASE("GLPK first, CBC where GLPK's node budget runs out: the same optimum either way", "[assignment]") {
+TEST_CASE("GLPK plain, then with rounding cuts, then CBC: each settles what the one before cannot", "[assignment]") {
     // Jeroslow's program: min y over binaries with 2 (x_1 + ... + x_13) + y = 13. Every LP relaxation
-    // on the way sets y = 0 with one x at a half, so branching alone needs exponentially many nodes
-    // (GLPK passes its budget); CBC proves y = 1.
-    Mip hard;
-    hard.row_lo = {13};
-    hard.row_hi = {13};
-    for (int c = 0; c < 13; ++c) hard.cost.push_back(0), hard.col.push_back({{0, 2.0}});
-    hard.cost.push_back(1), hard.col.push_back({{0, 1.0}});
-    REQUIRE(solve_with_glpk(hard, 30, kGlpkFirstNodes).status == MipStatus::time_limit);
-    const MipResult r = solve_glpk_then_cbc(hard, 30);
+    // on the way sets y = 0 with one x at a half, so branching alone needs exponentially many nodes;
+    // a mixed-integer rounding cut of the row (divided by 2) is y >= 1 at once.
+    Mip jeroslow;
+    jeroslow.row_lo = {13};
+    jeroslow.row_hi = {13};
+    for (int c = 0; c < 13; ++c) jeroslow.cost.push_back(0), jeroslow.col.push_back({{0, 2.0}});
+    jeroslow.cost.push_back(1), jeroslow.col.push_back({{0, 1.0}});
+    REQUIRE(solve_with_glpk(jeroslow, 30, kGlpkFirstNodes).status == MipStatus::time_limit);
+    const MipResult cut = solve_with_glpk(jeroslow, 30, kGlpkFirstNodes, true);
+    REQUIRE(cut.status == MipStatus::optimal);
+    CHECK(cut.bound == Approx(1));
+    const MipResult r = solve_glpk_then_cbc(jeroslow, 30);
     REQUIRE(r.status == MipStatus::optimal);
     CHECK(r.bound == Approx(1));
     CHECK(r.x.back() == Approx(1));
     CHECK(r.seconds > 0);
-    // One x fewer (2 (x_1 + ... + x_12) + y = 12): GLPK settles it, y = 0.
-    Mip easy;
-    easy.row_lo = {12};
-    easy.row_hi = {12};
-    for (int c = 0; c < 12; ++c) easy.cost.push_back(0), easy.col.push_back({{0, 2.0}});
-    easy.cost.push_back(1), easy.col.push_back({{0, 1.0}});
-    const MipResult e = solve_glpk_then_cbc(easy, 30);
-    REQUIRE(e.status == MipStatus::optimal);
-    CHECK(e.bound == Approx(0));
-    // Out of time within GLPK's budget: no bound known.
-    const MipResult t = solve_glpk_then_cbc(hard, 1e-9);
+
+    // A market split (Cornuejols and Dawande): two rows sum_j a_ij x_j + slack = floor(sum_j a_ij / 2)
+    // over 16 binaries, the slack in binary digits both ways, least total slack. The relaxation's
+    // bound is 0 wherever it branches and no rounding cut moves it: GLPK passes both budgets, CBC
+    // proves the optimum that enumerating all 2^16 choices finds.
+    Mip split;
+    std::vector<std::vector<int>> a(2, std::vector<int>(16));
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 16; ++j) a[i][j] = (j * j * (7 + 6 * i) + 13 * j + 5 * i) % 101;
+    for (int j = 0; j < 16; ++j) split.cost.push_back(0), split.col.push_back({{0, static_cast<double>(a[0][j])}, {1, static_cast<double>(a[1][j])}});
+    for (int i = 0; i < 2; ++i) {
+        const int half = std::accumulate(a[i].begin(), a[i].end(), 0) / 2;
+        split.row_lo.push_back(half), split.row_hi.push_back(half);
+        for (int k = 0; k < 7; ++k)
+            for (double sign : {1.0, -1.0}) split.cost.push_back(1 << k), split.col.push_back({{i, sign * (1 << k)}});
+    }
+    long least = std::numeric_limits<long>::max();
+    for (unsigned pick = 0; pick < (1u << 16); ++pick) {
+        long off = 0;
+        for (int i = 0; i < 2; ++i) {
+            long sum = 0;
+            for (int j = 0; j < 16; ++j) sum += (pick >> j & 1) ? a[i][j] : 0;
+            off += std::labs(sum - std::accumulate(a[i].begin(), a[i].end(), 0) / 2);
+        }
+        least = std::min(least, off);
+    }
+    REQUIRE(solve_with_glpk(split, 30, kGlpkFirstNodes, true).status == MipStatus::time_limit);
+    const MipResult c = solve_glpk_then_cbc(split, 30);
+    REQUIRE(c.status == MipStatus::optimal);
+    CHECK(c.bound == Approx(static_cast<double>(least)));
+    // Out of time within GLPK's budgets: no bound known.
+    const MipResult t = solve_glpk_then_cbc(split, 1e-9);
     CHECK(t.status == MipStatus::time_limit);
     CHECK(t.bound == -HUGE_VAL);
 }

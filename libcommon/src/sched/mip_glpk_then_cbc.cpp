@@ -3,14 +3,20 @@
 namespace hetsched::sched {
 
 MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s) {
-    // GLPK gets a budget of nodes, not of seconds: which solver answers, and so which of several equal
+    // GLPK gets budgets of nodes, not of seconds: which solver answers, and so which of several equal
     // optima comes back, must not depend on how loaded the machine is (cron runs on one state file
-    // have to agree).
-    MipResult r = solve_with_glpk(m, time_limit_s, kGlpkFirstNodes);
-    // Stopped by its own clock (which counts whole milliseconds and may stop one early), nothing is
-    // left for CBC: no bound known, nor a solution kept.
-    if (r.status != MipStatus::time_limit || !r.node_limit || r.seconds >= time_limit_s) return r;
-    const double spent = r.seconds;
+    // have to agree). A program that branching alone does not settle quickly is mostly a knapsack (the
+    // GPUs each job asks for against a type's capacity), whose bound mixed-integer rounding cuts close.
+    double spent = 0;
+    MipResult r;
+    for (const auto& [nodes, cuts] : {std::pair{kGlpkPlainNodes, false}, std::pair{kGlpkFirstNodes, true}}) {
+        r = solve_with_glpk(m, time_limit_s - spent, nodes, cuts);
+        r.seconds += spent;
+        spent = r.seconds;
+        // Stopped by its own clock (which counts whole milliseconds and may stop one early), nothing is
+        // left for another solve: no bound known, nor a solution kept.
+        if (r.status != MipStatus::time_limit || !r.node_limit || spent >= time_limit_s) return r;
+    }
     r = solve_with_cbc(m, time_limit_s - spent);
     r.seconds += spent;
     return r;
