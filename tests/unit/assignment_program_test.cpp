@@ -181,7 +181,7 @@ TEST_CASE("A solved round's gap is 0 within rounding, and a real gap stays", "[a
     CHECK(st.gap() == HUGE_VAL);
 }
 
-TEST_CASE("GLPK plain, then with rounding cuts, then CBC: each settles what the one before cannot", "[assignment]") {
+TEST_CASE("GLPK plain, then with cuts, then CBC: each settles what the one before cannot", "[assignment]") {
     // Jeroslow's program: min y over binaries with 2 (x_1 + ... + x_13) + y = 13. Every LP relaxation
     // on the way sets y = 0 with one x at a half, so branching alone needs exponentially many nodes;
     // a mixed-integer rounding cut of the row (divided by 2) is y >= 1 at once.
@@ -201,14 +201,15 @@ TEST_CASE("GLPK plain, then with rounding cuts, then CBC: each settles what the 
     CHECK(r.seconds > 0);
 
     // A market split (Cornuejols and Dawande): two rows sum_j a_ij x_j + slack = floor(sum_j a_ij / 2)
-    // over 16 binaries, the slack in binary digits both ways, least total slack. The relaxation's
-    // bound is 0 wherever it branches and no rounding cut moves it: GLPK passes both budgets, CBC
-    // proves the optimum that enumerating all 2^16 choices finds.
+    // over 18 binaries, the slack in binary digits both ways, least total slack. The relaxation's
+    // bound stays 0 deep into the tree, cuts or not: GLPK passes both budgets, and CBC proves the
+    // optimum that enumerating all 2^18 choices finds.
     Mip split;
-    std::vector<std::vector<int>> a(2, std::vector<int>(16));
+    constexpr int kItems = 18;
+    std::vector<std::vector<int>> a(2, std::vector<int>(kItems));
     for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 16; ++j) a[i][j] = (j * j * (7 + 6 * i) + 13 * j + 5 * i) % 101;
-    for (int j = 0; j < 16; ++j) split.cost.push_back(0), split.col.push_back({{0, static_cast<double>(a[0][j])}, {1, static_cast<double>(a[1][j])}});
+        for (int j = 0; j < kItems; ++j) a[i][j] = (j * j * (7 + 6 * i) + 13 * j + 5 * i) % 127;
+    for (int j = 0; j < kItems; ++j) split.cost.push_back(0), split.col.push_back({{0, static_cast<double>(a[0][j])}, {1, static_cast<double>(a[1][j])}});
     for (int i = 0; i < 2; ++i) {
         const int half = std::accumulate(a[i].begin(), a[i].end(), 0) / 2;
         split.row_lo.push_back(half), split.row_hi.push_back(half);
@@ -216,11 +217,11 @@ TEST_CASE("GLPK plain, then with rounding cuts, then CBC: each settles what the 
             for (double sign : {1.0, -1.0}) split.cost.push_back(1 << k), split.col.push_back({{i, sign * (1 << k)}});
     }
     long least = std::numeric_limits<long>::max();
-    for (unsigned pick = 0; pick < (1u << 16); ++pick) {
+    for (unsigned pick = 0; pick < (1u << kItems); ++pick) {
         long off = 0;
         for (int i = 0; i < 2; ++i) {
             long sum = 0;
-            for (int j = 0; j < 16; ++j) sum += (pick >> j & 1) ? a[i][j] : 0;
+            for (int j = 0; j < kItems; ++j) sum += (pick >> j & 1) ? a[i][j] : 0;
             off += std::labs(sum - std::accumulate(a[i].begin(), a[i].end(), 0) / 2);
         }
         least = std::min(least, off);

@@ -37,19 +37,19 @@ struct MipResult {
     double seconds = 0;
 };
 
-/// GLPK's branch and cut with its presolver, and with its mixed-integer rounding cuts when `mir_cuts`.
-/// Error (70) on a GLPK failure.
+/// GLPK's branch and cut with its presolver; with `cuts`, also its mixed-integer rounding and Gomory
+/// cuts, branching by pseudocosts. Error (70) on a GLPK failure.
 /// `node_limit` > 0: stops (status time_limit, MipResult::node_limit) after that many branch-and-bound
 /// nodes, a limit that, unlike time, gives the same answer on a loaded machine. Stopped either way, it
 /// reports no bound (±inf) and no solution.
-MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0, bool mir_cuts = false);
+MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit = 0, bool cuts = false);
 /// CBC's branch and cut with its default cuts and heuristics, silent. Error (70) on a CBC failure.
 MipResult solve_with_cbc(const Mip& m, double time_limit_s);
 
 /// How far solve_glpk_then_cbc lets GLPK search a program without cuts, in branch-and-bound nodes: most
 /// of a round's programs settle within this many, sooner than cut generation would pay for itself.
 constexpr long kGlpkPlainNodes = 100;
-/// How far GLPK then searches the program again with mixed-integer rounding cuts before it goes to CBC.
+/// How far GLPK then searches the program again with cuts before it goes to CBC.
 /// CBC's start-up alone (its parameter tables, built at every solve) costs milliseconds, more than
 /// GLPK takes to settle most of a round's programs.
 constexpr long kGlpkFirstNodes = 1000;
