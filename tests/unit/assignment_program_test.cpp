@@ -1,12 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <numeric>
-#include <vector>
-#include <functional>
 #include <random>
+#include <vector>
 
 #include <hetsched/sched/assignment_program.hpp>
 #include <hetsched/sched/lagrangian_bound.hpp>
@@ -182,37 +183,53 @@ TEST_CASE("A solved round's gap is 0 within rounding, and a real gap stays", "[a
 }
 
 TEST_CASE("GLPK plain, then with cuts, then CBC: each settles what the one before cannot", "[assignment]") {
-    // Jeroslow's program: min y over binaries with 2 (x_1 + ... + x_13) + y = 13. Every LP relaxation
-    // on the way sets y = 0 with one x at a half, so branching alone needs exponentially many nodes;
-    // a mixed-integer rounding cut of the row (divided by 2) is y >= 1 at once.
-    Mip jeroslow;
-    jeroslow.row_lo = {13};
-    jeroslow.row_hi = {13};
-    for (int c = 0; c < 13; ++c) jeroslow.cost.push_back(0), jeroslow.col.push_back({{0, 2.0}});
-    jeroslow.cost.push_back(1), jeroslow.col.push_back({{0, 1.0}});
-    REQUIRE(solve_with_glpk(jeroslow, 30, kGlpkFirstNodes).status == MipStatus::time_limit);
-    const MipResult cut = solve_with_glpk(jeroslow, 30, kGlpkFirstNodes, true);
+    // Jeroslow's program: min y over binaries with 2 (x_1 + ... + x_n) + y = n, n odd. Every LP
+    // relaxation on the way sets y = 0 with one x at a half, so branching alone needs exponentially
+    // many nodes; a mixed-integer rounding cut of the row (divided by 2) is y >= 1 at once.
+    auto jeroslow = [](int n) {
+        Mip m;
+        m.row_lo = m.row_hi = {static_cast<double>(n)};
+        for (int c = 0; c < n; ++c) m.cost.push_back(0), m.col.push_back({{0, 2.0}});
+        m.cost.push_back(1), m.col.push_back({{0, 1.0}});
+        return m;
+    };
+    // n = 12 (even, y = 0): GLPK settles it within the plain budget, and that answer comes back.
+    const Mip easy = jeroslow(12);
+    const MipResult plain = solve_with_glpk(easy, 30, kGlpkPlainNodes);
+    REQUIRE(plain.status == MipStatus::optimal);
+    const MipResult e = solve_glpk_then_cbc(easy, 30);
+    REQUIRE(e.status == MipStatus::optimal);
+    CHECK(e.bound == Approx(0).margin(1e-9));
+    CHECK(e.x == plain.x);
+    // n = 13: past both budgets without cuts; with them, settled, and that is the answer returned.
+    const Mip hard = jeroslow(13);
+    REQUIRE(solve_with_glpk(hard, 30, kGlpkPlainNodes).status == MipStatus::time_limit);
+    REQUIRE(solve_with_glpk(hard, 30, kGlpkCutNodes).status == MipStatus::time_limit);
+    const MipResult cut = solve_with_glpk(hard, 30, kGlpkCutNodes, true);
     REQUIRE(cut.status == MipStatus::optimal);
     CHECK(cut.bound == Approx(1));
-    const MipResult r = solve_glpk_then_cbc(jeroslow, 30);
+    const MipResult r = solve_glpk_then_cbc(hard, 30);
     REQUIRE(r.status == MipStatus::optimal);
     CHECK(r.bound == Approx(1));
-    CHECK(r.x.back() == Approx(1));
+    CHECK(r.x == cut.x);
     CHECK(r.seconds > 0);
 
-    // A market split (Cornuejols and Dawande): two rows sum_j a_ij x_j + slack = floor(sum_j a_ij / 2)
-    // over 18 binaries, the slack in binary digits both ways, least total slack. The relaxation's
-    // bound stays 0 deep into the tree, cuts or not: GLPK passes both budgets, and CBC proves the
-    // optimum that enumerating all 2^18 choices finds.
-    Mip split;
+    // A market split (Cornuejols and Dawande) with no exact split: two rows sum_j a_ij x_j + slack =
+    // floor(sum_j a_ij / 2) over 18 binaries, each slack in binary digits both ways (up to 127), least
+    // total slack. GLPK passes both budgets, cuts or not; CBC proves the optimum that enumerating all
+    // 2^18 choices finds.
     constexpr int kItems = 18;
     std::vector<std::vector<int>> a(2, std::vector<int>(kItems));
-    for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < kItems; ++j) a[i][j] = (j * j * (7 + 6 * i) + 13 * j + 5 * i) % 127;
-    for (int j = 0; j < kItems; ++j) split.cost.push_back(0), split.col.push_back({{0, static_cast<double>(a[0][j])}, {1, static_cast<double>(a[1][j])}});
+    std::vector<long> half(2);
     for (int i = 0; i < 2; ++i) {
-        const int half = std::accumulate(a[i].begin(), a[i].end(), 0) / 2;
-        split.row_lo.push_back(half), split.row_hi.push_back(half);
+        for (int j = 0; j < kItems; ++j) a[i][j] = (j * j * (7 + 6 * i) + 13 * j + 5 * i) % 401;
+        half[i] = std::accumulate(a[i].begin(), a[i].end(), 0L) / 2;
+    }
+    Mip split;
+    for (int j = 0; j < kItems; ++j)
+        split.cost.push_back(0), split.col.push_back({{0, static_cast<double>(a[0][j])}, {1, static_cast<double>(a[1][j])}});
+    for (int i = 0; i < 2; ++i) {
+        split.row_lo.push_back(static_cast<double>(half[i])), split.row_hi.push_back(static_cast<double>(half[i]));
         for (int k = 0; k < 7; ++k)
             for (double sign : {1.0, -1.0}) split.cost.push_back(1 << k), split.col.push_back({{i, sign * (1 << k)}});
     }
@@ -222,14 +239,19 @@ TEST_CASE("GLPK plain, then with cuts, then CBC: each settles what the one befor
         for (int i = 0; i < 2; ++i) {
             long sum = 0;
             for (int j = 0; j < kItems; ++j) sum += (pick >> j & 1) ? a[i][j] : 0;
-            off += std::labs(sum - std::accumulate(a[i].begin(), a[i].end(), 0) / 2);
+            off += std::labs(sum - half[i]);
         }
         least = std::min(least, off);
     }
-    REQUIRE(solve_with_glpk(split, 30, kGlpkFirstNodes, true).status == MipStatus::time_limit);
+    REQUIRE(least > 0);
+    REQUIRE(least <= 127);
+    REQUIRE(solve_with_glpk(split, 30, kGlpkCutNodes, true).status == MipStatus::time_limit);
     const MipResult c = solve_glpk_then_cbc(split, 30);
     REQUIRE(c.status == MipStatus::optimal);
     CHECK(c.bound == Approx(static_cast<double>(least)));
+    double total = 0;
+    for (size_t k = 0; k < split.cost.size(); ++k) total += split.cost[k] * c.x[k];
+    CHECK(total == Approx(static_cast<double>(least)));
     // Out of time within GLPK's budgets: no bound known.
     const MipResult t = solve_glpk_then_cbc(split, 1e-9);
     CHECK(t.status == MipStatus::time_limit);

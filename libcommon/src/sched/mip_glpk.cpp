@@ -1,5 +1,6 @@
 #include <hetsched/sched/mip.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -60,7 +61,8 @@ MipResult solve_with_glpk(const Mip& m, double time_limit_s, long node_limit, bo
     // CBC's proven optimum (2 of 4,761 rounds). Prove it as CBC does, to rounding.
     io.tol_obj = 1e-10;
     io.msg_lev = GLP_MSG_ERR;
-    io.tm_lim = time_limit_s >= 2e6 ? 2000000000 : static_cast<int>(time_limit_s * 1000);
+    // Under a millisecond left (or none): 0, and GLPK stops at its first node.
+    io.tm_lim = time_limit_s >= 2e6 ? 2000000000 : std::max(0, static_cast<int>(time_limit_s * 1000));
     NodeBudget budget{node_limit};
     if (node_limit > 0) {
         io.cb_func = count_nodes;

@@ -11,7 +11,7 @@ MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s) {
     // one, Gomory cuts with pseudocost branching the reverse; together they settle both.
     double spent = 0;
     MipResult r;
-    for (const auto& [nodes, cuts] : {std::pair{kGlpkPlainNodes, false}, std::pair{kGlpkFirstNodes, true}}) {
+    for (const auto& [nodes, cuts] : {std::pair{kGlpkPlainNodes, false}, std::pair{kGlpkCutNodes, true}}) {
         r = solve_with_glpk(m, time_limit_s - spent, nodes, cuts);
         r.seconds += spent;
         spent = r.seconds;

@@ -9,7 +9,7 @@
 /// some job must go without GPUs (the least is then 0), it maximises the sum with the least held. Each
 /// job takes at most one configuration; each type's GPUs on up nodes bound the sizes taken. Every
 /// program is solved whole (no partitioning, so a gap only when the time limit stops it): by GLPK, and
-/// by CBC where GLPK does not settle it within kGlpkFirstNodes nodes (no warm start: CBC's C interface
+/// by CBC where GLPK's node budgets do not settle it (solve_glpk_then_cbc; no warm start: CBC's C interface
 /// misreads one). The shared column: a job that may run on one GPU and may share one of type t
 /// (ClusterState::can_share: a `gpu_util_pct` and memory the rule allows) may also take half a GPU of
 /// t at fit::kSharedSlowdown of its throughput there.

@@ -2,7 +2,7 @@
 /// A small 0-1 program in column form, and the MIP solvers that take it: GLPK's branch and cut as it
 /// comes (the --exact path, the program handed over with no help); COIN-OR CBC, whose cuts and
 /// heuristics prove the knapsack-like programs GLPK's branching can wander on for seconds, but whose
-/// start-up costs milliseconds a solve (sia's programs); and the two in turn, GLPK for a budget of
+/// start-up costs milliseconds a solve (sia's programs); and the two in turn, GLPK for budgets of
 /// nodes and then CBC (the structured path's rests, iceshare's programs).
 #include <functional>
 #include <optional>
@@ -49,11 +49,13 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s);
 /// How far solve_glpk_then_cbc lets GLPK search a program without cuts, in branch-and-bound nodes: most
 /// of a round's programs settle within this many, sooner than cut generation would pay for itself.
 constexpr long kGlpkPlainNodes = 100;
-/// How far GLPK then searches the program again with cuts before it goes to CBC.
+/// How far GLPK then searches the program again, from its start (presolve and root LP again), with cuts
+/// before it goes to CBC. The budget bounds nodes, not time: a node with cuts and pseudocosts costs
+/// more than a plain one.
 /// CBC's start-up alone (its parameter tables, built at every solve) costs milliseconds, more than
 /// GLPK takes to settle most of a round's programs.
-constexpr long kGlpkFirstNodes = 1000;
-/// GLPK for up to kGlpkPlainNodes nodes, then with cuts for up to kGlpkFirstNodes, then, unsettled, CBC
+constexpr long kGlpkCutNodes = 1000;
+/// GLPK for up to kGlpkPlainNodes nodes, then with cuts for up to kGlpkCutNodes, then, unsettled, CBC
 /// with the time left: `seconds` counts all three.
 MipResult solve_glpk_then_cbc(const Mip& m, double time_limit_s);
 
