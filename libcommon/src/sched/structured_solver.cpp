@@ -157,12 +157,20 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     stats.bound_iterations = m.iterations;
     if (Assignment g = price_greedy(p, m); feasible(p, g)) consider(std::move(g));
 
+    // The proof (below) keeps the options whose Lagrangian raise is within the incumbent's gap; a
+    // margin keeps rounding from dropping one that belongs.
+    auto margin_now = [&] { return 1e-7 * (1 + std::abs(best.objective) + std::abs(m.bound)); };
     // An incumbent near the optimum: at (near-)optimal prices the jobs whose best option is clearly
     // better than their next sit where the LP puts them; only the closest calls go to the MIP, 16 jobs'
-    // worth first, then four times as many until the fixed rest leaves it a schedule.
+    // worth first, then four times as many until the fixed rest leaves it a schedule. That incumbent
+    // only shrinks the proof's program: where the one at hand already leaves the proof no more jobs
+    // than the second try would take (64), the round goes straight to the proof (the Philly sample x4,
+    // fft on 3 x 48 GPUs: 124 -> 92 s of CPU, the same schedules).
     std::vector<double> second = second_raises(p, m);
     std::sort(second.begin(), second.end());
-    for (size_t core = 16; stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound)); core *= 4) {
+    const bool small_proof = restrict_options(p, m, best.objective - m.bound + margin_now()).rest.jobs() <= 64;
+    for (size_t core = 16; !small_proof && stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound));
+         core *= 4) {
         const double tie = second[std::min(core, second.size()) - 1];
         std::optional<Assignment> a = attempt(restrict_options(p, m, tie));
         const bool found = a.has_value();
@@ -171,9 +179,9 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     }
 
     // The proof: options whose Lagrangian raise exceeds the gap cannot be in a schedule cheaper than
-    // the incumbent; a margin keeps rounding from dropping one that belongs.
+    // the incumbent.
     const double gap = best.objective - m.bound;
-    const double margin = 1e-7 * (1 + std::abs(best.objective) + std::abs(m.bound));
+    const double margin = margin_now();
     if (gap > margin && stats.proven) {
         const Restriction r = restrict_options(p, m, gap + margin);
         stats.reduced_variables = r.rest.variables();
