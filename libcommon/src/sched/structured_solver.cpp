@@ -163,12 +163,14 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     // An incumbent near the optimum: at (near-)optimal prices the jobs whose best option is clearly
     // better than their next sit where the LP puts them; only the closest calls go to the MIP, 16 jobs'
     // worth first, then four times as many until the fixed rest leaves it a schedule. That incumbent
-    // only shrinks the proof's program: where the one at hand already leaves the proof no more jobs
-    // than the second try would take (64), the round goes straight to the proof (the Philly sample x4,
-    // fft on 3 x 48 GPUs: 124 -> 92 s of CPU, the same schedules).
+    // only shrinks the proof's program: where the one at hand already leaves the proof about as few jobs
+    // as the second try would take (64), the round goes straight to the proof, which finds an optimum
+    // all the same (not always the same one among equals).
     std::vector<double> second = second_raises(p, m);
     std::sort(second.begin(), second.end());
-    const bool small_proof = restrict_options(p, m, best.objective - m.bound + margin_now()).rest.jobs() <= 64;
+    const double gap_now = best.objective - m.bound;
+    const bool small_proof =
+        gap_now > margin_now() && restrict_options(p, m, gap_now + margin_now()).rest.jobs() <= 64;
     for (size_t core = 16; !small_proof && stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound));
          core *= 4) {
         const double tie = second[std::min(core, second.size()) - 1];
