@@ -166,18 +166,23 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     // only shrinks the proof's program: where the one at hand already leaves the proof about as few jobs
     // as the second try would take (64), the round goes straight to the proof, which finds an optimum
     // all the same (not always the same one among equals).
-    std::vector<double> second = second_raises(p, m);
-    std::sort(second.begin(), second.end());
-    const double gap_now = best.objective - m.bound;
-    const bool small_proof =
-        gap_now > margin_now() && restrict_options(p, m, gap_now + margin_now()).rest.jobs() <= 64;
-    for (size_t core = 16; !small_proof && stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound));
-         core *= 4) {
-        const double tie = second[std::min(core, second.size()) - 1];
-        std::optional<Assignment> a = attempt(restrict_options(p, m, tie));
-        const bool found = a.has_value();
-        consider(std::move(a));
-        if (found || core >= second.size()) break;
+    // A small proof's restriction is kept for it: with no search, the incumbent, and so the proof's
+    // restriction, stay as they are.
+    std::optional<Restriction> small_proof;
+    if (const double gap_now = best.objective - m.bound; gap_now > margin_now()) {
+        small_proof = restrict_options(p, m, gap_now + margin_now());
+        if (small_proof->rest.jobs() > 64) small_proof.reset();
+    }
+    if (!small_proof) {
+        std::vector<double> second = second_raises(p, m);
+        std::sort(second.begin(), second.end());
+        for (size_t core = 16; stats.proven && best.objective - m.bound > 1e-7 * (1 + std::abs(m.bound)); core *= 4) {
+            const double tie = second[std::min(core, second.size()) - 1];
+            std::optional<Assignment> a = attempt(restrict_options(p, m, tie));
+            const bool found = a.has_value();
+            consider(std::move(a));
+            if (found || core >= second.size()) break;
+        }
     }
 
     // The proof: options whose Lagrangian raise exceeds the gap cannot be in a schedule cheaper than
@@ -185,7 +190,7 @@ Assignment solve_structured(const AssignmentProgram& p, const Assignment& start,
     const double gap = best.objective - m.bound;
     const double margin = margin_now();
     if (gap > margin && stats.proven) {
-        const Restriction r = restrict_options(p, m, gap + margin);
+        const Restriction r = small_proof ? std::move(*small_proof) : restrict_options(p, m, gap + margin);
         stats.reduced_variables = r.rest.variables();
         consider(attempt(r));
     }

@@ -50,10 +50,9 @@ MipResult solve_with_cbc(const Mip& m, double time_limit_s);
 /// of a round's programs settle within this many, sooner than cut generation would pay for itself.
 constexpr long kGlpkPlainNodes = 100;
 /// How far GLPK then searches the program again, from its start (presolve and root LP again), with cuts
-/// before it goes to CBC. The budget bounds nodes, not time: a node with cuts and pseudocosts costs
-/// more than a plain one.
-/// CBC's start-up alone (its parameter tables, built at every solve) costs milliseconds, more than
-/// GLPK takes to settle most of a round's programs.
+/// before it goes to CBC, whose start-up alone (its parameter tables, built at every solve) costs
+/// milliseconds, more than GLPK takes to settle most of a round's programs. The budget bounds nodes,
+/// not time: a node with cuts and pseudocosts costs more than a plain one.
 constexpr long kGlpkCutNodes = 1000;
 /// GLPK for up to kGlpkPlainNodes nodes, then with cuts for up to kGlpkCutNodes, then, unsettled, CBC
 /// with the time left: `seconds` counts all three.
