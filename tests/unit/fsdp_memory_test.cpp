@@ -560,3 +560,41 @@ TEST_CASE("the query and key norms keep wq's and wk's outputs and their 1/rms pe
     t.recompute = model::Recompute::full;
     CHECK(model::layer_activations(with, t, kDp2).stored == Approx(model::layer_activations(without, t, kDp2).stored));
 }
+
+TEST_CASE("torchtitan's per-op checkpointing before 0.1.0 keeps every abs an eager float8 cast takes", "[model]") {
+    // llama() (hidden 64, Q 64, K and V 32 wide, MLP 176, gated), 128 tokens a rank. Each float8 linear
+    // takes abs of its input: wq, wk, wv, w1 and w3 the normalised 64, wo the attention output (64), w2
+    // the MLP's 176, so 5 x 64 + 64 + 176 = 560 a token; and of its gathered weight:
+    // 64 x (64 + 64) + 64 x 64 + 3 x 64 x 176 = 46,080. Each abs is 2 bytes an element.
+    auto m = llama();
+    auto t = torchtitan(128, 2);
+    t.framework_version = "";
+    t.recompute = model::Recompute::selective;
+    t.precision = "fp8";
+    const double s = 128;
+    auto stored = [&](const model::Training& tr, const Layout& l) { return model::layer_activations(m, tr, l).stored; };
+    auto without = t;
+    without.framework_version = "0.1.0";
+    CHECK(stored(t, kDp2) - stored(without, kDp2) == Approx(2 * (560 * s + 46080)));
+    // Gathered in fp8, the weight is cast in FSDP's pre-forward hook, outside the checkpointed block.
+    auto gathered = t;
+    gathered.fp8_all_gather = true;
+    auto gathered_without = without;
+    gathered_without.fp8_all_gather = true;
+    CHECK(stored(gathered, kDp2) - stored(gathered_without, kDp2) == Approx(2 * 560 * s));
+    // float8 tensor parallelism over 2: the attention's and the MLP's inputs are cast once on their
+    // sequence shard (64 / 2 each), wo's and w2's on their slice (64 / 2, 176 / 2); weights split too.
+    const Layout tp2{2, 1, 1, 1, 1, 1, {}};
+    CHECK(stored(t, tp2) - stored(without, tp2) == Approx(2 * ((2 * 64 + 64 + 176) / 2.0 * s + 46080 / 2.0)));
+    // Compiled, the abs is fused into the max; bf16 has no casts.
+    auto compiled = t;
+    compiled.compiled = true;
+    auto compiled_without = without;
+    compiled_without.compiled = true;
+    CHECK(stored(compiled, kDp2) == Approx(stored(compiled_without, kDp2)));
+    auto bf16 = t;
+    bf16.precision = "bf16";
+    auto bf16_without = without;
+    bf16_without.precision = "bf16";
+    CHECK(stored(bf16, kDp2) == Approx(stored(bf16_without, kDp2)));
+}

@@ -91,6 +91,19 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
             // spring 2025 (pytorch#149652), which this assumes; before, its side-effecting wait kept it.
             if (dtensor && t.seq_parallel) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
+            // torchao's dynamic float8 scaling takes max(abs(x)) of each linear's input and, unless FSDP
+            // gathers fp8 (the shard is then cast in FSDP's pre-forward hook, outside the checkpointed
+            // block), of its gathered weight. Eager, a policy that saves aten.abs keeps every such abs, 16
+            // bits and the size of what it scales, to the layer's backward. Without tensor parallelism
+            // each linear casts its own input (wq, wk, wv, w1 and w3 the same normalised tensor); float8
+            // tensor parallelism casts the attention's and the MLP's inputs once, on their sequence shard,
+            // and wo's and w2's on their tp slice. Compiled, the abs is fused into the max, never stored.
+            if (t.precision == "fp8" && !t.compiled && torchtitan_sac_saves_abs(t)) {
+                const double inputs = dtensor ? s * b * (2 * h + q + f) / tp : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
+                const double weights =
+                    t.fp8_all_gather ? 0 : (h * (q + 2 * kv) + q * h + h * f * (m.gated_mlp ? 3 : 2)) / tp;
+                out.unread = e * (inputs + weights);
+            }
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
         }
@@ -119,6 +132,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * q / tp)
             : out.full - out.stored + out.attention_kept;
     }
+    out.stored += out.unread;
     return out;
 }
 

@@ -184,6 +184,7 @@ bool torchtitan_saves_cudnn_attention(const Training& t) { return torchtitan_fro
 bool torchtitan_fused_rms_norm(const Training& t) { return torchtitan_from(t, 2000); }
 bool torchtitan_gqa_without_repeat(const Training& t) { return torchtitan_from(t, 2002); }
 bool torchtitan_fused_adamw(const Training& t) { return torchtitan_from(t, 1000); }
+bool torchtitan_sac_saves_abs(const Training& t) { return t.framework == Framework::fsdp && !torchtitan_from(t, 1000); }
 bool torchtitan_keeps_pipeline_outputs(const Training& t) { return t.framework == Framework::fsdp && !torchtitan_from(t, 2001); }
 
 bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }

@@ -23,6 +23,9 @@ struct LayerActivations {
     double stored;   ///< kept from forward to backward
     double full;     ///< what the layer holds when nothing is recomputed (for full recompute's replay)
     double working;  ///< largest gradient temporaries while back-propagating through it
+    /// Of `stored`, what the checkpointing policy keeps though the backward neither reads nor replays
+    /// it (torchtitan's saved abs of float8 casts): no part of `full`.
+    double unread = 0;
     /// Unfused attention at its softmax's backward: what a replayed layer holds beyond its input, and
     /// what a kept layer adds to its stored tensors (0 with flash attention).
     double attention_replayed = 0, attention_kept = 0;

@@ -165,6 +165,9 @@ bool torchtitan_gqa_without_repeat(const Training& t);
 /// Whether torchtitan's AdamW is torch's fused kernel (its default from 6e49885, February 2025, and so
 /// in every release from 0.1.0), which updates in place; before, the foreach implementation.
 bool torchtitan_fused_adamw(const Training& t);
+/// Whether torchtitan's per-op checkpointing policy saves every aten.abs output (from #701, November
+/// 2024, until #820, February 2025: read as code before 0.1.0), meant for the float8 casts' amax.
+bool torchtitan_sac_saves_abs(const Training& t);
 /// Whether torchtitan's pipeline schedule keeps the last stage's outputs, the logits of every
 /// micro-batch, until its step returns them (before 0.2.1, e5ef99a of October 2025, which passes
 /// return_outputs=False).
