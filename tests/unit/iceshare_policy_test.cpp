@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/sched/host_placement.hpp>
@@ -206,4 +209,45 @@ TEST_CASE("IceShare gives the tie between alike jobs to the earlier one", "[ices
     ClusterState s = cluster({"A"}, 2);
     s.jobs = {job("z", 100, {1}), job("y", 100, {1}), job("x", 100, {1})};
     CHECK(iceshare_decide(s, {}).type == std::vector<int>{-1, 0, 0});
+}
+
+TEST_CASE("IceShare's contended rounds: the dynamic program finds the enumerated most total share", "[iceshare]") {
+    // Rigid jobs of 1, 2 or 4 GPUs on three types of 4 GPUs each, more GPUs asked than there are: the
+    // least is 0 and stage 2 is an assignment program, which the dynamic program over free GPUs takes
+    // (the MIP solve handed in is never called). Its total share must equal the best of every choice
+    // (4^9).
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> speed(1, 10);
+    const int sizes[] = {1, 2, 4};
+    const MipSolve refuse = [](const Mip&, double) -> MipResult { throw std::logic_error("the MIP path was taken"); };
+    for (int trial = 0; trial < 20; ++trial) {
+        ClusterState s = cluster({"A", "B", "C"}, 4);
+        s.time_s = 1000;
+        for (int k = 0; k < 9; ++k)
+            s.jobs.push_back(job("j" + std::to_string(k), 1000 * speed(rng), {speed(rng), speed(rng), speed(rng)},
+                                 sizes[k % 3], 100.0 * k));
+        const auto opts = iceshare_options(s);
+        const TypeDecision d = iceshare_decide(s, {}, refuse);
+        double best = 0;
+        for (int code = 0; code < 262144; ++code) {  // 4^9: each job idle or on one of three types
+            int used[3] = {0, 0, 0};
+            double total = 0;
+            int c = code;
+            for (size_t k = 0; k < s.jobs.size(); ++k, c /= 4) {
+                const int t = c % 4 - 1;
+                if (t < 0) continue;
+                used[t] += s.jobs[k].num_gpus;
+                for (const auto& o : opts)
+                    if (o.job == k && o.type == t) total += o.share;
+            }
+            if (used[0] <= 4 && used[1] <= 4 && used[2] <= 4) best = std::max(best, total);
+        }
+        CHECK(d.stats.proven);
+        CHECK(d.stats.objective == Approx(best).epsilon(1e-9));
+        double total = 0;
+        for (size_t k = 0; k < s.jobs.size(); ++k)
+            for (const auto& o : opts)
+                if (o.job == k && o.type == d.type[k]) total += o.share;
+        CHECK(total == Approx(best).epsilon(1e-9));
+    }
 }

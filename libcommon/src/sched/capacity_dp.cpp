@@ -1,0 +1,100 @@
+#include <hetsched/sched/capacity_dp.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace hetsched::sched {
+namespace {
+
+/// Each type's GPUs as the states count them: its capacity, or what the jobs allowed on it could use
+/// together when that is less (no schedule uses more); -1 for a type over-subscribed already.
+std::vector<long> counted_capacity(const AssignmentProgram& p) {
+    std::vector<long> use(static_cast<size_t>(p.types), 0);
+    for (int j = 0; j < p.jobs(); ++j)
+        for (int t = 0; t < p.types; ++t)
+            if (p.allowed(j, t)) use[static_cast<size_t>(t)] += p.demand[static_cast<size_t>(j)];
+    for (int t = 0; t < p.types; ++t) {
+        const long cap = p.capacity[static_cast<size_t>(t)];
+        use[static_cast<size_t>(t)] = cap < 0 ? -1 : std::min(use[static_cast<size_t>(t)], cap);
+    }
+    return use;
+}
+
+/// The number of states (used GPUs of each type, 0 to its counted capacity), or -1 past `limit`.
+long state_count(const std::vector<long>& cap, long limit) {
+    long states = 1;
+    for (long c : cap) {
+        if (c < 0) return 1;  // infeasible: no state to search
+        if (states > limit / (c + 1)) return -1;
+        states *= c + 1;
+    }
+    return states;
+}
+
+}  // namespace
+
+bool capacity_dp_fits(const AssignmentProgram& p, long cells) {
+    if (p.types > 100) return false;  // a choice is a byte
+    const long states = state_count(counted_capacity(p), cells);
+    return states > 0 && states <= cells / std::max(1, p.jobs());
+}
+
+std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cells) {
+    const std::vector<long> cap = counted_capacity(p);
+    if (!capacity_dp_fits(p, cells)) return std::nullopt;
+    if (std::any_of(cap.begin(), cap.end(), [](long c) { return c < 0; })) return std::nullopt;
+    const long states = state_count(cap, cells);
+    const auto types = static_cast<size_t>(p.types);
+    // A state is the GPUs used of each type, in mixed radix: type t's count times stride[t].
+    std::vector<long> stride(types, 1);
+    for (size_t t = 1; t < types; ++t) stride[t] = stride[t - 1] * (cap[t - 1] + 1);
+
+    const auto n = static_cast<size_t>(states), jobs = static_cast<size_t>(p.jobs());
+    std::vector<double> cost(n, HUGE_VAL), next(n);
+    std::vector<std::int8_t> choice(jobs * n, -2);  // per job and state reached: its type, -1 idle
+    cost[0] = 0;
+    std::vector<long> used(types);
+    for (size_t j = 0; j < jobs; ++j) {
+        std::fill(next.begin(), next.end(), HUGE_VAL);
+        std::int8_t* made = choice.data() + j * n;
+        const long d = p.demand[j];
+        const bool idle_ok = !p.runs_surely(static_cast<int>(j));
+        std::fill(used.begin(), used.end(), 0);
+        for (size_t s = 0; s < n; ++s) {
+            if (cost[s] < HUGE_VAL) {
+                if (idle_ok && cost[s] < next[s]) next[s] = cost[s], made[s] = -1;
+                for (size_t t = 0; t < types; ++t) {
+                    if (!p.allowed(static_cast<int>(j), static_cast<int>(t)) || used[t] + d > cap[t]) continue;
+                    const size_t to = s + static_cast<size_t>(d * stride[t]);
+                    const double c = cost[s] + p.c(static_cast<int>(j), static_cast<int>(t));
+                    if (c < next[to]) next[to] = c, made[to] = static_cast<std::int8_t>(t);
+                }
+            }
+            for (size_t t = 0; t < types && ++used[t] > cap[t]; ++t) used[t] = 0;  // the next state's counts
+        }
+        cost.swap(next);
+    }
+    // The cheapest end with at least min_busy GPUs busy.
+    long best = -1;
+    std::fill(used.begin(), used.end(), 0);
+    for (size_t s = 0; s < n; ++s) {
+        long busy = 0;
+        for (long u : used) busy += u;
+        if (cost[s] < HUGE_VAL && busy >= p.min_busy && (best < 0 || cost[s] < cost[static_cast<size_t>(best)]))
+            best = static_cast<long>(s);
+        for (size_t t = 0; t < types && ++used[t] > cap[t]; ++t) used[t] = 0;
+    }
+    if (best < 0) return std::nullopt;
+    std::vector<int> type(jobs, -1);
+    auto s = static_cast<size_t>(best);
+    for (size_t j = jobs; j-- > 0;) {
+        const int t = choice[j * n + s];
+        type[j] = t;
+        if (t >= 0) s -= static_cast<size_t>(p.demand[j] * stride[static_cast<size_t>(t)]);
+    }
+    return evaluate(p, std::move(type));
+}
+
+}  // namespace hetsched::sched

@@ -1,0 +1,108 @@
+// The dynamic program over the GPUs each type has left: exact against enumeration, and where it
+// declines.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <hetsched/sched/capacity_dp.hpp>
+
+using namespace hetsched::sched;
+
+namespace {
+
+/// The least cost over every choice (each job idle or on an allowed type), or NaN when none is feasible.
+double enumerate(const AssignmentProgram& p) {
+    const int options = p.types + 1;
+    long codes = 1;
+    for (int j = 0; j < p.jobs(); ++j) codes *= options;
+    double best = std::nan("");
+    for (long code = 0; code < codes; ++code) {
+        std::vector<int> type;
+        long c = code;
+        for (int j = 0; j < p.jobs(); ++j, c /= options) type.push_back(static_cast<int>(c % options) - 1);
+        bool ok = true;
+        for (int j = 0; j < p.jobs() && ok; ++j) ok = type[j] < 0 ? !p.runs_surely(j) : p.allowed(j, type[j]);
+        if (!ok) continue;
+        const Assignment a = evaluate(p, type);
+        if (feasible(p, a) && !(a.objective >= best)) best = a.objective;
+    }
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("the capacity dynamic program finds the enumerated optimum", "[sched]") {
+    // Seven jobs of 1-4 GPUs on three types of 3-6 GPUs, costs of either sign, some types barred, some
+    // jobs bound to run, a floor on busy GPUs: 4^7 choices each.
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> gpus(1, 4), cap(3, 6), coin(0, 5);
+    std::uniform_real_distribution<double> cost(-3, 2);
+    int feasible_cases = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        AssignmentProgram p;
+        p.types = 3;
+        for (int t = 0; t < 3; ++t) p.capacity.push_back(cap(rng));
+        for (int j = 0; j < 7; ++j) {
+            p.demand.push_back(gpus(rng));
+            p.must_run.push_back(coin(rng) == 0 ? 1 : 0);
+            for (int t = 0; t < 3; ++t) p.cost.push_back(coin(rng) == 0 ? std::nan("") : cost(rng));
+        }
+        p.min_busy = trial % 3 == 0 ? 8 : 0;
+        REQUIRE(capacity_dp_fits(p));
+        const double best = enumerate(p);
+        const std::optional<Assignment> a = solve_by_capacity(p);
+        if (std::isnan(best)) {
+            CHECK_FALSE(a);
+            continue;
+        }
+        ++feasible_cases;
+        REQUIRE(a);
+        CHECK(feasible(p, *a));
+        CHECK(a->objective == Approx(best).epsilon(1e-12));
+    }
+    CHECK(feasible_cases > 30);
+}
+
+TEST_CASE("the capacity dynamic program beats the relaxation's favourite on a knapsack", "[sched]") {
+    // One type of 32 GPUs. Jobs of 8 GPUs worth 2.1 each (five of them), one of 32 worth 7.5: the
+    // relaxation prefers the 8s (0.2625 a GPU against 0.234) and fills 32 with four of them, 8.4.
+    AssignmentProgram p;
+    p.types = 1;
+    p.capacity.push_back(32);
+    for (int j = 0; j < 5; ++j) p.demand.push_back(8), p.cost.push_back(-2.1);
+    p.demand.push_back(32), p.cost.push_back(-7.5);
+    const std::optional<Assignment> a = solve_by_capacity(p);
+    REQUIRE(a);
+    CHECK(a->objective == Approx(-8.4));
+    CHECK(std::count(a->type.begin(), a->type.end(), 0) == 4);
+    CHECK(a->type.back() == -1);
+    // Worth 8.5, the 32-GPU job wins alone.
+    p.cost.back() = -8.5;
+    CHECK(solve_by_capacity(p)->type == std::vector<int>{-1, -1, -1, -1, -1, 0});
+}
+
+TEST_CASE("the capacity dynamic program declines past its cells and counts only usable GPUs", "[sched]") {
+    AssignmentProgram p;
+    p.types = 3;
+    p.capacity.assign(3, 128);
+    for (int j = 0; j < 100; ++j) p.demand.push_back(8), p.cost.push_back(-1), p.cost.push_back(-1), p.cost.push_back(-1);
+    // 129^3 states x 100 jobs: past 32 Mi cells.
+    CHECK_FALSE(capacity_dp_fits(p));
+    CHECK_FALSE(solve_by_capacity(p));
+    // Three jobs can use at most 24 GPUs of a type: 25^3 states.
+    p.demand.resize(3);
+    p.cost.resize(9);
+    CHECK(capacity_dp_fits(p));
+    CHECK(capacity_dp_fits(p, 25L * 25 * 25 * 3));
+    CHECK_FALSE(capacity_dp_fits(p, 25L * 25 * 25 * 3 - 1));
+    CHECK(solve_by_capacity(p)->objective == Approx(-3));
+    // Bound to run beyond the capacity: fits, and has no solution.
+    AssignmentProgram q;
+    q.types = 1;
+    q.capacity.push_back(8);
+    for (int d : {16, 8}) q.demand.push_back(d), q.cost.push_back(-1), q.must_run.push_back(d > 8 ? 1 : 0);
+    CHECK(capacity_dp_fits(q));
+    CHECK_FALSE(solve_by_capacity(q));
+}
