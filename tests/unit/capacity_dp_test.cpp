@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include <hetsched/sched/capacity_dp.hpp>
 
@@ -105,4 +106,45 @@ TEST_CASE("the capacity dynamic program declines past its cells and counts only 
     for (int d : {16, 8}) q.demand.push_back(d), q.cost.push_back(-1), q.must_run.push_back(d > 8 ? 1 : 0);
     CHECK(capacity_dp_fits(q));
     CHECK_FALSE(solve_by_capacity(q));
+}
+
+TEST_CASE("a MIP of job rows and type capacities is read as an assignment program, and solved so", "[sched]") {
+    // Two jobs: a (2 GPUs) on type 0 or 1, b (1 GPU) on type 1, bound to run; types of 2 and 1 GPUs.
+    // Rows: a, b, then the types. Maximised: costs negate.
+    Mip m;
+    m.maximise = true;
+    m.row_lo = {-HUGE_VAL, 1, -HUGE_VAL, -HUGE_VAL};
+    m.row_hi = {1, 1, 2, 1};
+    m.cost = {3, 4, 1};
+    m.col = {{{0, 1.0}, {2, 2.0}}, {{0, 1.0}, {3, 2.0}}, {{1, 1.0}, {3, 1.0}}};
+    std::vector<int> job, type;
+    const std::optional<AssignmentProgram> p = assignment_form(m, job, type);
+    REQUIRE(p);
+    CHECK(p->types == 2);
+    CHECK(p->capacity == std::vector<int>{2, 1});
+    CHECK(p->demand == std::vector<int>{2, 1});
+    CHECK(p->must_run == std::vector<char>{0, 1});
+    CHECK(p->c(0, 0) == -3);
+    CHECK(p->c(0, 1) == -4);
+    CHECK_FALSE(p->allowed(1, 0));
+    CHECK(job == std::vector<int>{0, 0, 1});
+    CHECK(type == std::vector<int>{0, 1, 1});
+    // b must take type 1's one GPU, so a goes to type 0: 3 + 1.
+    const MipSolve refuse = [](const Mip&, double) -> MipResult { throw std::logic_error("not by the dynamic program"); };
+    MipResult r = solve_by_capacity_or(m, 1, refuse);
+    CHECK(r.status == MipStatus::optimal);
+    CHECK(r.x == std::vector<double>{1, 0, 1});
+    CHECK(r.bound == Approx(4));
+    // Half a GPU (a shared column), or a job at two sizes: not that form, so the MIP solve takes it.
+    Mip half = m;
+    half.col[2][1].second = 0.5;
+    CHECK_FALSE(assignment_form(half, job, type));
+    CHECK_THROWS_AS(solve_by_capacity_or(half, 1, refuse), std::logic_error);
+    Mip sizes = m;
+    sizes.col[1][1].second = 1;
+    CHECK_FALSE(assignment_form(sizes, job, type));
+    // b bound to run where nothing fits: infeasible.
+    Mip none = m;
+    none.row_hi[3] = 0;
+    CHECK(solve_by_capacity_or(none, 1, refuse).status == MipStatus::infeasible);
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/sched/capacity_dp.hpp>
 #include <hetsched/sched/host_placement.hpp>
 #include <hetsched/sched/iceshare_policy.hpp>
 #include <hetsched/sched/round.hpp>
@@ -214,8 +215,8 @@ TEST_CASE("IceShare gives the tie between alike jobs to the earlier one", "[ices
 TEST_CASE("IceShare's contended rounds: the dynamic program finds the enumerated most total share", "[iceshare]") {
     // Rigid jobs of 1, 2 or 4 GPUs on three types of 4 GPUs each, more GPUs asked than there are: the
     // least is 0 and stage 2 is an assignment program, which the dynamic program over free GPUs takes
-    // (the MIP solve handed in is never called). Its total share must equal the best of every choice
-    // (4^9).
+    // (iceshare_solve's; the MIP solve behind it is never called). Its total share must equal the best
+    // of every choice (4^9).
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> speed(1, 10);
     const int sizes[] = {1, 2, 4};
@@ -227,7 +228,7 @@ TEST_CASE("IceShare's contended rounds: the dynamic program finds the enumerated
             s.jobs.push_back(job("j" + std::to_string(k), 1000 * speed(rng), {speed(rng), speed(rng), speed(rng)},
                                  sizes[k % 3], 100.0 * k));
         const auto opts = iceshare_options(s);
-        const TypeDecision d = iceshare_decide(s, {}, refuse);
+        const TypeDecision d = iceshare_decide(s, {}, [&](const Mip& m, double t) { return solve_by_capacity_or(m, t, refuse); });
         double best = 0;
         for (int code = 0; code < 262144; ++code) {  // 4^9: each job idle or on one of three types
             int used[3] = {0, 0, 0};

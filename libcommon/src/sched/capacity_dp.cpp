@@ -1,6 +1,7 @@
 #include <hetsched/sched/capacity_dp.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -95,6 +96,76 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
         if (t >= 0) s -= static_cast<size_t>(p.demand[j] * stride[static_cast<size_t>(t)]);
     }
     return evaluate(p, std::move(type));
+}
+
+std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>& col_job, std::vector<int>& col_type) {
+    // A row is a job's (-1 unknown, 0 a job, 1 a type), numbered in order of first use.
+    const size_t rows = m.row_lo.size();
+    std::vector<int> kind(rows, -1), index(rows, -1);
+    std::vector<int> caps;
+    AssignmentProgram p;
+    col_job.clear();
+    col_type.clear();
+    std::vector<std::pair<int, int>> cols;  // (job row, type row) per column
+    std::vector<int> gpus;
+    for (const auto& entries : m.col) {
+        if (entries.size() != 2 || entries[0].second != 1) return std::nullopt;
+        const int job = entries[0].first, type = entries[1].first;
+        const double g = entries[1].second;
+        if (job == type || g < 1 || g != std::floor(g) || g > 1e6) return std::nullopt;
+        for (const auto& [row, want] : {std::pair{job, 0}, std::pair{type, 1}}) {
+            if (kind[static_cast<size_t>(row)] >= 0 && kind[static_cast<size_t>(row)] != want) return std::nullopt;
+            kind[static_cast<size_t>(row)] = want;
+        }
+        cols.emplace_back(job, type);
+        gpus.push_back(static_cast<int>(g));
+    }
+    for (size_t r = 0; r < rows; ++r) {
+        const double lo = m.row_lo[r], hi = m.row_hi[r];
+        if (kind[r] < 0) {  // a row without columns: a job bound to run, or a type below 0, is infeasible
+            if (lo > 0 || hi < 0) return std::nullopt;
+            continue;
+        }
+        if (kind[r] == 0) {
+            if (hi != 1 || !(std::isinf(lo) || lo <= 0 || lo == 1)) return std::nullopt;
+            index[r] = p.jobs();
+            p.demand.push_back(0);
+            p.must_run.push_back(lo == 1 ? 1 : 0);
+        } else {
+            if (!std::isinf(lo) && lo > 0) return std::nullopt;
+            if (hi != std::floor(hi) || hi > 1e9) return std::nullopt;
+            index[r] = p.types++;
+            p.capacity.push_back(static_cast<int>(std::max(hi, -1.0)));
+        }
+    }
+    p.cost.assign(static_cast<size_t>(p.jobs()) * static_cast<size_t>(p.types), std::nan(""));
+    for (size_t c = 0; c < cols.size(); ++c) {
+        const int j = index[static_cast<size_t>(cols[c].first)], t = index[static_cast<size_t>(cols[c].second)];
+        int& d = p.demand[static_cast<size_t>(j)];
+        double& cost = p.cost[static_cast<size_t>(j) * static_cast<size_t>(p.types) + static_cast<size_t>(t)];
+        if ((d != 0 && d != gpus[c]) || !std::isnan(cost)) return std::nullopt;
+        d = gpus[c];
+        cost = m.maximise ? -m.cost[c] : m.cost[c];
+        col_job.push_back(j);
+        col_type.push_back(t);
+    }
+    return p;
+}
+
+MipResult solve_by_capacity_or(const Mip& m, double time_limit_s, const MipSolve& otherwise) {
+    std::vector<int> col_job, col_type;
+    const std::optional<AssignmentProgram> p = assignment_form(m, col_job, col_type);
+    if (!p || !capacity_dp_fits(*p)) return otherwise(m, time_limit_s);
+    const auto t0 = std::chrono::steady_clock::now();
+    MipResult r;  // infeasible unless solved
+    if (const std::optional<Assignment> a = solve_by_capacity(*p)) {
+        r.status = MipStatus::optimal;
+        for (size_t c = 0; c < col_job.size(); ++c)
+            r.x.push_back(a->type[static_cast<size_t>(col_job[c])] == col_type[c] ? 1 : 0);
+        r.bound = m.maximise ? -a->objective : a->objective;
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
 }
 
 }  // namespace hetsched::sched

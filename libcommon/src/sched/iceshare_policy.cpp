@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <optional>
-
 #include <hetsched/cli/error.hpp>
 #include <hetsched/fit/gpu_sharing.hpp>
 #include <hetsched/sched/capacity_dp.hpp>
@@ -50,34 +48,11 @@ Mip program(const ClusterState& s, const std::vector<IceShareOption>& opts, doub
     return m;
 }
 
-/// A program of IceShare as an assignment program, where it is one: every job that has an option worth
-/// `floor` or more takes one size (rigid, or one scale that fits) with at most one such option a type
-/// (no shared column). Its jobs are those, in job order (`jobs`: their index in the state), each bound to
-/// run when `floor` > 0; an option's cost is -w·IceShare, so the least cost is the most total share.
-std::optional<AssignmentProgram> assignment_form(const ClusterState& s, const std::vector<IceShareOption>& opts,
-                                                 double floor, std::vector<size_t>& jobs) {
-    AssignmentProgram p;
-    p.types = static_cast<int>(s.types.size());
-    p.capacity = s.capacity();
-    jobs.clear();
-    for (const IceShareOption& o : opts) {
-        const double value = s.jobs[o.job].priority_weight * o.share;
-        if (value < floor) continue;
-        if (o.shared) return std::nullopt;
-        if (jobs.empty() || jobs.back() != o.job) {
-            jobs.push_back(o.job);
-            p.demand.push_back(o.gpus);
-            p.must_run.push_back(floor > 0 ? 1 : 0);
-            p.cost.resize(p.cost.size() + static_cast<size_t>(p.types), std::nan(""));
-        }
-        double& c = p.cost[(jobs.size() - 1) * static_cast<size_t>(p.types) + static_cast<size_t>(o.type)];
-        if (o.gpus != p.demand.back() || !std::isnan(c)) return std::nullopt;
-        c = -value;
-    }
-    return p;
-}
-
 }  // namespace
+
+MipResult iceshare_solve(const Mip& m, double time_limit_s) {
+    return solve_by_capacity_or(m, time_limit_s, solve_glpk_then_cbc);
+}
 
 std::vector<IceShareOption> iceshare_options(const ClusterState& s) {
     const int m = static_cast<int>(s.types.size());
@@ -180,25 +155,8 @@ TypeDecision iceshare_decide(const ClusterState& s, const RoundOptions& o, const
         }
         if (lo > 0) floor = values[lo - 1];
     }
-    // Stage 2: the most total share, every job at the least found or above. Where that is an
-    // assignment program small enough (rigid jobs, or one size each, on types of tens of GPUs), the
-    // dynamic program over the GPUs each type has left finds its optimum in milliseconds, where branch
-    // and bound may take the whole limit to prove one: jobs of whole nodes against a few types make a
-    // knapsack whose relaxation sits well above its optimum.
-    MipResult r;
-    std::vector<size_t> form_jobs;
-    const std::optional<AssignmentProgram> form = assignment_form(s, opts, floor, form_jobs);
-    if (form && capacity_dp_fits(*form)) {
-        program(s, opts, floor, false, kept);  // the columns, as the MIP would have them
-        if (const std::optional<Assignment> a = solve_by_capacity(*form)) {
-            r.status = MipStatus::optimal;
-            std::vector<int> type(s.jobs.size(), -1);
-            for (size_t k = 0; k < form_jobs.size(); ++k) type[form_jobs[k]] = a->type[k];
-            for (size_t c : kept) r.x.push_back(type[opts[c].job] == opts[c].type ? 1 : 0);
-        }
-    } else {
-        r = solve_within(program(s, opts, floor, false, kept));
-    }
+    // Stage 2: the most total share, every job at the least found or above.
+    const MipResult r = solve_within(program(s, opts, floor, false, kept));
     if (r.status == MipStatus::infeasible) throw Error(Exit::internal, "IceShare's program has no solution (it always has one)");
     const bool stopped = unsolved(r);
     // The gap is in the total share, the program's second objective: the solver's bound on it when the

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/sched/capacity_dp.hpp>
 #include <hetsched/sched/tie_break.hpp>
 
 namespace hetsched::sched {
@@ -39,6 +40,8 @@ TypeDecision keep_running(const ClusterState& s, const SiaProgram& p, TypeDecisi
 }
 
 }  // namespace
+
+MipResult sia_solve(const Mip& m, double time_limit_s) { return solve_by_capacity_or(m, time_limit_s, solve_with_cbc); }
 
 SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
     const int m = static_cast<int>(s.types.size());

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <hetsched/sched/assignment_program.hpp>
+#include <hetsched/sched/mip.hpp>
 
 namespace hetsched::sched {
 
@@ -22,5 +23,15 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
 
 /// Whether solve_by_capacity takes `p` within `cells`.
 bool capacity_dp_fits(const AssignmentProgram& p, long cells = kCapacityDpCells);
+
+/// `m` read as an assignment program, where it has that form (sia's and iceshare's programs): every
+/// column has a 1 in a job's row (at most one, or exactly one, of its columns) and its whole GPUs in a
+/// type's row (a capacity), the same GPUs for all of a job's columns, each on another type. A
+/// maximising program's costs are negated. `col_job` and `col_type` receive each column's job and type.
+std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>& col_job, std::vector<int>& col_type);
+
+/// `m`'s optimum by solve_by_capacity where it is an assignment program that fits, else by
+/// `otherwise`: a MipSolve in front of another.
+MipResult solve_by_capacity_or(const Mip& m, double time_limit_s, const MipSolve& otherwise);
 
 }  // namespace hetsched::sched

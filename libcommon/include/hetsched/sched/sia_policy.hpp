@@ -33,12 +33,16 @@ struct SiaProgram {
 };
 SiaProgram sia_program(const ClusterState& s, const RoundOptions& o);
 
-/// The round's types and sizes by Sia's program, solved by CBC (as Sia does) within o.time_limit_s.
+/// How sia solves its program: the dynamic program over free GPUs where it is an assignment program of
+/// few enough states (rigid jobs, or one size each, on types of tens of GPUs), else CBC, as Sia does.
+MipResult sia_solve(const Mip& m, double time_limit_s);
+
+/// The round's types and sizes by Sia's program, solved by sia_solve within o.time_limit_s.
 /// (GLPK first, as iceshare's programs are, was 5x faster on an uncontended cluster but, replaying the
 /// Philly sample on 3 x 32 GPUs, left 16 rounds unproven instead of 6 and took 501 s instead of 189.)
 /// TryLater (75) when the limit comes first unless o.accept_unproven: then the best found, or the
 /// running jobs holding on where they run (TryLater when none runs), marked unproven, with CBC's best
 /// bound as the bound (infinite when it knows none).
-TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = solve_with_cbc);
+TypeDecision sia_decide(const ClusterState& s, const RoundOptions& o, const MipSolve& solve = sia_solve);
 
 }  // namespace hetsched::sched
