@@ -34,7 +34,7 @@ std::vector<IceShareOption> iceshare_options(const ClusterState& s);
 /// assignment program of few enough states (every job one size, no shared column: rigid jobs on types
 /// of tens of GPUs), else GLPK and then CBC (solve_glpk_then_cbc). Contended, jobs of whole nodes
 /// against a few types make knapsacks whose relaxation sits well above the optimum: the Philly sample
-/// on 3 x 32 GPUs took 644 s with 36 rounds unproven by branch and bound, 31 s with none this way.
+/// on 3 x 32 GPUs took 644 s with 36 rounds unproven by branch and bound, 31-39 s with none this way.
 MipResult iceshare_solve(const Mip& m, double time_limit_s);
 
 /// The round's types and sizes by IceShare. TryLater (75) past o.time_limit_s unless
