@@ -102,7 +102,6 @@ std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>&
     // A row is a job's (-1 unknown, 0 a job, 1 a type), numbered in order of first use.
     const size_t rows = m.row_lo.size();
     std::vector<int> kind(rows, -1), index(rows, -1);
-    std::vector<int> caps;
     AssignmentProgram p;
     col_job.clear();
     col_type.clear();
