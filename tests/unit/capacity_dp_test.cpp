@@ -35,20 +35,20 @@ double enumerate(const AssignmentProgram& p) {
 }  // namespace
 
 TEST_CASE("the capacity dynamic program finds the enumerated optimum", "[sched]") {
-    // Seven jobs of 1-4 GPUs on three types of 3-6 GPUs, costs of either sign, some types barred, some
-    // jobs bound to run, a floor on busy GPUs: 4^7 choices each.
+    // Seven jobs of 0-4 GPUs on one to three types of -1 to 9 GPUs, costs of either sign, some types
+    // barred, some jobs bound to run, a floor on busy GPUs: up to 4^7 choices each.
     std::mt19937 rng(11);
-    std::uniform_int_distribution<int> gpus(1, 4), cap(3, 6), coin(0, 5);
+    std::uniform_int_distribution<int> gpus(0, 4), cap(-1, 6), coin(0, 5), types(1, 3);
     std::uniform_real_distribution<double> cost(-3, 2);
     int feasible_cases = 0;
-    for (int trial = 0; trial < 60; ++trial) {
+    for (int trial = 0; trial < 120; ++trial) {
         AssignmentProgram p;
-        p.types = 3;
-        for (int t = 0; t < 3; ++t) p.capacity.push_back(cap(rng));
+        p.types = types(rng);
+        for (int t = 0; t < p.types; ++t) p.capacity.push_back(coin(rng) == 0 ? cap(rng) : cap(rng) + 3);
         for (int j = 0; j < 7; ++j) {
-            p.demand.push_back(gpus(rng));
+            p.demand.push_back(coin(rng) == 0 ? gpus(rng) : gpus(rng) / 2 + 1);
             p.must_run.push_back(coin(rng) == 0 ? 1 : 0);
-            for (int t = 0; t < 3; ++t) p.cost.push_back(coin(rng) == 0 ? std::nan("") : cost(rng));
+            for (int t = 0; t < p.types; ++t) p.cost.push_back(coin(rng) == 0 ? std::nan("") : cost(rng));
         }
         p.min_busy = trial % 3 == 0 ? 8 : 0;
         REQUIRE(capacity_dp_fits(p));
@@ -63,7 +63,7 @@ TEST_CASE("the capacity dynamic program finds the enumerated optimum", "[sched]"
         CHECK(feasible(p, *a));
         CHECK(a->objective == Approx(best).epsilon(1e-12));
     }
-    CHECK(feasible_cases > 30);
+    CHECK(feasible_cases > 40);
 }
 
 TEST_CASE("the capacity dynamic program beats the relaxation's favourite on a knapsack", "[sched]") {
@@ -135,14 +135,29 @@ TEST_CASE("a MIP of job rows and type capacities is read as an assignment progra
     CHECK(r.status == MipStatus::optimal);
     CHECK(r.x == std::vector<double>{1, 0, 1});
     CHECK(r.bound == Approx(4));
-    // Half a GPU (a shared column), or a job at two sizes: not that form, so the MIP solve takes it.
+    // Not that form, so the MIP solve takes it: half a GPU (a shared column), or 1.5; a job at two
+    // sizes; two columns of a job on one type; a row both a job's and a type's; a job's row allowing
+    // two columns, or half of one; a type's row asking for GPUs, or without a bound; an infinite cost;
+    // a row that does not exist.
     Mip half = m;
     half.col[2][1].second = 0.5;
     CHECK_FALSE(assignment_form(half, job, type));
     CHECK_THROWS_AS(solve_by_capacity_or(half, 1, refuse), std::logic_error);
-    Mip sizes = m;
-    sizes.col[1][1].second = 1;
-    CHECK_FALSE(assignment_form(sizes, job, type));
+    std::vector<Mip> other(10, m);
+    other[0].col[2][1].second = 1.5;
+    other[1].col[1][1].second = 1;
+    other[2].col[1][1].first = 2;
+    other[3].col[2][0].first = 2;
+    other[4].row_hi[0] = 2;
+    other[5].row_lo[0] = 0.5;
+    other[6].row_lo[2] = 1;
+    other[7].row_hi[3] = HUGE_VAL;
+    other[8].cost[0] = HUGE_VAL;
+    other[9].col[0][1].first = 7;
+    for (size_t k = 0; k < other.size(); ++k) {
+        INFO("case " << k);
+        CHECK_FALSE(assignment_form(other[k], job, type));
+    }
     // b bound to run where nothing fits: infeasible.
     Mip none = m;
     none.row_hi[3] = 0;

@@ -584,8 +584,25 @@ TEST_CASE("torchtitan's per-op checkpointing before 0.1.0 keeps every abs an eag
     CHECK(stored(gathered, kDp2) - stored(gathered_without, kDp2) == Approx(2 * 560 * s));
     // float8 tensor parallelism over 2: the attention's and the MLP's inputs are cast once on their
     // sequence shard (64 / 2 each), wo's and w2's on their slice (64 / 2, 176 / 2); weights split too.
+    // Without sequence parallelism the first two are cast whole.
     const Layout tp2{2, 1, 1, 1, 1, 1, {}};
-    CHECK(stored(t, tp2) - stored(without, tp2) == Approx(2 * ((2 * 64 + 64 + 176) / 2.0 * s + 46080 / 2.0)));
+    auto sp = t, sp_without = without;
+    sp.seq_parallel = sp_without.seq_parallel = true;
+    CHECK(stored(sp, tp2) - stored(sp_without, tp2) == Approx(2 * ((2 * 64 + 64 + 176) / 2.0 * s + 46080 / 2.0)));
+    CHECK(stored(t, tp2) - stored(without, tp2) == Approx(2 * ((2 * 64 + (64 + 176) / 2.0) * s + 46080 / 2.0)));
+    // The abs are kept, never replayed: a layer's backward replays what it replayed before, so the
+    // backward's peak, with all 4 layers stashed, holds 4 layers' abs more (llama() with 8 tokens of
+    // vocabulary, so that a layer's backward is the peak).
+    auto small = llama();
+    small.vocab = 8;
+    auto peak = [&](const model::Training& tr) {
+        const auto st = model::estimate_memory(small, tr, kDp2, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::backward);
+        return st.activations;
+    };
+    const double unread = model::layer_activations(small, t, kDp2).unread;
+    CHECK(unread == Approx(2 * (560 * s + 46080)));
+    CHECK(peak(t) - peak(without) == Approx(4 * unread));
     // Compiled, the abs is fused into the max; bf16 has no casts.
     auto compiled = t;
     compiled.compiled = true;

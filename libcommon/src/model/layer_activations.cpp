@@ -96,10 +96,11 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             // block), of its gathered weight. Eager, a policy that saves aten.abs keeps every such abs, 16
             // bits and the size of what it scales, to the layer's backward. Without tensor parallelism
             // each linear casts its own input (wq, wk, wv, w1 and w3 the same normalised tensor); float8
-            // tensor parallelism casts the attention's and the MLP's inputs once, on their sequence shard,
-            // and wo's and w2's on their tp slice. Compiled, the abs is fused into the max, never stored.
+            // tensor parallelism casts the attention's and the MLP's inputs once, on their sequence shard
+            // (whole, without sequence parallelism), and wo's and w2's on their tp slice. Compiled, the abs is fused into the max, never stored.
             if (t.precision == "fp8" && !t.compiled && torchtitan_sac_saves_abs(t)) {
-                const double inputs = dtensor ? s * b * (2 * h + q + f) / tp : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
+                const double inputs =
+                    dtensor ? s * b * (2 * h / sp + (q + f) / tp) : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
                 const double weights =
                     t.fp8_all_gather ? 0 : (h * (q + 2 * kv) + q * h + h * f * (m.gated_mlp ? 3 : 2)) / tp;
                 out.unread = e * (inputs + weights);

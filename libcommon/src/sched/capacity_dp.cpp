@@ -38,8 +38,10 @@ long state_count(const std::vector<long>& cap, long limit) {
 
 bool capacity_dp_fits(const AssignmentProgram& p, long cells) {
     if (p.types > 100) return false;  // a choice is a byte
-    const long states = state_count(counted_capacity(p), cells);
-    return states > 0 && states <= cells / std::max(1, p.jobs());
+    const long states = state_count(counted_capacity(p), std::min(cells, kCapacityDpStates));
+    // The table (a byte a cell), and the steps: each cell tries idle and every type.
+    return states > 0 && states <= cells / std::max(1, p.jobs()) &&
+           states <= 4 * cells / (std::max(1L, static_cast<long>(p.jobs())) * (p.types + 1));
 }
 
 std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cells) {
@@ -99,8 +101,9 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
 }
 
 std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>& col_job, std::vector<int>& col_type) {
-    // A row is a job's (-1 unknown, 0 a job, 1 a type), numbered in order of first use.
+    // A row is a job's or a type's (kind -1 unknown, 0 a job, 1 a type); each kind numbered in row order.
     const size_t rows = m.row_lo.size();
+    if (m.row_hi.size() != rows || m.col.size() != m.cost.size()) return std::nullopt;
     std::vector<int> kind(rows, -1), index(rows, -1);
     AssignmentProgram p;
     col_job.clear();
@@ -111,7 +114,9 @@ std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>&
         if (entries.size() != 2 || entries[0].second != 1) return std::nullopt;
         const int job = entries[0].first, type = entries[1].first;
         const double g = entries[1].second;
-        if (job == type || g < 1 || g != std::floor(g) || g > 1e6) return std::nullopt;
+        auto in_range = [rows](int row) { return row >= 0 && static_cast<size_t>(row) < rows; };
+        if (!in_range(job) || !in_range(type) || job == type || g < 1 || g != std::floor(g) || g > 1e6)
+            return std::nullopt;
         for (const auto& [row, want] : {std::pair{job, 0}, std::pair{type, 1}}) {
             if (kind[static_cast<size_t>(row)] >= 0 && kind[static_cast<size_t>(row)] != want) return std::nullopt;
             kind[static_cast<size_t>(row)] = want;
@@ -132,7 +137,7 @@ std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>&
             p.must_run.push_back(lo == 1 ? 1 : 0);
         } else {
             if (!std::isinf(lo) && lo > 0) return std::nullopt;
-            if (hi != std::floor(hi) || hi > 1e9) return std::nullopt;
+            if (std::isinf(hi) || hi != std::floor(hi) || hi > 1e9) return std::nullopt;  // infinite: no bound
             index[r] = p.types++;
             p.capacity.push_back(static_cast<int>(std::max(hi, -1.0)));
         }
@@ -142,7 +147,7 @@ std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>&
         const int j = index[static_cast<size_t>(cols[c].first)], t = index[static_cast<size_t>(cols[c].second)];
         int& d = p.demand[static_cast<size_t>(j)];
         double& cost = p.cost[static_cast<size_t>(j) * static_cast<size_t>(p.types) + static_cast<size_t>(t)];
-        if ((d != 0 && d != gpus[c]) || !std::isnan(cost)) return std::nullopt;
+        if ((d != 0 && d != gpus[c]) || !std::isnan(cost) || !std::isfinite(m.cost[c])) return std::nullopt;
         d = gpus[c];
         cost = m.maximise ? -m.cost[c] : m.cost[c];
         col_job.push_back(j);

@@ -12,9 +12,11 @@
 namespace hetsched::sched {
 
 /// States times jobs beyond which solve_by_capacity declines: its table of choices holds a byte each
-/// (32 MiB), and filling it takes about 10 ns each with three types (about 0.3 s at the limit). It
-/// does not look at a clock: this bounds it instead.
+/// (32 MiB). It also declines past 4 Mi steps of this (states x jobs x (types + 1): about 0.3 s) and
+/// past kCapacityDpStates states. It does not look at a clock: these bound it instead.
 constexpr long kCapacityDpCells = 32L << 20;
+/// The most states solve_by_capacity takes: two costs of 8 bytes each (32 MiB).
+constexpr long kCapacityDpStates = 2L << 20;
 
 /// An optimum of `p` (least cost; among equal costs whichever the table reached first), by dynamic programming over the GPUs used of each type (a type's count capped
 /// at what its allowed jobs could use). Nothing when the states times the jobs exceed `cells`, or when
@@ -25,8 +27,9 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
 bool capacity_dp_fits(const AssignmentProgram& p, long cells = kCapacityDpCells);
 
 /// `m` read as an assignment program, where it has that form (sia's and iceshare's programs): every
-/// column has a 1 in a job's row (at most one, or exactly one, of its columns) and its whole GPUs in a
-/// type's row (a capacity), the same GPUs for all of a job's columns, each on another type. A
+/// column has two entries, first a 1 in a job's row (at most one, or exactly one, of its columns),
+/// then its whole GPUs in a type's row (a finite capacity), the same GPUs for all of a job's columns,
+/// each on another type, at a finite cost. A
 /// maximising program's costs are negated. `col_job` and `col_type` receive each column's job and type.
 std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>& col_job, std::vector<int>& col_type);
 
