@@ -34,21 +34,24 @@ long state_count(const std::vector<long>& cap, long limit) {
     return states;
 }
 
-}  // namespace
-
-bool capacity_dp_fits(const AssignmentProgram& p, long cells) {
-    if (p.types > 100) return false;  // a choice is a byte
-    const long states = state_count(counted_capacity(p), std::min(cells, kCapacityDpStates));
-    // The table (a byte a cell), and the steps: each cell tries idle and every type.
-    return states > 0 && states <= cells / std::max(1, p.jobs()) &&
-           states <= 4 * cells / (std::max(1L, static_cast<long>(p.jobs())) * (p.types + 1));
+/// The states solve_by_capacity searches for `p`, whose types count `cap` GPUs, or -1 where it declines:
+/// more types than a byte tells apart, more states than kCapacityDpStates, more cells (a byte each)
+/// than `cells`, or more steps (each cell tries not running and every type) than 4 x `cells`.
+long searched_states(const AssignmentProgram& p, const std::vector<long>& cap, long cells) {
+    if (p.types > 100) return -1;
+    const long states = state_count(cap, std::min(cells, kCapacityDpStates));
+    const long jobs = std::max(1, p.jobs());
+    return states > 0 && states <= cells / jobs && states <= 4 * cells / (jobs * (p.types + 1)) ? states : -1;
 }
 
-std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cells) {
-    const std::vector<long> cap = counted_capacity(p);
-    if (!capacity_dp_fits(p, cells)) return std::nullopt;
+/// Steps `used` to the next state's counts, type 0 the fastest digit.
+void advance(std::vector<long>& used, const std::vector<long>& cap) {
+    for (size_t t = 0; t < used.size() && ++used[t] > cap[t]; ++t) used[t] = 0;
+}
+
+/// The search itself, over `states` states (searched_states) of the counts `cap`.
+std::optional<Assignment> search(const AssignmentProgram& p, const std::vector<long>& cap, long states) {
     if (std::any_of(cap.begin(), cap.end(), [](long c) { return c < 0; })) return std::nullopt;
-    const long states = state_count(cap, cells);
     const auto types = static_cast<size_t>(p.types);
     // A state is the GPUs used of each type, in mixed radix: type t's count times stride[t].
     std::vector<long> stride(types, 1);
@@ -75,7 +78,7 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
                     if (c < next[to]) next[to] = c, made[to] = static_cast<std::int8_t>(t);
                 }
             }
-            for (size_t t = 0; t < types && ++used[t] > cap[t]; ++t) used[t] = 0;  // the next state's counts
+            advance(used, cap);
         }
         cost.swap(next);
     }
@@ -87,7 +90,7 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
         for (long u : used) busy += u;
         if (cost[s] < HUGE_VAL && busy >= p.min_busy && (best < 0 || cost[s] < cost[static_cast<size_t>(best)]))
             best = static_cast<long>(s);
-        for (size_t t = 0; t < types && ++used[t] > cap[t]; ++t) used[t] = 0;
+        advance(used, cap);
     }
     if (best < 0) return std::nullopt;
     std::vector<int> type(jobs, -1);
@@ -98,6 +101,19 @@ std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cel
         if (t >= 0) s -= static_cast<size_t>(p.demand[j] * stride[static_cast<size_t>(t)]);
     }
     return evaluate(p, std::move(type));
+}
+
+}  // namespace
+
+bool capacity_dp_fits(const AssignmentProgram& p, long cells) {
+    return searched_states(p, counted_capacity(p), cells) > 0;
+}
+
+std::optional<Assignment> solve_by_capacity(const AssignmentProgram& p, long cells) {
+    const std::vector<long> cap = counted_capacity(p);
+    const long states = searched_states(p, cap, cells);
+    if (states < 0) return std::nullopt;
+    return search(p, cap, states);
 }
 
 std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>& col_job, std::vector<int>& col_type) {
@@ -159,10 +175,12 @@ std::optional<AssignmentProgram> assignment_form(const Mip& m, std::vector<int>&
 MipResult solve_by_capacity_or(const Mip& m, double time_limit_s, const MipSolve& otherwise) {
     std::vector<int> col_job, col_type;
     const std::optional<AssignmentProgram> p = assignment_form(m, col_job, col_type);
-    if (!p || !capacity_dp_fits(*p)) return otherwise(m, time_limit_s);
+    const std::vector<long> cap = p ? counted_capacity(*p) : std::vector<long>{};
+    const long states = p ? searched_states(*p, cap, kCapacityDpCells) : -1;
+    if (states < 0) return otherwise(m, time_limit_s);
     const auto t0 = std::chrono::steady_clock::now();
     MipResult r;  // infeasible unless solved
-    if (const std::optional<Assignment> a = solve_by_capacity(*p)) {
+    if (const std::optional<Assignment> a = search(*p, cap, states)) {
         r.status = MipStatus::optimal;
         for (size_t c = 0; c < col_job.size(); ++c)
             r.x.push_back(a->type[static_cast<size_t>(col_job[c])] == col_type[c] ? 1 : 0);
