@@ -70,6 +70,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     const double scores = score_bytes * a * s * s * b;
 
     LayerActivations out{};
+    double kept_unread = 0;  // stored, though no backward reads it: no part of `full`
     out.full = replicated + (split + scores) / tp;
     switch (t.recompute) {
     case Recompute::none: out.stored = out.full; break;
@@ -103,7 +104,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
                     dtensor ? s * b * (2 * h / sp + (q + f) / tp) : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
                 const double weights =
                     t.fp8_all_gather ? 0 : (h * (q + 2 * kv) + q * h + h * f * (m.gated_mlp ? 3 : 2)) / tp;
-                out.unread = e * (inputs + weights);
+                kept_unread = e * (inputs + weights);
             }
         } else {
             out.stored = replicated + split / tp;  // Megatron: only core attention is replayed
@@ -111,6 +112,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         break;
     case Recompute::full: out.stored = e * sbh / sp; break;  // only the layer input
     }
+    out.replayed = out.full - out.stored;
     out.working = e * s * b * f * (m.gated_mlp ? 2 : 1) / tp + e * sbh;
     if (!fused) {
         // Back-propagating unfused attention holds more a score than it saved. An fp32 softmax holds
@@ -131,9 +133,9 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
         // input's gradient. Megatron's: everything the layer saves, less what the kept case frees.
         out.attention_replayed = fp32_softmax && eager_ops(m, t)
             ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * q / tp)
-            : out.full - out.stored + out.attention_kept;
+            : out.replayed + out.attention_kept;
     }
-    out.stored += out.unread;
+    out.stored += kept_unread;
     return out;
 }
 

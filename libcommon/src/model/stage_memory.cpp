@@ -278,7 +278,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // buffers), and a layer (stored + gradient temporaries + what recomputation replays of it: the whole
     // layer under full recompute, the ops the policy did not keep under selective).
     working_ = act.working;
-    replay_ = t.recompute == Recompute::none ? 0 : act.full - (act.stored - act.unread);
+    replay_ = act.replayed;
     attention_replayed_ = act.attention_replayed;
     attention_kept_ = act.attention_kept;
     logits_ = logits_per_micro_batch(m, t, l);

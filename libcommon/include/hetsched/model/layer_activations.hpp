@@ -23,9 +23,10 @@ struct LayerActivations {
     double stored;   ///< kept from forward to backward
     double full;     ///< what the layer holds when nothing is recomputed (for full recompute's replay)
     double working;  ///< largest gradient temporaries while back-propagating through it
-    /// Of `stored`, what the checkpointing policy keeps though the backward neither reads nor replays
-    /// it (torchtitan's saved abs of float8 casts): no part of `full`.
-    double unread = 0;
+    /// What recomputation replays of the layer in its backward: `full` less what the policy kept of it
+    /// (0 with nothing recomputed). A kept tensor no backward reads (torchtitan's saved abs of float8
+    /// casts) is in `stored` but no part of `full`, nor of this.
+    double replayed = 0;
     /// Unfused attention at its softmax's backward: what a replayed layer holds beyond its input, and
     /// what a kept layer adds to its stored tensors (0 with flash attention).
     double attention_replayed = 0, attention_kept = 0;
