@@ -1,6 +1,7 @@
 #pragma once
 // Small models and settings for the memory-mechanism tests (framework_memory_test.cpp,
-// megatron_memory_test.cpp, zero_memory_test.cpp): sizes chosen so the tests can work bytes out by hand.
+// megatron_memory_test.cpp, zero_memory_test.cpp, fsdp_memory_test.cpp, torchtitan_activations_test.cpp):
+// sizes chosen so the tests can work bytes out by hand.
 #include <string>
 
 #include <hetsched/model/memory.hpp>
@@ -50,5 +51,16 @@ inline model::StageMemory step_stage(Framework f, const std::string& precision) 
     t.precision = precision;
     return model::estimate_memory(gpt(), t, kStepLayout, Measure::allocated).stages.at(0);
 }
+
+/// llama() under torchtitan 0.2.2, fully sharded over dp 2, nothing recomputed: `batch` sequences of
+/// `seq` tokens, one a micro-batch per rank.
+inline model::Training torchtitan(long seq = 128, long batch = 2) {
+    auto t = training(Framework::fsdp, seq, batch);
+    t.zero_stage = 3;
+    t.framework_version = "0.2.2";
+    return t;
+}
+
+inline const Layout kDp2{1, 1, 2, 1, 1, 1, {}};
 
 }  // namespace hetsched::model::test
