@@ -120,40 +120,51 @@ TEST_CASE("FSDP2's backward ends at the embedding's reduce-scatter: its 16-bit g
 
 TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[model]") {
     // Reserved adds the compute stream's 6% of its dynamic memory, the 16-bit logits freed before the
-    // loss (the peak here; 128 tokens of 1,000, 2 bytes each) and, for the two streams, their two
-    // largest units each: gathered in 16 bits (the embedding and a block) and reduce-scattered in fp32
-    // (the larger of the embedding and output, and a block).
+    // loss (the peak here; 128 tokens of 1,000, 2 bytes each) and the all-gather stream's two largest
+    // units gathered in 16 bits (the embedding and a block). The reduce-scatter stream holds the
+    // sharded fp32 gradients: none is made when the loss back-propagates, yet all stay reserved.
     const auto m = llama();
     auto t = torchtitan();
-    auto pools = [&](const Layout& l) {
+    const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
+    const double output = model::output_params(m, 1, 1, false);
+    const double params = stage_params(m, kDp2, 0, 4, false);
+    auto check = [&](const Layout& l, double gathered, double grads) {
         const auto allocated = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
         const auto reserved = model::estimate_memory(m, t, l, Measure::reserved).stages.at(0);
         REQUIRE(reserved.phase == allocated.phase);
         REQUIRE(allocated.logits > 0);
         const double freed = 2.0 * 128 * m.vocab;
-        return reserved.overhead - allocated.overhead - 0.06 * (allocated.activations + allocated.logits) - freed;
+        CHECK(reserved.overhead - allocated.overhead - 0.06 * (allocated.activations + allocated.logits) - freed ==
+              Approx(gathered).margin(1e-6));
+        CHECK(allocated.gradients == Approx(0).margin(1e-6));
+        CHECK(reserved.gradients == Approx(grads).margin(1e-6));
     };
-    const double layer = model::layer_params(m, 1), embedding = model::embedding_params(m, 1, false);
-    const double output = model::output_params(m, 1, 1, false);
     REQUIRE(embedding > layer);
-    CHECK(pools(kDp2) == Approx(2 * (std::max(embedding, output) + layer) + 4 * (std::max(embedding, output) + layer)));
-    // Before 0.2 the root gathers the embedding and output once and keeps them; it reduce-scatters them
-    // together, last.
+    check(kDp2, 2 * (std::max(embedding, output) + layer), 4 * params / 2);
+    // The first iteration's too: its loss reserves the compute stream's blocks, its backward then the
+    // gradients' on top.
+    t.first_iteration = true;
+    check(kDp2, 2 * (std::max(embedding, output) + layer), 4 * params / 2);
+    t.first_iteration = false;
+    // Before 0.2 the root gathers the embedding and output once and keeps them: the all-gather stream
+    // passes blocks only.
     t.framework_version = "";
-    CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
-    // Without sharding there is nothing to gather.
-    CHECK(pools(Layout{1, 1, 1, 1, 1, 1, {}}) == Approx(0).margin(1e-6));
+    check(kDp2, 2 * (layer + layer), 4 * params / 2);
+    // Without sharding there is nothing to gather or reduce-scatter, and the parameters' own grads are
+    // made by the first backward and kept.
+    const Layout single{1, 1, 1, 1, 1, 1, {}};
+    const auto whole = model::estimate_memory(m, t, single, Measure::reserved).stages.at(0);
+    CHECK(whole.gradients == Approx(4 * stage_params(m, single, 0, 4, false)));
     // Not resharded after forward (ZeRO-2) the same: each all-gather output is still freed to its
-    // stream once copied out (the unsharded copy lives on the compute stream), and the reduce-scatter
-    // stream keeps its two fp32 inputs.
+    // stream once copied out (the unsharded copy lives on the compute stream).
     t.zero_stage = 2;
-    CHECK(pools(kDp2) == Approx(2 * (layer + layer) + 4 * (embedding + output + layer)));
+    check(kDp2, 2 * (layer + layer), 4 * params / 2);
     t.zero_stage = 3;
     // Gathering fp8, a block is one byte a weight, but the embedding's unit stays 16-bit.
     t.framework_version = "0.2.2";
     t.precision = "fp8";
     t.fp8_all_gather = true;
-    CHECK(pools(kDp2) == Approx(2 * std::max(embedding, output) + layer + 4 * (std::max(embedding, output) + layer)));
+    check(kDp2, 2 * std::max(embedding, output) + layer, 4 * params / 2);
 }
 
 TEST_CASE("torchtitan's freed 16-bit logits stay cached while its loss back-propagates", "[model]") {

@@ -76,10 +76,9 @@ private:
     /// checkpointed) and the larger of its gradient temporaries and its eager attention's softmax
     /// backward (all of the latter beyond its input when the whole layer is replayed).
     double layer_backward(bool checkpointed) const;
-    /// Bytes the allocator keeps cached for FSDP2's all-gather and reduce-scatter streams over `blocks`
-    /// blocks and a root unit of `gathered_root` parameters gathered (0: none passes the stream) and
-    /// `reduced_root` reduce-scattered.
-    double stream_pools(double gathered_root, double reduced_root, long blocks) const;
+    /// Bytes the allocator keeps cached for FSDP2's all-gather stream over `blocks` blocks and a root
+    /// unit of `root` parameters gathered (0: none passes the stream).
+    double gathered_pool(double root, long blocks) const;
     double logits_ = 0, loss_ = 0;                          ///< logits per micro-batch; the loss's bytes
     double loss_forward_ = 0;                              ///< the loss's forward as it ends, logits counted
     bool loss_holds_logits_ = false;                        ///< the loss's bytes count the 16-bit logits
@@ -92,7 +91,8 @@ private:
     double wgrad_transient_ = 0;  ///< a weight's new gradient before it is added into the accumulated one
     double stale_grads_ = 0;  ///< bytes per parameter of last iteration's grads still held in backward (see .cpp)
     bool grads_made_in_backward_ = false;  ///< FSDP2, one micro-batch: each unit's grads appear at its backward
-    double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's communication streams
+    double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's all-gather stream
+    bool grads_reserved_ = false;  ///< FSDP2 alone, reserved: sharded grads not yet made stay cached (.cpp)
     bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
     bool fsdp_pipeline_pools_ = false;  ///< FSDP ZeRO-3, sharded, pipelined: stream pools by stage
     bool grads_cached_until_last_backward_ = false;  ///< FSDP2 pipelined: sharded grads made at the last backward (see .cpp)
