@@ -24,7 +24,7 @@ complete -c placestages -l zero-stage -x -d 'ZeRO/FSDP sharding stage 0-3 (defau
 complete -c placestages -l distributed-optimizer -d 'Megatron\'s sharded optimizer'
 complete -c placestages -l recompute -x -a 'none selective full' -d 'none, selective or full'
 complete -c placestages -l checkpoint-every -x -d 'With --recompute full, checkpoint only every N-th layer (torchtitan\'s layer-level AC)'
-complete -c placestages -l seq-parallel -d 'Sequence parallelism with tensor parallelism'
+complete -c placestages -l seq-parallel -d 'Sequence parallelism with tensor parallelism (megatron, deepspeed; always on under fsdp, as torchtitan runs it)'
 complete -c placestages -l no-flash-attention -d 'Unfused attention (stores the score matrices)'
 complete -c placestages -l transformer-impl -x -a 'local transformer_engine' -d 'Megatron-LM\'s layers: transformer_engine (default) or local (its own; the default from 3.0 to Megatron-Core 0.5)'
 complete -c placestages -l deepspeed-model -x -a 'megatron hf' -d 'Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default megatron for GPT-style, hf for LLaMA-style models'

@@ -54,10 +54,12 @@ TEST_CASE("under torchtitan's tensor parallelism the embedding's gradient is the
     const auto st = p.stage(0);
     REQUIRE(st.phase == Phase::backward);
     const double params = stage_params(p.m, p.l, 0, 2, false);
-    CHECK(st.comm_buffers == Approx(6 * params + kMicroBatches * kBoundary + 4 * kVocabRows / 2 + 2 * kVocabRows));
+    // A stage's output is sequence-sharded (torchtitan's tensor parallelism is sequence-parallel): its
+    // receive buffers are half a boundary each.
+    CHECK(st.comm_buffers == Approx(6 * params + kMicroBatches * kBoundary / 2 + 4 * kVocabRows / 2 + 2 * kVocabRows));
     // The last stage's output layer is split by columns, whose backward DTensor splits too: no such term.
     const auto last = p.stage(1);
-    CHECK(last.comm_buffers == Approx(6 * stage_params(p.m, p.l, 1, 2, false) + kMicroBatches * kBoundary));
+    CHECK(last.comm_buffers == Approx(6 * stage_params(p.m, p.l, 1, 2, false) + kMicroBatches * kBoundary / 2));
 }
 
 TEST_CASE("the last pipeline stage holds its own 16-bit logits through its loss and backward", "[model]") {

@@ -155,13 +155,10 @@ TEST_CASE("torchtitan's per-op checkpointing before 0.1.0 keeps every abs an eag
     gathered_without.fp8_all_gather = true;
     CHECK(stored(gathered, kDp2) - stored(gathered_without, kDp2) == Approx(2 * 560 * s));
     // float8 tensor parallelism over 2: the attention's and the MLP's inputs are cast once on their
-    // sequence shard (64 / 2 each), wo's and w2's on their slice (64 / 2, 176 / 2); weights split too.
-    // Without sequence parallelism the first two are cast whole.
+    // sequence shard (64 / 2 each; torchtitan's tensor parallelism is always sequence-parallel), wo's
+    // and w2's on their slice (64 / 2, 176 / 2); weights split too.
     const Layout tp2{2, 1, 1, 1, 1, 1, {}};
-    auto sp = t, sp_without = without;
-    sp.seq_parallel = sp_without.seq_parallel = true;
-    CHECK(stored(sp, tp2) - stored(sp_without, tp2) == Approx(2 * ((2 * 64 + 64 + 176) / 2.0 * s + 46080 / 2.0)));
-    CHECK(stored(t, tp2) - stored(without, tp2) == Approx(2 * ((2 * 64 + (64 + 176) / 2.0) * s + 46080 / 2.0)));
+    CHECK(stored(t, tp2) - stored(without, tp2) == Approx(2 * ((2 * 64 + 64 + 176) / 2.0 * s + 46080 / 2.0)));
     // The abs are kept, never replayed: a layer's backward replays what it replayed before, so the
     // backward's peak, with all 4 layers stashed, holds 4 layers' abs more (llama() with 8 tokens of
     // vocabulary, so that a layer's backward is the peak).
@@ -185,4 +182,24 @@ TEST_CASE("torchtitan's per-op checkpointing before 0.1.0 keeps every abs an eag
     auto bf16_without = without;
     bf16_without.precision = "bf16";
     CHECK(stored(bf16, kDp2) == Approx(stored(bf16_without, kDp2)));
+}
+
+TEST_CASE("torchtitan's tensor parallelism is always sequence-parallel", "[model]") {
+    // Its plan shards the norms and the residual stream by sequence with no option to turn it off: a
+    // job that leaves seq_parallel unset is estimated as one that sets it. Megatron follows the flag.
+    const auto m = llama();
+    const Layout tp2{2, 1, 2, 1, 1, 1, {}};
+    auto t = torchtitan();
+    t.seq_parallel = false;
+    auto sp = t;
+    sp.seq_parallel = true;
+    CHECK(model::sequence_parallel(t, tp2));
+    CHECK(model::layer_activations(m, t, tp2).stored == Approx(model::layer_activations(m, sp, tp2).stored));
+    CHECK(model::estimate_memory(m, t, tp2, Measure::reserved).peak_bytes() ==
+          Approx(model::estimate_memory(m, sp, tp2, Measure::reserved).peak_bytes()));
+    CHECK_FALSE(model::sequence_parallel(t, kDp2));  // no tensor parallelism
+    auto meg = training(Framework::megatron, 128, 2);
+    CHECK_FALSE(model::sequence_parallel(meg, tp2));
+    meg.seq_parallel = true;
+    CHECK(model::sequence_parallel(meg, tp2));
 }

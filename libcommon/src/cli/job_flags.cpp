@@ -47,7 +47,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                    "With --recompute full, checkpoint only every N-th layer (torchtitan's layer-level AC)")
         ->group(t)
         ->transform(integer_in(1, lim::layers));
-    app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism")->group(t);
+    app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism (megatron, deepspeed; always on under fsdp, as torchtitan runs it)")->group(t);
     app.add_flag("--no-flash-attention", o.no_flash_attention, "Unfused attention (stores the score matrices)")->group(t);
     auto choice = [&](const char* name, std::string& dest, const char* help, const std::vector<std::string>& words) {
         app.add_option(name, dest, help)->group(t)->check(CLI::IsMember(words));

@@ -14,6 +14,8 @@ bool eager_ops(const catalog::ModelSpec& m, const Training& t) {
 
 bool dtensor_tp(const Training& t, const Layout& l) { return t.framework == Framework::fsdp && l.tp > 1; }
 
+bool sequence_parallel(const Training& t, const Layout& l) { return t.seq_parallel || dtensor_tp(t, l); }
+
 LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     const double s = static_cast<double>(t.seq_len) / l.cp, b = static_cast<double>(l.micro_batch);
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden), tp = l.tp;
@@ -21,7 +23,7 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     // gives head_dim); keys and values kv_heads x head.
     const double a = static_cast<double>(m.heads), q = q_width(m), kv = kv_width(m);
     const double e = element_bytes(t);
-    const double sbh = s * b * h, sp = t.seq_parallel ? tp : 1;
+    const double sbh = s * b * h, sp = sequence_parallel(t, l) ? tp : 1;
     const bool dropout = m.dropout > 0, fused = runs_fused_attention(t);
     const double lse = fused ? 4 * s * b * a : 0;  // flash attention's fp32 log-sum-exp per row
 
@@ -91,17 +93,17 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
             // The reduce-scatters after wo and w2: compiled, only wo's is read again (it rebuilds the
             // residual that the second norm's backward needs). PyTorch's partitioner drops w2's since
             // spring 2025 (pytorch#149652), which this assumes; before, its side-effecting wait kept it.
-            if (dtensor && t.seq_parallel) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
+            if (dtensor) out.stored += (t.compiled ? 1 : 2) * e * sbh / sp;
             // torchao's dynamic float8 scaling takes max(abs(x)) of each linear's input and, unless FSDP
             // gathers fp8 (the shard is then cast in FSDP's pre-forward hook, outside the checkpointed
             // block), of its gathered weight. Eager, a policy that saves aten.abs keeps every such abs, 16
             // bits and the size of what it scales, to the layer's backward. Without tensor parallelism
             // each linear casts its own input (wq, wk, wv, w1 and w3 the same normalised tensor); float8
-            // tensor parallelism casts the attention's and the MLP's inputs once, on their sequence shard
-            // (whole, without sequence parallelism), and wo's and w2's on their tp slice. Compiled, the abs is fused into the max, never stored.
+            // tensor parallelism casts the attention's and the MLP's inputs once, on their sequence shard,
+            // and wo's and w2's on their tp slice. Compiled, the abs is fused into the max, never stored.
             if (t.precision == "fp8" && !t.compiled && torchtitan_sac_saves_abs(t)) {
                 const double inputs =
-                    dtensor ? s * b * (2 * h / sp + (q + f) / tp) : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
+                    dtensor ? s * b * ((2 * h + q + f) / tp) : s * b * ((m.gated_mlp ? 5 : 4) * h + q + f);
                 const double weights =
                     t.fp8_all_gather ? 0 : (h * (q + 2 * kv) + q * h + h * f * (m.gated_mlp ? 3 : 2)) / tp;
                 kept_unread = e * (inputs + weights);

@@ -177,7 +177,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
               ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
               source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability"),
-              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim"), qk_norm = t.find("qk_norm");
+              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim"), qk_norm = t.find("qk_norm"),
+              micro_batches = t.find("num_microbatches");
     MeasuredRuns out;
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -309,6 +310,16 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             validate(run.model, run.training, run.layout);
         } catch (const DataError& e) {  // a combination of cells: at the row's id
             throw DataError(e.what(), t.where(r, id));
+        }
+        // The number of micro-batches follows from the batch sizes; a cell that says otherwise
+        // describes another run than the one estimated.
+        if (given(micro_batches)) {
+            const long stated = t.integer(r, micro_batches, 1, limits::global_batch);
+            const long derived = l.micro_batches(run.training.global_batch);
+            if (stated != derived)
+                throw DataError("num_microbatches " + std::to_string(stated) + " disagrees with global_batch / (micro_batch x dp) = " +
+                                    std::to_string(derived),
+                                t.where(r, micro_batches));
         }
         out.runs.push_back(run);
         } catch (const DataError& e) {  // this row only: the others are still checked

@@ -336,7 +336,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
         zero3_module_ = std::max({largest_layer_weight(m, l.tp, megatron_deepspeed(m, t)), embedding_, output_});
     const double full_sbh = static_cast<double>(t.seq_len) / l.cp * static_cast<double>(l.micro_batch) *
                             static_cast<double>(m.hidden);
-    sbh_ = full_sbh / (t.seq_parallel ? l.tp : 1);
+    sbh_ = full_sbh / (sequence_parallel(t, l) ? l.tp : 1);
     // The output layer's input is all-gathered to the full sequence under torchtitan's tensor
     // parallelism (its ColwiseParallel saves it), split by sequence parallelism under Megatron's.
     head_inputs_ = element_ * (sbh_ + (dtensor_tp(t, l) ? full_sbh : sbh_));

@@ -6,6 +6,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/model/layer_activations.hpp>
 
 namespace hetsched::model {
 namespace {
@@ -451,7 +452,7 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
                         str(l.micro_batch * l.dp) + ")");
     if (t.seq_len % l.cp != 0)
         throw DataError("cp (" + str(l.cp) + ") must divide seq_len (" + str(t.seq_len) + ")");
-    if (t.seq_parallel && t.seq_len % l.tp != 0)
+    if (sequence_parallel(t, l) && t.seq_len % l.tp != 0)
         throw DataError("sequence parallelism needs tp (" + str(l.tp) + ") to divide seq_len (" + str(t.seq_len) + ")");
 }
 

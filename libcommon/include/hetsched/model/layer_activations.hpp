@@ -18,6 +18,11 @@ bool eager_ops(const catalog::ModelSpec& m, const Training& t);
 /// and shards the logits over the vocabulary for a parallel loss.
 bool dtensor_tp(const Training& t, const Layout& l);
 
+/// Whether the layers run sequence-parallel under tensor parallelism: as a job says for Megatron's
+/// layers, always for torchtitan's (its plan shards the norms and the residual stream by sequence,
+/// SequenceParallel and Shard(1) outputs, with no option to turn that off).
+bool sequence_parallel(const Training& t, const Layout& l);
+
 /// Activation bytes stored by one layer for one micro-batch.
 struct LayerActivations {
     double stored;   ///< kept from forward to backward
