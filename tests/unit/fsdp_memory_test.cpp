@@ -138,6 +138,7 @@ TEST_CASE("FSDP2's communication streams keep their freed blocks reserved", "[mo
               Approx(gathered).margin(1e-6));
         CHECK(allocated.gradients == Approx(0).margin(1e-6));
         CHECK(reserved.gradients == Approx(grads).margin(1e-6));
+        CHECK(model::estimate_memory(m, t, l, Measure::device).stages.at(0).gradients == Approx(grads).margin(1e-6));
     };
     REQUIRE(embedding > layer);
     check(kDp2, 2 * (std::max(embedding, output) + layer), 4 * params / 2);

@@ -474,7 +474,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const double before_reduce =
         grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    const std::array<Candidate, 10> candidates{{
+    std::array<Candidate, 10> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
          comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
@@ -498,6 +498,10 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         // The micro-batch's own 16-bit logits are among those DeepSpeed's pipe buffers keep.
         {Phase::forward, stash, loss_forward_ + pipe.kept_logits - pipe.own_logits, loss_forward_comm,
          forward_grads_absent_ * params + before_reduce, lazy_optimizer}}};
+    // FSDP2 alone, reserved: no sharded gradient is absent, its blocks cached for the reduce-scatter
+    // stream (see the constructor).
+    if (grads_reserved_)
+        for (auto& c : candidates) c.grads_absent = 0;
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     // Under a pipeline the stage's gradients count in reserved memory already (see
@@ -530,8 +534,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
             (k == 7 && !fsdp_units_) || (k == 8 && update_per_param_ == 0) ||
             (k == 9 && (!last || loss_forward_ == 0)))
             continue;
-        Candidate c = candidates[k];
-        if (grads_reserved_) c.grads_absent = 0;  // cached for the reduce-scatter stream (see the constructor)
+        const Candidate& c = candidates[k];
         const double overhead =
             overhead_bytes(measure_, workspaces_, c.activations + c.logits, pools + c.cached, layout_.gpus());
         const double total = states - c.grads_absent + c.grads_stale - c.optimizer_absent + c.activations + c.logits +
