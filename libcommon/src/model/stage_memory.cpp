@@ -238,18 +238,19 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // The reduce-scatter input is made on the compute stream (torch since mid-2024, pytorch#129721),
     // but its output, of which the sharded gradients are views, on the reduce-scatter stream: by the
     // end of a backward that stream's pool holds every sharded gradient, and when zero_grad frees them
-    // the blocks stay cached there. The compute stream's peak (its loss, before any gradient of the
-    // step is made) cannot use them, so reserved memory holds the gradients at every candidate, the
-    // first iteration's too (its loss reserves the compute stream's blocks, its backward then the
-    // gradients' on top).
+    // (torchtitan: as each step begins) the blocks stay cached there. The compute stream cannot use
+    // them, so reserved memory holds the gradients at every candidate, the first iteration's too (its
+    // compute stream's blocks are reserved before any gradient is made, the gradients' on top).
+    // Allocated, they are absent until made: each unit's at its backward with one micro-batch and no
+    // pipeline (grads_made_in_backward_), a stage's at its last backward under a pipeline.
     const bool fsdp_streams = t.framework == Framework::fsdp && t.zero_stage >= 2 && shards_ > 1;
     fsdp_units_ = fsdp_streams && t.zero_stage >= 3 && l.pp == 1;
     own_unit_ = torchtitan_embedding_unit(t) && !m.tied_embeddings;
     if (fsdp_streams && l.pp == 1) {
         // The root gathered once and kept is no unit the all-gather stream passes again.
         stream_pools_ = gathered_pool(own_unit_ ? std::max(embedding_, output_) : 0, m.layers);
-        grads_reserved_ = measure != Measure::allocated;
     }
+    grads_on_reduce_stream_ = fsdp_streams;
     if (fsdp_units_) {
         // Before torchtitan 0.2 the last block is left gathered after its forward, for the backward
         // that follows at once.
@@ -263,12 +264,6 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // cached for those streams beside the peak: the stage's blocks and its part of the root (the
     // embedding on the first stage, the final norm and output layer on the last), in stage().
     fsdp_pipeline_pools_ = fsdp_streams && l.pp > 1;
-    // Under a pipeline FSDP2 reduce-scatters a stage's gradients only at its last backward, and
-    // torchtitan's zero_grad frees the sharded ones as each step begins: until that backward they are
-    // not allocated. The blocks they came from stay cached for the reduce-scatter stream, which made
-    // them, so reserved memory still holds them.
-    grads_cached_until_last_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && shards_ > 1 &&
-                                        l.pp > 1 && measure == Measure::allocated;
     // Under torchtitan's tensor parallelism the embedding is split by vocabulary rows (RowwiseParallel),
     // but DTensor has no row-split rule for the embedding's backward: its gradient comes out Partial,
     // a whole vocab x hidden matrix on every tp rank, redistributed to the rank's rows only when FSDP2
@@ -470,9 +465,10 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
                                              (element_ + 4) * embedding_unit);
     const double loss_kept = pipe.kept_logits - (loss_holds_logits_ ? pipe.own_logits : 0);
     const double loss_cached = pipe.output_logits > 0 ? 0 : freed_logits_;  // a kept output is not freed
-    // Grads absent before the stage's last backward (in the first iteration, what no step has made yet).
-    const double before_reduce =
-        grads_cached_until_last_backward_ ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
+    // Grads absent before the stage's last backward (in the first iteration, what no step has made
+    // yet): under a pipeline FSDP2 reduce-scatters a stage's gradients only then.
+    const bool pipelined_reduce = grads_on_reduce_stream_ && layout_.pp > 1;
+    const double before_reduce = pipelined_reduce ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     std::array<Candidate, 10> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
@@ -498,14 +494,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         // The micro-batch's own 16-bit logits are among those DeepSpeed's pipe buffers keep.
         {Phase::forward, stash, loss_forward_ + pipe.kept_logits - pipe.own_logits, loss_forward_comm,
          forward_grads_absent_ * params + before_reduce, lazy_optimizer}}};
-    // FSDP2 alone, reserved: no sharded gradient is absent, its blocks cached for the reduce-scatter
-    // stream (see the constructor).
-    if (grads_reserved_)
+    // FSDP2, reserved: no sharded gradient is absent, its blocks cached for the reduce-scatter stream
+    // (see the constructor).
+    if (grads_on_reduce_stream_ && measure_ != Measure::allocated)
         for (auto& c : candidates) c.grads_absent = 0;
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     // Under a pipeline the stage's gradients count in reserved memory already (see
-    // grads_cached_until_last_backward_), and two of its largest units' fp32 reduce-scatter inputs are
+    // grads_on_reduce_stream_), and two of its largest units' fp32 reduce-scatter inputs are
     // counted beside them: where FSDP2 made that input before mid-2024, on the reduce-scatter stream.
     // Current torch makes it on the compute stream, but our pipelined runs on it reserve that much more
     // (without it their reserved error goes from 3.6% to 4.4% on average, 8.9% to 12.8% at most):

@@ -92,10 +92,9 @@ private:
     double stale_grads_ = 0;  ///< bytes per parameter of last iteration's grads still held in backward (see .cpp)
     bool grads_made_in_backward_ = false;  ///< FSDP2, one micro-batch: each unit's grads appear at its backward
     double stream_pools_ = 0;  ///< bytes the allocator keeps cached for FSDP2's all-gather stream
-    bool grads_reserved_ = false;  ///< FSDP2 alone, reserved or device: freed sharded grads' blocks stay cached (.cpp)
+    bool grads_on_reduce_stream_ = false;  ///< FSDP2, sharded: grads made on (and cached for) the reduce-scatter stream
     bool fsdp_units_ = false;  ///< FSDP ZeRO-3, sharded, no pipeline: blocks gathered one at a time
     bool fsdp_pipeline_pools_ = false;  ///< FSDP ZeRO-3, sharded, pipelined: stream pools by stage
-    bool grads_cached_until_last_backward_ = false;  ///< FSDP2 pipelined: sharded grads made at the last backward (see .cpp)
     bool own_unit_ = false;    ///< torchtitan 0.2, untied: the embedding, and the norm with the output, own units
     double last_block_gathered_ = 0;  ///< before torchtitan 0.2: the last block, gathered at the loss
     double first_block_prefetch_ = 0;  ///< torchtitan 0.2: the embedding prefetched in the first block's backward, less a block
