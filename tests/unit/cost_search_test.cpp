@@ -192,6 +192,28 @@ TEST_CASE("a time limit stops the search likewise", "[alloc]") {
     CHECK(cut.stats.stopped_by == "time limit");
 }
 
+TEST_CASE("an exact placer stopped at its node limit keeps its placement: the search is not proven", "[alloc]") {
+    std::mt19937 rng(5);
+    int stopped = 0;
+    for (int n = 0; n < 6 && stopped < 2; ++n) {
+        auto c = small_case(rng);
+        alloc::SearchOptions o;
+        o.placer = place::Method::hph;
+        const auto full = alloc::search_plans(c->space, o);
+        if (full.plans.empty() || !full.stats.complete) continue;
+        o.placer_limit = 2;
+        const auto cut = alloc::search_plans(c->space, o);
+        INFO(c->job.model.name);
+        if (cut.stats.complete) continue;  // every plan placed within two nodes
+        ++stopped;
+        CHECK(cut.stats.stopped_by == alloc::kPlacerNodeLimit);
+        REQUIRE_FALSE(cut.plans.empty());
+        CHECK(cut.plans.front().cost >= full.plans.front().cost * (1 - 1e-12));
+        CHECK(cut.stats.lower_bound <= full.plans.front().cost * (1 + 1e-9));
+    }
+    CHECK(stopped == 2);
+}
+
 TEST_CASE("an effort limit stops the search with its best plan, a valid bound and complete false", "[alloc]") {
     std::mt19937 rng(11);
     for (int n = 0; n < 4; ++n) {

@@ -291,13 +291,25 @@ TEST_CASE("an allocation too small for the model is infeasible, saying by how mu
     }
 }
 
-TEST_CASE("the exact search stops at its node limit with advice", "[place]") {
+TEST_CASE("the exact search stops at its node limit with its best placement so far", "[place]") {
     std::mt19937 rng(7);
     Problem p = random_problem(rng);
     while (brute_force(p, nullptr) >= 1e300 || p.stages() < 3) p = random_problem(rng);
     PlaceOptions o;
     o.search_limit = 2;
-    CHECK_THROWS_AS(place_stages(p, Method::optimal, o), UsageError);
+    for (Method m : {Method::optimal, Method::hph}) {
+        const PlaceResult r = place_stages(p, m, o);
+        CHECK(r.stopped);
+        CHECK(r.node_limit);
+        CHECK(r.nodes == 3);
+        // It starts from CMR's split of its order: never slower than that.
+        const std::vector<size_t> order = order_by_compute(p);
+        CHECK(r.iteration_s <= place_cmr(p, m == Method::hph ? &order : nullptr).iteration_s);
+    }
+    o.search_limit = 20000000;
+    const PlaceResult full = place_stages(p, Method::optimal, o);
+    CHECK_FALSE(full.stopped);
+    CHECK_FALSE(full.node_limit);
 }
 
 TEST_CASE("the exact search told to stop keeps its best placement so far, marked stopped", "[place]") {

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])")
         ->type_name("FILE");
     cli::add_model_flags(*app, model_flags, nullptr, "the allocation's schedule, else the job's framework's");
-    app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit")
+    app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit; past it, their best placement so far (not proven)")
         ->transform(cli::integer_in(1, 1000000000000))->capture_default_str();
     app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv")->type_name("FILE");
     app->add_option("--format", format, "yaml (a job document) or csv (a stage table)")
@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
         auto result = place::run_placestages(job, cat, cli::optional_input(profile), opt);
         if (opt.timeline) io::write_outputs({{timeline, result.timeline}, {io.output, result.text}});
         else io::write_output(io.output, result.text);
+        if (!result.note.empty() && !verbosity.quiet) std::cerr << "placestages: " << result.note << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "placestages: " << result.summary << '\n';
         return Exit::ok;
     });

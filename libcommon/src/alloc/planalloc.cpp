@@ -280,11 +280,12 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     PlanallocResult out;
     if (r.plans.empty() && !r.stats.complete) {
         // Out of time (75: a run with more time may answer) or out of nodes (64: raise the flag).
-        const bool time = r.stats.stopped_by == "time limit";
+        const bool time = r.stats.stopped_by == "time limit", placer = r.stats.stopped_by == kPlacerNodeLimit;
         const std::string why = "the search stopped at its " + r.stats.stopped_by + " (" +
                                 std::to_string(r.stats.nodes_expanded) + " nodes, " +
-                                std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met the SLO; raise " +
-                                (time ? "--time-limit-s" : "--search-limit") + ", loosen the SLO or lower the quotas";
+                                std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met the SLO; " +
+                                (placer ? "use --placer cmr" : time ? "raise --time-limit-s" : "raise --search-limit") +
+                                ", loosen the SLO or lower the quotas";
         if (time) throw TryLater(why);
         throw UsageError(why);
     }

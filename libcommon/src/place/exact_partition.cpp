@@ -38,8 +38,9 @@ public:
         result_ = incumbent;
         try {
             dfs(0, 0, 0, 0);
-        } catch (const Stop&) {
+        } catch (const Stop& s) {
             result_.stopped = true;  // the best so far, unproven
+            result_.node_limit = s.node_limit;
         }
         result_.nodes = nodes_;
         return result_;
@@ -49,10 +50,13 @@ private:
     /// Stages [0, s) are placed and hold `first` layers; `fb` = sum (f + b + 2c) and `f` = sum (f + c)
     /// over them, the link after stage s-1 not yet included.
     void dfs(int s, long first, double fb, double f) {
-        if (++nodes_ > limit_)
+        if (++nodes_ > limit_) {
+            // With a placement in hand (at least CMR's) the search stops with the best so far.
+            if (!result_.placement.empty()) throw Stop{true};
             throw UsageError("the exact search passed its limit of " + std::to_string(limit_) +
-                             " nodes; raise --search-limit, or use --method cmr");
-        if (stop_ && nodes_ % 1024 == 0 && stop_()) throw Stop{};
+                             " nodes before it found any placement; raise --search-limit");
+        }
+        if (stop_ && nodes_ % 1024 == 0 && stop_()) throw Stop{false};
         const long rest = p_.layers - first;
         const int stages_after = k_ - s - 1;
         for (size_t t = 0; t < p_.types.size(); ++t) {
@@ -121,8 +125,10 @@ private:
     }
 
     const Problem& p_;
-    /// Unwinds the search when stop_ says so.
-    struct Stop {};
+    /// Unwinds the search when stop_ says so, or at the node limit.
+    struct Stop {
+        bool node_limit;
+    };
     const std::vector<size_t>* order_;
     long limit_;
     const std::function<bool()>& stop_;

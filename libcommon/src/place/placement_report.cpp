@@ -56,7 +56,10 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
     bound["by"] = !e.allreduce_bound ? "compute" : e.stages[stage].allreduce > 0 ? "allreduce" : "optimizer";
     n["bound_by"] = bound;
     n["evaluated"] = r.evaluated;
-    if (r.nodes > 0) n["search_nodes"] = r.nodes;
+    if (r.nodes > 0) {
+        n["search_nodes"] = r.nodes;
+        n["search_complete"] = !r.stopped;
+    }
     YAML::Node stages(YAML::NodeType::Sequence);
     for (const auto& s : stage_reports(p, r.placement, e)) {
         YAML::Node st(YAML::NodeType::Map);

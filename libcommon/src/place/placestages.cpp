@@ -99,6 +99,11 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
                   (e.allreduce_bound ? " (its all-reduce and optimizer step)" : "") + "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
+    if (r.stopped)
+        out.note = method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
+                   " nodes with the best placement found (iteration " + io::format_number(r.iteration_s, 6) +
+                   " s; it starts from cmr's split" + (method == Method::hph ? " of its order" : "") +
+                   "), not proven best: raise --search-limit to search on";
     if (o.timeline) out.timeline = timeline_to_csv(problem, r.placement, events);
     if (o.csv) {
         out.text = placement_to_csv(problem, r, e);

@@ -95,6 +95,9 @@ struct PlanRecord {
     int gpus() const;
 };
 
+/// SearchStats::stopped_by when an hph or optimal placement passed its node limit on some plan.
+inline constexpr const char* kPlacerNodeLimit = "placer's node limit";
+
 /// How the search went.
 struct SearchStats {
     long trees = 0;                ///< (dp, pp) pairs inside the boundary
@@ -111,7 +114,8 @@ struct SearchStats {
     double lower_bound = 0;        ///< no plan costs (or takes) less with the placer: the best plan's own
                                    ///< value when complete, else the least bound over what was left
     bool complete = true;          ///< true: the best plan is proven best for the placer
-    std::string stopped_by;        ///< when not complete: "time limit", "node limit" or "effort limit"
+    std::string stopped_by;        ///< when not complete: "time limit", "node limit", "effort limit" or
+                                   ///< kPlacerNodeLimit
     long effort = 0;               ///< nodes expanded plus stages placed
     double seconds = 0;
 };

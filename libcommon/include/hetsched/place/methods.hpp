@@ -23,7 +23,7 @@ std::string method_name(Method m);
 struct PlaceOptions {
     bool keep_order = false;        ///< place stages in `order` instead of choosing an order
     std::vector<size_t> order;      ///< the allocation's own stage order (type indices)
-    long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit
+    long search_limit = 20000000;   ///< branch-and-bound nodes hph and optimal may visit (then: stopped)
     /// Asked now and then by hph and optimal: true stops them with the best placement so far (at
     /// least CMR's), marked stopped. Empty: they run to the end or the node limit.
     std::function<bool()> stop;
@@ -36,11 +36,14 @@ struct PlaceResult {
     double iteration_s = 0;
     long evaluated = 0;             ///< placements run through the estimator
     long nodes = 0;                 ///< branch-and-bound nodes visited (hph, optimal)
-    bool stopped = false;           ///< hph or optimal stopped by PlaceOptions::stop: not proven best
+    bool stopped = false;           ///< hph or optimal stopped with its best so far: not proven best
+    bool node_limit = false;        ///< stopped at search_limit (else by PlaceOptions::stop)
 };
 
 /// The chosen method's placement; Infeasible (exit 1) with what is missing where when none fits,
-/// UsageError when an exact search passes `search_limit`.
+/// UsageError when an exact search passes `search_limit` before it has any placement (it starts from
+/// CMR's split of its order, so only when that finds none); past it with one, the best so far, marked
+/// stopped.
 PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o);
 
 /// Espresso Alg. 2; `order` fixes the stage types (nullptr: chosen by CMR).

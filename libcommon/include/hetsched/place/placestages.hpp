@@ -30,6 +30,7 @@ struct PlacestagesResult {
     std::string text;      ///< the output
     std::string timeline;  ///< the timeline CSV (empty unless asked for)
     std::string summary;   ///< a line for stderr under --verbose: the time and the stage that paces it
+    std::string note;      ///< a line for stderr unless --quiet: an exact search stopped unproven (else empty)
 };
 
 /// Places the stages of the job in `job_text` (none: the flags describe it alone) with measured layer
