@@ -38,7 +38,8 @@ place::PlaceResult PlanPipeline::place(SearchLayout& l, const std::vector<int>& 
     if (!memo_) return place_fresh(l, counts);
     if (auto known = memo_->find(l.dp, l.pp, counts)) return *known;
     place::PlaceResult r = place_fresh(l, counts);
-    if (!r.stopped) memo_->store(l.dp, l.pp, counts, r);  // a stopped search's answer is not the placer's
+    // A search the clock stopped may answer otherwise another time; one its node limit stopped will not.
+    if (!r.stopped || r.node_limit) memo_->store(l.dp, l.pp, counts, r);
     return r;
 }
 
