@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
         in.usage = cli::optional_input(sharing);
         if (opt.mode == fit::Mode::predict) inputs = {predict};
         if (opt.mode == fit::Mode::fit && inputs.empty()) inputs = {"-"};
+        cli::check_distinct_inputs(inputs, "profiles");
         if (opt.mode == fit::Mode::fit || opt.mode == fit::Mode::predict)
             for (const auto& path : inputs) {
                 in.profiles.push_back(io::read_input(path));

@@ -148,6 +148,15 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         throw DataError("no app column: add one, or name the app of every row with --app", header_pos(t, -1));
     if (gpu < 0 && opt.gpu.empty())
         throw DataError("no gpu column: add one, or name the GPU type of every row with --gpu", header_pos(t, -1));
+    // The flags name what a file leaves out; they never relabel its rows (two types' samples would be
+    // fitted as one).
+    for (const auto& [column, flag] : {std::pair{app, "--app"}, {gpu, "--gpu"}})
+        if (column >= 0 && !(column == app ? opt.app : opt.gpu).empty())
+            throw Error(Exit::usage,
+                        std::string(flag) + " names the " + (column == app ? "app" : "GPU type") +
+                            " of rows without that column, and this file has one: drop " + flag +
+                            " (or the column)",
+                        header_pos(t, column));
     const int nodes = t.require("num_nodes"), gpus = t.require("num_gpus"), batch = t.require("per_gpu_batch");
     const int frozen = t.find("frozen_layers"), layers = t.find("total_layers");
     const int stages = t.find("pipeline_stages");

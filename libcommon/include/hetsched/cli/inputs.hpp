@@ -3,6 +3,7 @@
 /// The library itself takes text and values only, so that replay can run the same code in memory.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/app.hpp>
@@ -20,5 +21,9 @@ std::optional<io::TextInput> job_input(const IoOptions& io, const model::JobOpti
 
 /// The file at `path` when one was given (non-empty), else nothing.
 std::optional<io::TextInput> optional_input(const std::string& path);
+
+/// UsageError when `paths` name standard input ("-") more than once, or one file twice (by any two
+/// names): its rows would be read, and counted, twice. `what` names them in the stdin message.
+void check_distinct_inputs(const std::vector<std::string>& paths, const std::string& what);
 
 }  // namespace hetsched::cli
