@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists, false);
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (cli::write_list(lists, "default", output)) return Exit::ok;
+        if (cli::write_list(*app, lists, "default", output)) return Exit::ok;
         opt.mode = fit::select_mode(!predict.empty(), grid, tune, !sharing.empty());
         opt.csv = format == "csv";
         fit::GivenInputs given{!params.empty(), !layer_stats.empty(), {}};

@@ -45,9 +45,13 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
+        if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         opt.method = model::parse_method(method);
         if (!check.empty()) {
+            // The rows say the model, the layout, the GPU and the measure; the output is a CSV table.
+            if (format != "csv" && app->count("--format") > 0) throw UsageError("--check writes a CSV table: drop --format " + format);
+            std::vector<std::string> read{"--check", "--method", "--format"};
+            cli::refuse_unread(*app, read, "--check");
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
             io::write_output(io.output, result.csv);
             for (const auto& why : result.skipped) std::cerr << "memest: skipped " << why << '\n';  // even with -q

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
+        if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         opt.method = place::parse_method(method);
         opt.model = model_flags.problem(*app);
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;

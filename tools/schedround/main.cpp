@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists, false);
 
     return cli::run_tool(*app, argc, argv, [&] {
-        if (cli::write_list(lists, catalog, io.output)) return Exit::ok;
+        if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         if (!state_path.empty() && io.input != "-") throw UsageError("give the state as FILE or as --state FILE, not both");
         if (!state_path.empty() && !io.output.empty() && !dry_run)
             throw UsageError("--state rewrites its own file; -o is for a state read from FILE or stdin");

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -67,6 +68,16 @@ void add_io_options(CLI::App& app, IoOptions& io) {
         ->capture_default_str()
         ->each([&io](const std::string&) { io.input_given = true; });
     app.add_option("-o,--output", io.output, "Write the result to FILE atomically instead of stdout")->type_name("FILE");
+}
+
+void refuse_unread(const CLI::App& app, const std::vector<std::string>& read, const std::string& mode) {
+    for (const CLI::Option* o : app.get_options()) {
+        if (o->count() == 0) continue;
+        const std::string name = o->get_positional() && o->get_lnames().empty() ? "FILE" : o->get_name();
+        if (name == "--quiet" || name == "--verbose" || name == "--output") continue;
+        if (std::find(read.begin(), read.end(), name) == read.end())
+            throw UsageError(mode + " does not read " + name + ": drop it");
+    }
 }
 
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& body) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/cli/validators.hpp>
@@ -36,6 +37,10 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity);
 
 /// Adds the positional [FILE] and `-o FILE` options every filter has.
 void add_io_options(CLI::App& app, IoOptions& io);
+
+/// UsageError naming the first option given on the command line that `mode` does not read: those
+/// in `read` and -q, -v, -o are read; FILE counts as an option.
+void refuse_unread(const CLI::App& app, const std::vector<std::string>& read, const std::string& mode);
 
 /// Parses argv, runs `body`, maps errors to `tool: message` on stderr and exit codes, and checks that
 /// stdout was written without error. Returns the process exit status.

@@ -19,7 +19,8 @@ CLI::Option* add_catalog_option(CLI::App& app, std::string& catalog);
 void add_list_flags(CLI::App& app, ListFlags& flags, bool models = true);
 
 /// When a list was asked for, writes it as CSV to `output` ("-" or empty: stdout) and returns true;
-/// --list-gpus lists the catalog `catalog` names (a built-in name or a file).
-bool write_list(const ListFlags& flags, const std::string& catalog, const std::string& output);
+/// --list-gpus lists the catalog `catalog` names (a built-in name or a file). UsageError for both
+/// lists at once, or any other option of `app` but --catalog (with --list-gpus), -o, -q and -v.
+bool write_list(const CLI::App& app, const ListFlags& flags, const std::string& catalog, const std::string& output);
 
 }  // namespace hetsched::cli
