@@ -17,13 +17,14 @@ const std::vector<std::string> kNodeKeys{"name", "gpu", "gpus", "free", "memory_
 
 /// Checks one node's numbers and fills its memory from the catalog unless given; a typed node may
 /// give less memory than its type has (a partition, memory held back), never more: plans would be
-/// placed on memory its GPUs do not have. `memory_pos` is where memory_gib was given.
-void complete(ClusterNode& n, const SourcePos& where, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos,
+/// placed on memory its GPUs do not have. `free_pos` and `memory_pos` are where free and memory_gib
+/// were given.
+void complete(ClusterNode& n, const SourcePos& free_pos, const catalog::GpuCatalog& catalog, const SourcePos& gpu_pos,
               const SourcePos& memory_pos) {
     if (n.free < 0 || n.free > n.gpus)
         throw DataError("node '" + n.name + "' has " + std::to_string(n.free) + " free of " + std::to_string(n.gpus) +
                             " GPUs (expected 0 to " + std::to_string(n.gpus) + ")",
-                        where);
+                        free_pos);
     if (n.memory_gib > 0 && n.gpu.empty()) return;
     try {
         const catalog::GpuType& g = catalog.find(n.gpu);
@@ -65,7 +66,7 @@ std::vector<ClusterNode> from_csv(const io::TextInput& in, const catalog::GpuCat
             n.memory_gib = t.number(r, memory, 0.01, model::limits::max_memory_gib);
         if (gpu >= 0) n.gpu = t.cell(r, gpu).text;
         if (n.name.empty()) throw DataError("expected a node name", t.where(r, name));
-        complete(n, where.back(), catalog, gpu >= 0 ? t.where(r, gpu) : where.back(),
+        complete(n, free >= 0 ? t.where(r, free) : where.back(), catalog, gpu >= 0 ? t.where(r, gpu) : where.back(),
                  memory >= 0 ? t.where(r, memory) : where.back());
         out.push_back(n);
     }
@@ -98,7 +99,8 @@ std::vector<ClusterNode> read_cluster(const io::YamlDocument& doc, const YAML::N
         if (gpu.IsDefined()) n.gpu = io::yaml_string(doc, gpu, "gpu");
         if (const YAML::Node d = io::optional_child(doc, item, "down"); d.IsDefined() && io::yaml_bool(doc, d, "down"))
             n.free = 0;  // a node that is down holds nothing
-        complete(n, where.back(), catalog, doc.where(gpu.IsDefined() ? gpu : item), doc.where(memory.IsDefined() ? memory : item));
+        complete(n, doc.where(free.IsDefined() ? free : item), catalog, doc.where(gpu.IsDefined() ? gpu : item),
+                 doc.where(memory.IsDefined() ? memory : item));
         out.push_back(n);
     }
     check_unique(out, where);
