@@ -1,5 +1,6 @@
 // schedround: one scheduling round for a heterogeneous cluster: which job runs on which GPU type and
 // hosts now (FFT by default), from a cluster-state file, safe to run from cron with --state.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -71,7 +72,12 @@ int main(int argc, char** argv) {
         if (verbosity.verbose > 0) opt.solver_log = [](const std::string& s) { std::cerr << s; };
         const auto cat = cli::load_catalog(catalog);
         std::unique_ptr<io::FileLock> lock;
-        if (!state_path.empty()) lock = std::make_unique<io::FileLock>(state_path, lock_timeout_s);
+        if (!state_path.empty()) {
+            // A missing state (or a folder) is reported before its lock file is made beside it.
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(state_path, ec)) (void)io::read_input(state_path);
+            lock = std::make_unique<io::FileLock>(state_path, lock_timeout_s);
+        }
         if (!throughputs.empty()) models.fits = fit::read_model_document(io::read_input(throughputs));
         sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat,
                                                      throughputs.empty() ? nullptr : &models);
