@@ -280,6 +280,23 @@ TEST_CASE("a placement memo shared across SLOs changes no plan and no statistic"
     }
 }
 
+TEST_CASE("an fsdp job in fp16 is searched without a pipeline at dp 1, where torchtitan would run fp32", "[alloc]") {
+    std::mt19937 rng(9);
+    auto c = small_case(rng);
+    c->job.training.framework = model::Framework::fsdp;
+    c->job.training.zero_stage = 3;
+    bool dp1 = false;  // small_case's jobs are fp16
+    for (const auto& p : run(c->space, alloc::SearchMethod::exhaustive, 200).plans) {
+        if (p.dp == 1) CHECK(p.pp == 1);
+        dp1 |= p.dp == 1;
+    }
+    CHECK(dp1);
+    c->job.training.precision = "fp32";
+    bool pipelined_dp1 = false;
+    for (const auto& p : run(c->space, alloc::SearchMethod::exhaustive, 200).plans) pipelined_dp1 |= p.dp == 1 && p.pp > 1;
+    CHECK(pipelined_dp1);
+}
+
 TEST_CASE("a DeepSpeed job at ZeRO-3 is searched without a pipeline: at ZeRO-1 with one", "[alloc]") {
     std::mt19937 rng(9);
     auto c = small_case(rng);

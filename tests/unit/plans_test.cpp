@@ -99,6 +99,29 @@ TEST_CASE("a DeepSpeed job at ZeRO-3 gets no pipelined plan: at ZeRO-1 it does",
     CHECK(pipelined);
 }
 
+TEST_CASE("an fsdp job gets no plan torchtitan would train in fp32: tp or pp without FSDP", "[model]") {
+    const auto& m = catalog::find_model("llama-2-7b");
+    auto t = training(4096, 8);
+    t.framework = model::Framework::fsdp;
+    t.zero_stage = 3;
+    bool single = false, split_without_fsdp = false, split_with_fsdp = false;
+    for (const auto& p : model::enumerate_plans(m, t, catalog::named_catalog("default"), {})) {
+        const bool split = p.layout.tp > 1 || p.layout.pp > 1;
+        single |= p.layout.gpus() == 1;
+        split_without_fsdp |= split && p.layout.dp == 1;
+        split_with_fsdp |= split && p.layout.dp > 1;
+    }
+    CHECK(single);  // one GPU: autocast
+    CHECK_FALSE(split_without_fsdp);
+    CHECK(split_with_fsdp);
+    // In fp32 they are what the job asks for.
+    t.precision = "fp32";
+    split_without_fsdp = false;
+    for (const auto& p : model::enumerate_plans(m, t, catalog::named_catalog("default"), {}))
+        split_without_fsdp |= (p.layout.tp > 1 || p.layout.pp > 1) && p.layout.dp == 1;
+    CHECK(split_without_fsdp);
+}
+
 TEST_CASE("a given layout yields its plan on each type it fits, with the fit check's peak", "[model]") {
     const auto& m = catalog::find_model("llama-2-7b");
     const auto t = training(4096, 32);

@@ -10,7 +10,10 @@ std::vector<SearchLayout> build_search_layouts(const SearchSpace& space, SearchS
     for (int dp : dp_range(space)) {
         int max_k = 0;
         for (const auto& c : space.types) max_k += c.quota / dp;
-        max_k = static_cast<int>(std::min<long>(max_k, model::can_pipeline(space.job->training) ? layers : 1));
+        // No pipeline where the job cannot run one, nor where torchtitan would run it in fp32 (no FSDP).
+        const bool pipelines = model::can_pipeline(space.job->training) &&
+                               !model::torchtitan_trains_fp32(space.job->training, model::Layout{1, 2, dp, 1, 1, 1, {}});
+        max_k = static_cast<int>(std::min<long>(max_k, pipelines ? layers : 1));
         for (int k = 1; k <= max_k; ++k) {
             SearchLayout l;
             l.dp = dp;

@@ -14,11 +14,9 @@
 namespace hetsched::model {
 namespace {
 
-/// torchtitan turns mixed precision off for tensor or pipeline parallelism without FSDP or context
-/// parallelism (dp x cp = 1): FSDP2's policy is then absent, and its maybe_enable_amp gives no autocast
-/// there, so such a job trains in fp32 whatever its mixed_precision_param. Empty when that is not so.
+/// Why torchtitan would train this layout in fp32 (see torchtitan_trains_fp32); empty when it would not.
 std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
-    if (t.framework != Framework::fsdp || t.precision == "fp32" || l.dp * l.cp > 1 || (l.tp == 1 && l.pp == 1)) return {};
+    if (!torchtitan_trains_fp32(t, l)) return {};
     return "torchtitan trains this layout in fp32 (tensor or pipeline parallelism without FSDP or context "
            "parallelism runs no mixed precision); this estimate is for " + t.precision + ": give --precision fp32 "
            "for torchtitan's";

@@ -97,6 +97,9 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
             const long max_pp = can_pipeline(t) ? std::min<long>({m.layers, cap / tp, kMaxPp}) : 1;
             for (long pp = 1; pp <= max_pp; ++pp) {
                 for (long dp : divisors(t.global_batch, cap / (tp * pp))) {
+                    // Not a plan in the job's precision: torchtitan would train it in fp32.
+                    if (torchtitan_trains_fp32(on_type, Layout{tp, static_cast<int>(pp), static_cast<int>(dp), 1, 1, 1, {}}))
+                        continue;
                     // The job's own micro-batch when it sets one (frenzy's formula has none).
                     const long per_rank = t.global_batch / dp;
                     const bool pinned = o.micro_batch > 0 && o.method != Method::frenzy;

@@ -188,6 +188,10 @@ bool torchtitan_fused_adamw(const Training& t) { return torchtitan_from(t, 1000)
 bool torchtitan_sac_saves_abs(const Training& t) { return t.framework == Framework::fsdp && !torchtitan_from(t, 1000); }
 bool torchtitan_keeps_pipeline_outputs(const Training& t) { return t.framework == Framework::fsdp && !torchtitan_from(t, 2001); }
 
+bool torchtitan_trains_fp32(const Training& t, const Layout& l) {
+    return t.framework == Framework::fsdp && t.precision != "fp32" && l.dp * l.cp == 1 && (l.tp > 1 || l.pp > 1);
+}
+
 bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }
 
 bool optimizer_sharded(const Training& t) {

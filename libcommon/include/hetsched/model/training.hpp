@@ -296,6 +296,11 @@ inline constexpr double min_slo_s = 1e-3;
 inline constexpr double max_slo_s = 1e12;
 }  // namespace limits
 
+/// Whether torchtitan trains layout `l` of a mixed-precision fsdp job in fp32: tensor or pipeline
+/// parallelism without FSDP or context parallelism (dp x cp = 1) leaves FSDP2's mixed-precision
+/// policy out, and its maybe_enable_amp gives autocast to a single device only.
+bool torchtitan_trains_fp32(const Training& t, const Layout& l);
+
 /// Whether the job can run as a pipeline (pp > 1): not under DeepSpeed at ZeRO-2 or 3, which its
 /// pipeline engine refuses (deepspeed/runtime/pipe/engine.py).
 bool can_pipeline(const Training& t);
