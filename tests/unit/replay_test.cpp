@@ -73,6 +73,20 @@ TEST_CASE("A job arriving while every GPU is busy waits for the next decision af
     CHECK(result(r, "b").starvation_s() == Approx(1100));
 }
 
+TEST_CASE("A cluster that goes idle within a round decides again at the next arrival", "[replay]") {
+    // a runs 50-150 and leaves the cluster idle; b arriving at 200 starts then, not at 350.
+    ReplayResult r = replay({rjob("a", 50, 100, {1}), rjob("b", 200, 100, {1})}, one_gpu_each({"A"}),
+                            options(sched::PolicyKind::fifo));
+    CHECK(result(r, "b").start_time_s == 200);
+    CHECK(result(r, "b").finish_time_s == Approx(300));
+    REQUIRE(r.rounds.size() == 2);
+    CHECK(r.rounds[0].time_s == 50);
+    CHECK(r.rounds[0].length_s == Approx(150));  // the round ends at the decision that follows it
+    // Arriving at 140, while a still runs, b waits for the next decision, 350.
+    r = replay({rjob("a", 50, 100, {1}), rjob("b", 140, 100, {1})}, one_gpu_each({"A"}), options(sched::PolicyKind::fifo));
+    CHECK(result(r, "b").start_time_s == 350);
+}
+
 TEST_CASE("A replay whose work needs more rounds than it decides is refused, or stopped when migrations stall it", "[replay]") {
     ReplayOptions o = options(sched::PolicyKind::srtf, 100);
     o.max_rounds = 10;
@@ -304,7 +318,9 @@ TEST_CASE("Decisions fall at t0 + k round lengths: a job arriving on one joins i
     // 0.1 added up 8 times is 0.7999999999999999 and 60.1 added 22 times falls short of 1322.2: a job
     // arriving there waited a whole round more with a GPU free. 3 x 0.3 is 0.8999999999999999 itself,
     // short of 0.9 by the last digit, the same instant.
-    for (const auto& [length, arrival] : std::vector<std::pair<double, double>>{{0.1, 0.8}, {60.1, 1322.2}, {0.3, 0.9}}) {
+    // 3 x 0.1 is 0.30000000000000004, past 0.3 by the last digit: the job starts at 0.3, not waiting 6e-17 s.
+    for (const auto& [length, arrival] :
+         std::vector<std::pair<double, double>>{{0.1, 0.8}, {60.1, 1322.2}, {0.3, 0.9}, {0.1, 0.3}}) {
         ReplayCluster c = one_gpu_each({"A"});
         c.nodes[0].gpus = 2;
         const ReplayResult r = replay({rjob("a", 0, 2000, {1}), rjob("b", arrival, 1, {1})}, c,

@@ -104,7 +104,10 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     while (next < jobs.size() || !s.jobs.empty()) {
         for (; next < jobs.size() && arrived(jobs[next].job.submit_time_s, t); ++next) {
             const sched::Job& j = jobs[next].job;
-            t = std::max(t, j.submit_time_s);  // the same instant, to the last digit: no job starts before it arrives
+            // The same instant, to the last digit: no job starts before it arrives, nor waits for rounding
+            // (a decision at 3 x 0.1 = 0.30000000000000004 takes a job of 0.3 at 0.3).
+            if (std::abs(t - j.submit_time_s) <= 4 * std::numeric_limits<double>::epsilon() * std::abs(t)) t = j.submit_time_s;
+            t = std::max(t, j.submit_time_s);
             tracked[j.id] = {out.jobs.size(), 0, alone_s_per_work(j)};
             JobResult r;
             r.id = j.id;
@@ -153,6 +156,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                     end = std::min(end, t + tracked[j.id].owed_s +
                                             j.remaining() / (j.throughput[static_cast<size_t>(j.placement.type)] *
                                                              (j.placement.shared ? fit::kSharedSlowdown : 1)));
+        double last_finish = t;  // when the round's last finishing job finished
         RoundRecord rec;
         rec.time_s = t;
         rec.length_s = end - t;
@@ -181,6 +185,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                 finished_alone_s += j.work * tr.alone_s_per_work;
                 j.done = j.work;
                 r.finish_time_s = finish;
+                last_finish = std::max(last_finish, finish);
                 r.migrations = j.book.migrations;
                 ++finished;
             } else {
@@ -195,6 +200,13 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
                                         ": no decision will ever start them (first: '" + s.jobs.front().id + "')");
         s.jobs.erase(std::remove_if(s.jobs.begin(), s.jobs.end(), [](const sched::Job& j) { return j.remaining() <= 0; }),
                      s.jobs.end());
+        // Every job done within the round and none waiting: the cluster is idle from the last finish,
+        // and an arrival after it (before the round's end) ends that idle spell with a decision.
+        if (s.jobs.empty() && next < jobs.size() && jobs[next].job.submit_time_s < end &&
+            jobs[next].job.submit_time_s >= last_finish) {
+            end = std::max(t, jobs[next].job.submit_time_s);
+            out.rounds.back().length_s = end - t;
+        }
         if (end < from + static_cast<double>(k + 1) * o.round_length_s) {  // an event before the round's end
             from = end;
             k = 0;
