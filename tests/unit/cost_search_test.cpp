@@ -210,6 +210,12 @@ TEST_CASE("an exact placer stopped at its node limit keeps its placement: the se
         REQUIRE_FALSE(cut.plans.empty());
         CHECK(cut.plans.front().cost >= full.plans.front().cost * (1 - 1e-12));
         CHECK(cut.stats.lower_bound <= full.plans.front().cost * (1 + 1e-9));
+        // A placement its node limit stopped is the same every time: a memo keeps it for later SLOs.
+        auto memo = std::make_shared<alloc::PlacementMemo>();
+        o.memo = memo;
+        const auto memoised = alloc::search_plans(c->space, o);
+        check_same(cut, memoised);
+        CHECK(static_cast<long>(memo->size()) == memoised.stats.plans_evaluated);
     }
     CHECK(stopped == 2);
 }

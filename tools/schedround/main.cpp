@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
         if (!state_path.empty()) {
             // A missing state (or a folder) is reported before its lock file is made beside it.
             std::error_code ec;
-            if (!std::filesystem::is_regular_file(state_path, ec)) (void)io::read_input(state_path);
+            if (!std::filesystem::exists(state_path, ec) || std::filesystem::is_directory(state_path, ec))
+                (void)io::read_input(state_path);
             lock = std::make_unique<io::FileLock>(state_path, lock_timeout_s);
         }
         if (!throughputs.empty()) models.fits = fit::read_model_document(io::read_input(throughputs));

@@ -60,7 +60,7 @@ public:
         pipeline_.reset();
         if (placer_stopped_ && stats_.complete) {  // a placement cut short is not proven best
             stats_.complete = false;
-            stats_.stopped_by = placer_node_limit_ ? kPlacerNodeLimit : "time limit";
+            stats_.stopped_by = placer_clock_stopped_ ? "time limit" : kPlacerNodeLimit;  // more time may help
         }
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
@@ -78,7 +78,7 @@ public:
 
 private:
     bool placer_stopped_ = false;  ///< an exact placer stopped with its best so far
-    bool placer_node_limit_ = false;  ///< one of them at its node limit (the others at the time limit)
+    bool placer_clock_stopped_ = false;  ///< one of them at the time limit (the others at their node limit)
     double stopped_bound_ = kInf;  ///< the least bound of the plans whose placement was stopped
     const SearchSpace& space_;
     SearchOptions opt_;
@@ -267,7 +267,7 @@ private:
         const place::PlaceResult r = pipeline_->take_oldest(f);
         if (r.stopped) {  // its placement may beat the one found: only the plan's own bound holds
             placer_stopped_ = true;
-            placer_node_limit_ = placer_node_limit_ || r.node_limit;
+            placer_clock_stopped_ = placer_clock_stopped_ || !r.node_limit;
             stopped_bound_ = std::min(stopped_bound_, f.bound);
         }
         SearchLayout& l = *f.layout;

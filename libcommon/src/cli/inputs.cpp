@@ -1,7 +1,7 @@
 #include <hetsched/cli/inputs.hpp>
 
-#include <filesystem>
-#include <system_error>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hetsched/cli/error.hpp>
 
@@ -23,12 +23,17 @@ std::optional<io::TextInput> optional_input(const std::string& path) {
 }
 
 void check_distinct_inputs(const std::vector<std::string>& paths, const std::string& what) {
+    // A file, a pipe or a terminal by device and inode: "-" is standard input's, /dev/stdin reaches the
+    // same; a path that cannot be looked at is reported when it is read.
+    auto identity = [](const std::string& p, struct stat& st) {
+        return p == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
+    };
     for (size_t i = 0; i < paths.size(); ++i)
         for (size_t j = i + 1; j < paths.size(); ++j) {
             if (paths[i] == "-" && paths[j] == "-")
                 throw UsageError("standard input can be read once: two " + what + " name '-'");
-            std::error_code ec;  // a path that does not exist is reported when it is read
-            if (paths[i] != "-" && paths[j] != "-" && std::filesystem::equivalent(paths[i], paths[j], ec))
+            struct stat a {}, b {};
+            if (identity(paths[i], a) && identity(paths[j], b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
                 throw UsageError(paths[i] + " and " + paths[j] + " are one file: its rows would be read, and counted, twice");
         }
 }

@@ -113,6 +113,9 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                                  chosen.name + "'" + (capped.empty() ? "" : " (quotas cap GPUs: " + io::join(capped) + ")");
         if (left.types.empty()) out.message = none;
         else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
+        if (job.training.framework == Framework::fsdp && job.training.precision != "fp32")
+            out.message += "; layouts with tp or pp at dp x cp 1 were left out, as torchtitan trains them in fp32: "
+                           "give --precision fp32 to rank them, or a global batch that allows dp above 1";
     }
     {
         std::set<std::string> types;

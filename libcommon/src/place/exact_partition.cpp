@@ -42,7 +42,7 @@ public:
             result_.stopped = true;  // the best so far, unproven
             result_.node_limit = s.node_limit;
         }
-        result_.nodes = nodes_;
+        result_.nodes = std::min(nodes_, limit_);  // the node past the limit is not visited
         return result_;
     }
 
