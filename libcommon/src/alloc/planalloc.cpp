@@ -284,8 +284,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
         const std::string why = "the search stopped at its " + r.stats.stopped_by + " (" +
                                 std::to_string(r.stats.nodes_expanded) + " nodes, " +
                                 std::to_string(r.stats.plans_evaluated) + " plans placed) before any plan met the SLO; " +
-                                (placer ? "placements were cut short at the placer's limit of 20000000 nodes (hph may "
-                                          "gain from --placer cmr, whose order differs)"
+                                (placer ? "placements were cut short at the placer's limit of " +
+                                              std::to_string(so.placer_limit) +
+                                              " nodes (hph may gain from --placer cmr, whose order differs)"
                                  : time ? "raise --time-limit-s"
                                         : "raise --search-limit") +
                                 ", loosen the SLO or lower the quotas";
