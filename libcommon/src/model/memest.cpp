@@ -113,7 +113,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                                  chosen.name + "'" + (capped.empty() ? "" : " (quotas cap GPUs: " + io::join(capped) + ")");
         if (left.types.empty()) out.message = none;
         else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
-        if (job.training.framework == Framework::fsdp && job.training.precision != "fp32")
+        if (torchtitan_trains_fp32(job.training, Layout{2, 1, 1, 1, 1, 1, {}}))  // tp 2 at dp 1: left out
             out.message += "; layouts with tp or pp at dp x cp 1 were left out, as torchtitan trains them in fp32: "
                            "give --precision fp32 to rank them, or a global batch that allows dp above 1";
     }

@@ -18,12 +18,16 @@ namespace {
 /// the waiting jobs can never start (gavel's held jobs wait at most its reset interval, far fewer).
 constexpr long kStuckRounds = 10000;
 
-/// Whether a job submitted at `submit_s` joins the decision at `t`: submitted at or before it, or
-/// after it by no more than the rounding of the two numbers (a few units in the last place: `t` is
-/// from + k x round length in doubles, and 3 x 0.3 comes to 0.8999999999999999, short of a trace's 0.9).
-bool arrived(double submit_s, double t) {
-    return submit_s <= t || submit_s - t <= 4 * std::numeric_limits<double>::epsilon() * std::abs(t);
+/// Whether `submit_s` and the decision time `t` are one instant but for the rounding of the two
+/// numbers (a few units in the last place: `t` is from + k x round length in doubles, and 3 x 0.3
+/// comes to 0.8999999999999999, short of a trace's 0.9; 3 x 0.1 to 0.30000000000000004).
+bool same_instant(double submit_s, double t) {
+    return std::abs(submit_s - t) <= 4 * std::numeric_limits<double>::epsilon() * std::abs(t);
 }
+
+/// Whether a job submitted at `submit_s` joins the decision at `t`: submitted at or before it, or
+/// at the same instant.
+bool arrived(double submit_s, double t) { return submit_s <= t || same_instant(submit_s, t); }
 
 /// What the engine remembers of a job beyond the state: where its result goes and migration time it
 /// still owes (a move longer than an interval carries over).
@@ -104,10 +108,8 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     while (next < jobs.size() || !s.jobs.empty()) {
         for (; next < jobs.size() && arrived(jobs[next].job.submit_time_s, t); ++next) {
             const sched::Job& j = jobs[next].job;
-            // The same instant, to the last digit: no job starts before it arrives, nor waits for rounding
-            // (a decision at 3 x 0.1 = 0.30000000000000004 takes a job of 0.3 at 0.3).
-            if (std::abs(t - j.submit_time_s) <= 4 * std::numeric_limits<double>::epsilon() * std::abs(t)) t = j.submit_time_s;
-            t = std::max(t, j.submit_time_s);
+            // No job starts before it arrives, nor waits for rounding: at the same instant, its own.
+            t = same_instant(j.submit_time_s, t) ? j.submit_time_s : std::max(t, j.submit_time_s);
             tracked[j.id] = {out.jobs.size(), 0, alone_s_per_work(j)};
             JobResult r;
             r.id = j.id;
