@@ -7,7 +7,7 @@ using namespace hetsched;
 
 TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]") {
     auto c = catalog::named_catalog("default");
-    CHECK(c.gpus.size() == 25);
+    CHECK(c.gpus.size() == 27);
     const auto& h100 = c.find("H100-SXM");
     CHECK(h100.memory_gib == 80);
     CHECK(h100.tflops == 989);
@@ -16,6 +16,11 @@ TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]")
     CHECK(c.find("RTX-2080Ti").tflops == Approx(107.6));  // FP16 tensor (FP16 accumulate): Turing has no BF16
     CHECK(!c.find("RTX-2080Ti").tflops_from_fp32);
     CHECK(c.find("T4").price_per_hour == Approx(0.53));
+    // gpus.csv's gpus_per_node where a part comes in nodes of another size, else 8.
+    CHECK(c.find("GH200-96GB").gpus_per_node == 4);
+    CHECK(c.find("GH200-96GB").mem_bw_gb_s == 4000);
+    CHECK(c.find("B200").gpus_per_node == 8);
+    CHECK(c.find("B200").compute_capability == 10.0);
 }
 
 TEST_CASE("juchi catalog is Espresso's Table I", "[catalog]") {
