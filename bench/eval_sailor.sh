@@ -10,8 +10,8 @@
 #             GPUs, and at the device level memest's model puts the RTX-2080 stage of two of them a
 #             layer over its 8 GB.
 #   clariden  homogeneous: Alps' GH200 nodes (4 GPUs each, tp 4 within a node), 1-32 nodes, pp 1-4,
-#             dp 1-32, micro-batch 1-8. The catalog gets the GH200 and the network Sailor measured
-#             between two of its nodes (22.9 GB/s a GPU).
+#             dp 1-32, micro-batch 1-8, with the network Sailor measured between two of its nodes
+#             (22.9 GB/s a GPU).
 # Prints one row a run and, on stderr, each cluster's mean and max |error| over all its runs, over
 # those with trust medium or high, and over its pipelines (pp > 1) where some runs have one stage.
 #   bench/eval_sailor.sh [BUILD_DIR] [SCHEDULE]   (SCHEDULE: blocking, DeepSpeed's, or overlapped)
@@ -28,16 +28,14 @@ trap 'rm -rf "$tmp"' EXIT
 # Turing's figures from NVIDIA's Turing architecture whitepaper (Titan RTX: 24 GB, 16.3 FP32 TFLOPS,
 # 672 GB/s; RTX 2080: 8 GB, 10.1 FP32 TFLOPS, 448 GB/s); fp32 training, so the FP32 peak. The
 # profiles time the layers; these set memory and the optimizer step.
-# GH200 (96 GB): an H100 die with 96 GB of HBM3 at 4 TB/s (NVIDIA's GH200 announcement of August
-# 2023), 66.9 FP32 TFLOPS (the H100 SXM's, same die and clocks); 4 a node on Alps. Its link and NIC
-# are Sailor's measured bandwidths (sailor/providers/intra_node_bandwidths.json: 125 GB/s between two
-# GPUs of a node, so 250 both ways; multizone_bandwidths_het.json: 22.9 GB/s between one GPU of each
-# of two nodes).
+# The catalog's GH200-96GB, 4 a node as on Alps, gets the network Sailor measured between two of its
+# nodes (sailor/providers/multizone_bandwidths_het.json: 22.9 GB/s between one GPU of each).
 "$build/tools/placestages/placestages" --list-gpus | awk -F, -v OFS=, '
   NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "gpus_per_node") n = i; if ($i == "nic_gb_s") c = i } print; next }
   $1 == "RTX-3090" { $n = 8; $c = 0.115; print }
-  END { print "RTX-2080,8,10.1,fp32,448,32,7.5,8,,USD,,2.86"; print "Titan-RTX,24,16.3,fp32,672,32,7.5,8,,USD,,2.86"
-        print "GH200,96,66.9,fp32,4000,250,9.0,4,,USD,,22.93" }' > "$tmp/catalog.csv"
+  $1 == "GH200-96GB" { $c = 22.93; print }
+  END { print "RTX-2080,8,10.1,fp32,448,32,7.5,8,,USD,,2.86"; print "Titan-RTX,24,16.3,fp32,672,32,7.5,8,,USD,,2.86" }' \
+  > "$tmp/catalog.csv"
 
 # evaluate CLUSTER RUNS TIED NETWORK_GB_S: one row a run of RUNS, the summary on stderr.
 evaluate() {
