@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
          "Fit step-time models to profiled training steps, check them on held-out samples, and predict "
          "throughput, tune frozen layers or judge GPU sharing with them.",
          "Reads profiles from FILEs or stdin: Sia/Pollux placements-*.csv and scalability-*.csv as they are, or "
-         "hetsched's CSV (app, gpu, num_nodes, num_gpus, per_gpu_batch, step_time_s; optionally frozen_layers, total_layers and more). "
+         "hetsched's CSV (app, gpu, num_nodes, num_gpus, per_gpu_batch, step_time_s; optionally the columns hetsched-formats(5) lists; any other is refused). "
          "Writes a throughput-model YAML document (or a quality table with --format csv).\n"
          "Exit status: 0 ok; 64 usage; 65 bad data (incl. samples that cannot identify the model); 66 no input; 70 internal; "
          "73/74 output errors.\nSee fitthroughput(1) and hetsched-formats(5)."},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
@@ -13,6 +14,7 @@ namespace hetsched::fit {
 
 LayerStats read_layer_stats(const io::TextInput& in) {
     const io::CsvTable t = io::CsvTable::parse(in);
+    catalog::check_known_columns(t, {"layer", "grad_var", "grad_var_at_freeze", "flops", "params"});
     const int layer = t.require("layer"), var = t.require("grad_var");
     const int freeze = t.find("grad_var_at_freeze"), flops = t.find("flops"), params = t.find("params");
     if (t.rows() < 2) throw DataError("layer statistics need at least 2 layers", {in.name, 1, 0});

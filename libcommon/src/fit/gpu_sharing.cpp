@@ -6,6 +6,7 @@
 #include <set>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
@@ -29,6 +30,8 @@ LinearUsage least_squares(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, co
 
 std::vector<UsageSample> read_usage(const io::TextInput& in) {
     const io::CsvTable t = io::CsvTable::parse(in);
+    catalog::check_known_columns(t, {"app", "gpu", "per_gpu_batch", "gpu_util_pct", "memory_gib", "frozen_layers",
+                                     "total_layers"});
     const int app = t.require("app"), gpu = t.require("gpu"), batch = t.require("per_gpu_batch");
     const int util = t.require("gpu_util_pct"), mem = t.require("memory_gib");
     const int frozen = t.find("frozen_layers"), layers = t.find("total_layers");

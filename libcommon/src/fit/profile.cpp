@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/number_format.hpp>
 
@@ -92,11 +93,12 @@ void check_part(const io::CsvTable& t, size_t r, int column, double part, double
 }
 
 void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const ProfileOptions& opt, Sample& s) {
-    s.step_time_s = c.step < 0 ? kNaN : time_cell(t, r, c.step);
-    s.sync_time_s = optional_time(t, r, c.sync, true);
-    s.fwd_time_s = optional_time(t, r, c.fwd, false);
-    s.bwd_time_s = optional_time(t, r, c.bwd, false);
-    (void)opt;
+    // Rows to predict need no times: a blank cell there is one not measured (NaN).
+    const auto unmeasured = [&](int column) { return !opt.need_times && column >= 0 && t.cell(r, column).text.empty(); };
+    s.step_time_s = c.step < 0 || unmeasured(c.step) ? kNaN : time_cell(t, r, c.step);
+    s.sync_time_s = unmeasured(c.sync) ? kNaN : optional_time(t, r, c.sync, true);
+    s.fwd_time_s = unmeasured(c.fwd) ? kNaN : optional_time(t, r, c.fwd, false);
+    s.bwd_time_s = unmeasured(c.bwd) ? kNaN : optional_time(t, r, c.bwd, false);
     // The parts are of the step they were timed in: none may outlast it, alone or together.
     check_part(t, r, c.sync, s.sync_time_s, s.step_time_s, "sync");
     check_part(t, r, c.fwd, s.fwd_time_s, s.step_time_s, "forward");
@@ -104,8 +106,20 @@ void read_times(const io::CsvTable& t, size_t r, const TimeColumns& c, const Pro
     check_part(t, r, c.bwd, s.fwd_time_s + s.bwd_time_s, s.step_time_s, "forward + backward");
 }
 
+/// What --predict appends, accepted back in any profile (a predicted table re-predicted or fitted).
+const char* const kPredictedColumns[] = {"predicted_step_time_s", "predicted_throughput"};
+
+/// DataError at a column the format does not know (a misspelt optional column would otherwise leave
+/// its value at the default, and the fit or prediction silently wrong).
+void check_columns(const io::CsvTable& t, std::vector<std::string> known) {
+    known.insert(known.end(), std::begin(kPredictedColumns), std::end(kPredictedColumns));
+    catalog::check_known_columns(t, known);
+}
+
 void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
     const io::CsvTable& t = p.table;
+    if (p.format == ProfileFormat::placements) check_columns(t, {"placement", "local_bsz", "step_time", "sync_time"});
+    else check_columns(t, {"num_nodes", "num_replicas", "local_bsz", "step_time", "sync_time"});
     const SiaNames names = sia_names(in.name, opt);
     const int bsz = t.require("local_bsz");
     TimeColumns tc;
@@ -143,6 +157,9 @@ void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
 
 void read_own(Profile& p, const ProfileOptions& opt) {
     const io::CsvTable& t = p.table;
+    check_columns(t, {"app", "gpu", "num_nodes", "num_gpus", "per_gpu_batch", "pipeline_stages", "frozen_layers",
+                      "total_layers", "unfrozen_flops_fraction", "unfrozen_params_fraction", "step_time_s",
+                      "sync_time_s", "fwd_time_s", "bwd_time_s"});
     const int app = t.find("app"), gpu = t.find("gpu");
     if (app < 0 && opt.app.empty())
         throw DataError("no app column: add one, or name the app of every row with --app", header_pos(t, -1));
