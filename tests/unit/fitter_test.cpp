@@ -206,6 +206,18 @@ TEST_CASE("cross-validation scores every sample on a fit that did not see it", "
     CHECK_THROWS_AS(fit::cross_validate(ModelKind::pollux, samples, static_cast<int>(samples.size()) + 1, 7), UsageError);
 }
 
+TEST_CASE("cross-validation folds do not depend on the order of the rows", "[fit]") {
+    const std::vector<double> truth = {0.02, 0.0005, 0.05, 0.01, 0.2, 0.02, 1.5};
+    const auto samples = synthetic(ModelKind::pollux, truth, 0.03);
+    auto reversed = samples;
+    std::reverse(reversed.begin(), reversed.end());
+    const auto a = fit::cross_validate(ModelKind::pollux, samples, 5, 7);
+    const auto b = fit::cross_validate(ModelKind::pollux, reversed, 5, 7);
+    CHECK(a.held_out.r2 == b.held_out.r2);
+    CHECK(a.held_out.mean_ape_pct == b.held_out.mean_ape_pct);
+    CHECK(a.held_out.max_ape_pct == b.held_out.max_ape_pct);
+}
+
 TEST_CASE("a model document reads back to the same predictions", "[fit]") {
     const ModelKind k = ModelKind::icefrog_ddp;
     std::vector<double> truth(fit::param_info(k).size());

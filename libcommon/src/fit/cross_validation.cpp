@@ -4,10 +4,15 @@
 #include <numeric>
 #include <random>
 
+#include <hetsched/fit/fitter.hpp>
+
 namespace hetsched::fit {
 
-Validation cross_validate(ModelKind kind, const std::vector<Sample>& samples, int folds, std::uint64_t seed,
+Validation cross_validate(ModelKind kind, const std::vector<Sample>& rows, int folds, std::uint64_t seed,
                           const FitOptions& options) {
+    // The shuffle deals the canonical order: the same samples and seed make the same folds, whatever
+    // order the files and rows came in.
+    const std::vector<Sample> samples = canonical_order(rows);
     if (folds < 2 || static_cast<size_t>(folds) > samples.size())
         throw UsageError("--validate " + std::to_string(folds) + ": needs 2 to " + std::to_string(samples.size()) +
                          " folds for the " + std::to_string(samples.size()) + " samples of " +

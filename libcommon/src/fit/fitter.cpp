@@ -243,22 +243,6 @@ void cross_node_prior(ModelKind kind, std::vector<double>& p) {
     }
 }
 
-/// NaN (not measured) sorts before every time.
-double time_key(double t) { return std::isnan(t) ? -1 : t; }
-
-/// The samples in one canonical order: by configuration, then by their times. The loss is a sum over
-/// samples, and a sum of doubles depends on its order in the last digits, which BOBYQA follows to a
-/// different stopping point; in this order the fit does not depend on the order of the input rows.
-std::vector<Sample> canonical_order(std::vector<Sample> ss) {
-    const auto key = [](const Sample& s) {
-        return std::make_tuple(s.num_nodes, s.num_gpus, s.stages, s.max_per_node, s.per_gpu_batch, s.frozen_layers,
-                               s.total_layers, s.unfrozen_flops, s.unfrozen_params, s.step_time_s,
-                               time_key(s.sync_time_s), time_key(s.fwd_time_s), time_key(s.bwd_time_s));
-    };
-    std::stable_sort(ss.begin(), ss.end(), [&](const Sample& a, const Sample& b) { return key(a) < key(b); });
-    return ss;
-}
-
 /// "1 sample", "3 samples".
 std::string plural(size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
@@ -268,7 +252,20 @@ std::string join(const std::vector<std::string>& v) {
     return s;
 }
 
+/// NaN (not measured) sorts before every time.
+double time_key(double t) { return std::isnan(t) ? -1 : t; }
+
 }  // namespace
+
+std::vector<Sample> canonical_order(std::vector<Sample> ss) {
+    const auto key = [](const Sample& s) {
+        return std::make_tuple(s.num_nodes, s.num_gpus, s.stages, s.max_per_node, s.per_gpu_batch, s.frozen_layers,
+                               s.total_layers, s.unfrozen_flops, s.unfrozen_params, s.step_time_s,
+                               time_key(s.sync_time_s), time_key(s.fwd_time_s), time_key(s.bwd_time_s));
+    };
+    std::stable_sort(ss.begin(), ss.end(), [&](const Sample& a, const Sample& b) { return key(a) < key(b); });
+    return ss;
+}
 
 Pins identify(ModelKind kind, const std::vector<Sample>& ss) {
     const auto& info = param_info(kind);

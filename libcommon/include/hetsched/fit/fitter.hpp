@@ -64,6 +64,12 @@ struct FitOptions {
 /// parameters (it names them and the samples that would).
 GroupFit fit_group(ModelKind kind, const std::vector<Sample>& samples, const FitOptions& options = {});
 
+/// The samples in one canonical order: by configuration, then by their times. The loss is a sum over
+/// samples, and a sum of doubles depends on its order in the last digits, which BOBYQA follows to a
+/// different stopping point; in this order a fit, and a cross-validation's folds, do not depend on the
+/// order of the input rows or files.
+std::vector<Sample> canonical_order(std::vector<Sample> samples);
+
 /// fit_group on each group, the groups spread over the machine's cores; results in the groups' order.
 /// The first error any group raises is rethrown.
 std::vector<GroupFit> fit_groups(ModelKind kind, const std::vector<std::vector<Sample>>& groups,
