@@ -260,6 +260,14 @@ void check_options(const FitthroughputOptions& o, const GivenInputs& given) {
         if (o.gpu.empty()) throw UsageError("--pair needs --gpu: the GPU type the jobs would share");
         if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
     }
+    // A count or batch listed twice would give duplicate rows.
+    for (size_t i = 0; i < o.gpus.size(); ++i)
+        if (std::find(o.gpus.begin(), o.gpus.begin() + static_cast<long>(i), o.gpus[i]) != o.gpus.begin() + static_cast<long>(i))
+            throw UsageError("--gpus lists " + std::to_string(o.gpus[i]) + " twice");
+    for (size_t i = 0; i < o.batches.size(); ++i)
+        if (std::find(o.batches.begin(), o.batches.begin() + static_cast<long>(i), o.batches[i]) !=
+            o.batches.begin() + static_cast<long>(i))
+            throw UsageError("--batch lists " + io::format_number(o.batches[i], 6) + " twice");
     if (o.mode != Mode::tune) return;
     if (!given.layer_stats) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
     if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");

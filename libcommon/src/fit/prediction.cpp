@@ -116,6 +116,19 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
                          io::join(none) + " GPUs: " + model_name(f.kind) +
                          " prices them as one pipeline of as many stages, more than the model's " +
                          std::to_string(f.range.total_layers) + " layers";
+        // Asked-for points beyond what the fit was profiled on are predicted all the same, and said.
+        std::vector<std::string> beyond;
+        for (double b : o.batches)
+            if (b < f.range.min_batch || b > f.range.max_batch)
+                beyond.push_back("per-GPU batch " + io::format_number(b, 6) + " (profiled " +
+                                 io::format_number(f.range.min_batch, 6) + "-" + io::format_number(f.range.max_batch, 6) +
+                                 ")");
+        for (int g : o.gpus)
+            if (g > f.range.max_gpus && !stage_counts(f, g).empty())  // (a count with no rows is said above)
+                beyond.push_back(std::to_string(g) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")");
+        if (left_out && !beyond.empty())
+            *left_out += std::string(left_out->empty() ? "" : "; ") + f.app + " on " + f.gpu +
+                         " extrapolated beyond its samples: " + io::join(beyond);
     }
     return w.text();
 }

@@ -47,7 +47,8 @@ struct GridOptions {
 /// CSV app,gpu,num_nodes,num_gpus,pipeline_stages,per_gpu_batch,predicted_step_time_s,
 /// predicted_throughput, one row per fit x GPU count x stage count (stage_counts()) x batch; GPUs fill
 /// nodes of gpus_per_node. A GPU count a fit has no stage count for gets no rows of it; `left_out`,
-/// when given, then says which (one clause per fit, "" when none), for a warning.
+/// when given, then says which, and which asked-for batches and GPU counts lie beyond the fit's samples
+/// (predicted all the same): clauses for a warning, "" when none.
 std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions& o, std::string* left_out = nullptr);
 
 }  // namespace hetsched::fit
