@@ -53,6 +53,6 @@ complete -c memest -l usable-fraction -x -d 'Share of a GPU\'s memory a plan may
 complete -c memest -l max-gpus -x -d 'Largest plan considered'
 complete -c memest -l top -x -d 'Plans to print (0 = all)'
 complete -c memest -l format -x -a 'yaml csv' -d 'yaml (a job document) or csv (a table)'
-complete -c memest -l check -r -F -d 'Compare predictions with measured runs in FILE.csv'
+complete -c memest -l check -r -F -d 'Compare predictions with measured runs in FILE, a CSV'
 complete -c memest -l list-models -d 'List model presets as CSV and exit'
 complete -c memest -l list-gpus -d 'List the catalog\'s GPU types as CSV and exit'

@@ -51,7 +51,7 @@ complete -c placestages -l measure -x -a 'allocated reserved device' -d 'Memory 
 complete -c placestages -l schedule -x -a 'overlapped blocking' -d 'How stages exchange tensors: overlapped (Megatron-LM, torchtitan) or blocking (DeepSpeed\'s pipeline engine); default: the allocation\'s schedule, else the job\'s framework\'s'
 complete -c placestages -l usable-fraction -x -d 'Share of a GPU\'s memory a stage may fill'
 complete -c placestages -l search-limit -x -d 'Nodes the exact searches (hph, optimal) may visit; past it, their best placement so far (not proven)'
-complete -c placestages -l timeline -r -F -d 'Write the simulated schedule to FILE.csv'
+complete -c placestages -l timeline -r -F -d 'Write the simulated schedule to FILE, as CSV'
 complete -c placestages -l format -x -a 'yaml csv' -d 'yaml (a job document) or csv (a stage table)'
 complete -c placestages -l list-models -d 'List model presets as CSV and exit'
 complete -c placestages -l list-gpus -d 'List the catalog\'s GPU types as CSV and exit'

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     app->add_option("--top", opt.top, "Plans to print (0 = all)")->transform(cli::integer_in(0, 1000000))->capture_default_str();
     app->add_option("--format", format, "yaml (a job document) or csv (a table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
-    app->add_option("--check", check, "Compare predictions with measured runs in FILE.csv")->type_name("FILE");
+    app->add_option("--check", check, "Compare predictions with measured runs in FILE, a CSV")->type_name("FILE");
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     cli::add_model_flags(*app, model_flags, nullptr, "the allocation's schedule, else the job's framework's");
     app->add_option("--search-limit", opt.search_limit, "Nodes the exact searches (hph, optimal) may visit; past it, their best placement so far (not proven)")
         ->transform(cli::integer_in(1, 1000000000000))->capture_default_str();
-    app->add_option("--timeline", timeline, "Write the simulated schedule to FILE.csv")->type_name("FILE");
+    app->add_option("--timeline", timeline, "Write the simulated schedule to FILE, as CSV")->type_name("FILE");
     app->add_option("--format", format, "yaml (a job document) or csv (a stage table)")
         ->check(CLI::IsMember({"yaml", "csv"}))->capture_default_str();
 

@@ -21,7 +21,15 @@ bool all_digits(const std::string& s) {
 
 const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     auto it = by_gpu.find(gpu);
-    if (it == by_gpu.end()) throw DataError("profile " + source + " has no rows for " + gpu);
+    if (it == by_gpu.end()) {
+        auto other = other_micro_batches.find(gpu);
+        if (other == other_micro_batches.end()) throw DataError("profile " + source + " has no rows for " + gpu);
+        std::string list;
+        for (long m : other->second.micro_batches) list += (list.empty() ? "" : ", ") + std::to_string(m);
+        throw DataError("no row for " + gpu + " measured with the job's micro-batch " + std::to_string(micro_batch) +
+                            " (its rows are at " + list + "; profiles are not rescaled)",
+                        other->second.where);
+    }
     for (size_t i = 0; i < it->second.forward.size(); ++i)
         if (it->second.forward[i] < 0)
             throw DataError("profile " + source + " has no row for layer " + std::to_string(i) + " on " + gpu +
@@ -50,14 +58,20 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
                             " (the profile has " + list + "; profiles are not rescaled)",
                         table.where(0, mb));
     }
+    out.micro_batch = micro_batch;
     bool first = true;
     for (size_t r = 0; r < table.rows(); ++r) {
-        if (mb >= 0 && row_mb[r] != micro_batch) continue;
         std::string name;
         try {
             name = catalog.find(table.cell(r, gpu).text).name;
         } catch (const UsageError& e) {
             throw DataError(e.what(), table.where(r, gpu));
+        }
+        if (mb >= 0 && row_mb[r] != micro_batch) {
+            auto& other = out.other_micro_batches[name];
+            if (other.micro_batches.empty()) other.where = table.where(r, mb);
+            other.micro_batches.insert(row_mb[r]);
+            continue;
         }
         if (split >= 0) {
             const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));

@@ -1,6 +1,7 @@
 #include <hetsched/place/methods.hpp>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/place/estimator.hpp>
 
 namespace hetsched::place {
@@ -23,11 +24,22 @@ PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, cons
     if (total != p.layers) refuse("holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers));
     PlaceResult r;
     r.placement = {order, layers};
+    long first = 0;
     for (size_t s = 0; s < order.size(); ++s) {
-        const long most = p.types[order[s]].max_layers[s];
-        if (layers[s] > most)
-            throw Infeasible("stage " + std::to_string(s) + " (" + p.types[order[s]].name + ") holds " +
-                             std::to_string(layers[s]) + " layers, but its memory holds at most " + std::to_string(most));
+        const StageType& t = p.types[order[s]];
+        const long most = t.max_layers[s];
+        if (layers[s] > most) {
+            // How far over: the stage's memory with its layers against what its GPUs may fill.
+            std::string over;
+            if (t.memory) {
+                const double need = t.memory->stage(static_cast<int>(s), first, layers[s]).total() / model::kGiB;
+                over = " (" + io::format_fixed(need, 2) + " GiB against " + io::format_fixed(t.usable_gib, 2) +
+                       " usable: " + io::format_fixed(need - t.usable_gib, 2) + " GiB short)";
+            }
+            throw Infeasible("stage " + std::to_string(s) + " (" + t.name + ") holds " + std::to_string(layers[s]) +
+                             " layers, but its memory holds at most " + std::to_string(most) + over);
+        }
+        first += layers[s];
     }
     std::vector<StageCosts> costs;
     Schedule schedule;

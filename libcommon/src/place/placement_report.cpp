@@ -52,8 +52,13 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
     const size_t stage = e.allreduce_bound ? e.critical_stage : e.slowest_stage;
     bound["stage"] = stage;
     bound["gpu"] = p.types[r.placement.order[stage]].name;
-    // Past the pipeline, the stage whose step ends last: its all-reduce, or with none its optimizer step.
-    bound["by"] = !e.allreduce_bound ? "compute" : e.stages[stage].allreduce > 0 ? "allreduce" : "optimizer";
+    // Past the pipeline, the stage whose step ends last: the tied embedding's all-reduce where that
+    // outlasts its data-parallel one, else its all-reduce, or with none its optimizer step.
+    const StageTimes& st = e.stages[stage];
+    bound["by"] = !e.allreduce_bound                   ? "compute"
+                  : st.tied > st.allreduce              ? "embedding_allreduce"
+                  : st.allreduce > 0                    ? "allreduce"
+                                                        : "optimizer";
     n["bound_by"] = bound;
     n["evaluated"] = r.evaluated;
     if (r.nodes > 0) {

@@ -7,6 +7,7 @@
 /// Times are seconds per micro-batch on one GPU: with tp, on each of the tp GPUs that split the layer,
 /// the tensor-parallel all-reduces inside it included.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,14 @@ struct ProfiledTimes {
 struct LayerProfile {
     std::string source;
     int tp = 1;  ///< the tensor-parallel degree the times were measured at (1 without a tp column)
+    long micro_batch = 1;  ///< the job's, whose rows these are
     std::map<std::string, ProfiledTimes> by_gpu;  ///< keyed by the catalog's name of the type
+    /// Types with rows at other micro-batches only: the first such row and the micro-batches there.
+    struct OtherRows {
+        SourcePos where;
+        std::set<long> micro_batches;
+    };
+    std::map<std::string, OtherRows> other_micro_batches;
 
     /// The times of `gpu` with every one of the model's layers present; DataError naming the first
     /// missing layer or type otherwise.

@@ -14,6 +14,7 @@ struct StageTimes {
     double send_activation = 0, send_gradient = 0;  ///< per micro-batch, to the next / previous stage
     double allreduce = 0;
     double optimizer = 0;  ///< the optimizer step after the all-reduce
+    double tied = 0;       ///< the tied embedding's all-reduce (first and last stage of a tied model)
 };
 
 struct Estimate {
