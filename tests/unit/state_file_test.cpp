@@ -47,6 +47,27 @@ TEST_CASE("replace_durably swaps the file whole and leaves nothing beside it", "
     rmdir(dir);
 }
 
+TEST_CASE("a replacement dropped before its commit leaves the old file and nothing beside it", "[io]") {
+    char dir[] = "/tmp/hetsched-state-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string path = std::string(dir) + "/state.yaml";
+    io::replace_durably(path, "old\n");
+    {
+        io::DurableReplacement r(path, "new\n");
+        CHECK(io::read_input(path).text == "old\n");  // written aside, not yet in place
+    }
+    CHECK(io::read_input(path).text == "old\n");
+    CHECK(entries(dir) == std::set<std::string>{"state.yaml"});
+    {
+        io::DurableReplacement r(path, "new\n");
+        r.commit();
+    }
+    CHECK(io::read_input(path).text == "new\n");
+    CHECK(entries(dir) == std::set<std::string>{"state.yaml"});
+    std::remove(path.c_str());
+    rmdir(dir);
+}
+
 TEST_CASE("A second lock on the same state waits, then gives up with try-later", "[io]") {
     char dir[] = "/tmp/hetsched-state-XXXXXX";
     REQUIRE(mkdtemp(dir));

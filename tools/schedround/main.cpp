@@ -86,13 +86,17 @@ int main(int argc, char** argv) {
         const sched::RoundResult r = sched::run_round(doc.state, opt);
         const std::string actions = sched::actions_csv(r.state, r.actions);
         const std::string next = sched::write_state(std::move(doc), r, opt.explain, !no_timings);
-        if (!actions_path.empty()) io::write_output(actions_path, actions);
         if (!state_path.empty() && !dry_run) {
-            // What the round decided is out before the state moves on: a run that fails to report its
-            // actions leaves the state as it was, so the next run decides them again.
+            // The next state is on disk, not yet in place, before any action goes out (a state that
+            // cannot be written leaves no actions behind); the actions are out before the state moves
+            // on (a run that fails to report them leaves the state as it was, so the next run decides
+            // them again).
+            io::DurableReplacement replacement(state_path, next);
+            if (!actions_path.empty()) io::write_output(actions_path, actions);
             if (format == "actions" || !io.output.empty()) io::write_output(io.output, format == "actions" ? actions : next);
-            io::replace_durably(state_path, next);
+            replacement.commit();
         } else {
+            if (!actions_path.empty()) io::write_output(actions_path, actions);
             io::write_output(io.output, format == "actions" ? actions : next);
         }
         if (verbosity.verbose > 0 && !verbosity.quiet)

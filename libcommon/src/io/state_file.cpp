@@ -70,46 +70,57 @@ FileLock::~FileLock() {
     if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-void replace_durably(const std::string& given, const std::string& text) {
+DurableReplacement::DurableReplacement(const std::string& given, const std::string& text)
     // A state file that is a symbolic link is replaced at its target: the link stays, and every run
     // that follows it sees the new state.
-    const std::string path = resolved_path(given);
-    const std::string tmp = temp_name(path), folder = folder_of(path);
-    ::unlink(tmp.c_str());  // a run killed between naming and renaming left it
+    : path_(resolved_path(given)), tmp_(temp_name(path_)) {
+    ::unlink(tmp_.c_str());  // a run killed between naming and renaming left it
+    const std::string folder = folder_of(path_);
     int fd = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
     const bool unnamed = fd >= 0;
-    if (!unnamed) fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw OutputError("cannot create '" + tmp + "': " + std::strerror(errno));
+    if (!unnamed) fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
     try {
         struct stat old {};
-        if (::stat(path.c_str(), &old) == 0) {  // the new file keeps the old one's mode and owner
-            if (::fchmod(fd, old.st_mode & 07777) != 0) fail_write(path, errno);
+        if (::stat(path_.c_str(), &old) == 0) {  // the new file keeps the old one's mode and owner
+            if (::fchmod(fd, old.st_mode & 07777) != 0) fail_write(path_, errno);
             (void)::fchown(fd, old.st_uid, old.st_gid);  // allowed to fail when not root: the mode stays
         }
-        write_fully(fd, text, path);
+        write_fully(fd, text, path_);
         if (unnamed) {
-            // An unnamed file vanishes if the run dies; it is named only for the instant before the rename.
+            // An unnamed file vanishes if the run dies; it is named only from here to the rename.
             const std::string self = "/proc/self/fd/" + std::to_string(fd);
-            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0)
-                throw OutputError("cannot create '" + tmp + "': " + std::strerror(errno));
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+                throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
         }
         if (::close(fd) != 0) {
             fd = -1;
-            fail_write(path, errno);
+            fail_write(path_, errno);
         }
-        fd = -1;
-        if (std::rename(tmp.c_str(), path.c_str()) != 0)
-            throw OutputError("cannot replace '" + path + "': " + std::strerror(errno));
     } catch (...) {
         if (fd >= 0) ::close(fd);
-        ::unlink(tmp.c_str());
+        ::unlink(tmp_.c_str());
         throw;
     }
-    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+DurableReplacement::~DurableReplacement() {
+    if (!committed_) ::unlink(tmp_.c_str());
+}
+
+void DurableReplacement::commit() {
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+        const int err = errno;
+        throw OutputError("cannot replace '" + path_ + "': " + std::strerror(err));
+    }
+    committed_ = true;
+    const int dir = ::open(folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         ::fsync(dir);
         ::close(dir);
     }
 }
+
+void replace_durably(const std::string& path, const std::string& text) { DurableReplacement(path, text).commit(); }
 
 }  // namespace hetsched::io

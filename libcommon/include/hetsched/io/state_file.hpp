@@ -19,11 +19,27 @@ private:
     int fd_ = -1;
 };
 
-/// Replaces `path` (a symbolic link: its target) with `text`: written to an unnamed file in its folder (O_TMPFILE; a named
-/// `.NAME.tmp` where that is unsupported, removed first if a killed run left it), flushed to disk,
-/// given the temporary name, renamed over `path`, and the folder flushed; it keeps the old file's mode
-/// and (when permitted) owner. Call it under a FileLock.
-/// OutputError (73) or IoError (74) on failure, with the old file intact.
+/// A replacement of `path` (a symbolic link: its target) by `text` in two steps, so that other outputs
+/// can go out between them: the constructor writes the text to an unnamed file in its folder
+/// (O_TMPFILE; a named `.NAME.tmp` where that is unsupported, removed first if a killed run left it),
+/// flushes it to disk and gives it the temporary name, keeping the old file's mode and (when
+/// permitted) owner; commit() renames it over `path` and flushes the folder. Dropped uncommitted, the
+/// temporary file goes and `path` is as it was. OutputError (73) or IoError (74) on failure, with the
+/// old file intact. Use it under a FileLock.
+class DurableReplacement {
+public:
+    DurableReplacement(const std::string& path, const std::string& text);
+    ~DurableReplacement();
+    DurableReplacement(const DurableReplacement&) = delete;
+    DurableReplacement& operator=(const DurableReplacement&) = delete;
+    void commit();
+
+private:
+    std::string path_, tmp_;
+    bool committed_ = false;
+};
+
+/// Both steps at once: a crash at any instant leaves `path` either old or new, never torn.
 void replace_durably(const std::string& path, const std::string& text);
 
 }  // namespace hetsched::io
