@@ -223,6 +223,12 @@ private:
             return;
         }
         if (!scales.IsDefined()) {
+            // A rigid job has one size: a range would be ignored.
+            for (const char* key : {"min_gpus", "max_gpus"})
+                if (const YAML::Node n = io::optional_child(doc_, item, key); n.IsDefined())
+                    throw DataError("job '" + j.id + "' has one size (no 'scales' or 'app'): '" + key +
+                                        "' bounds an elastic job's sizes",
+                                    doc_.where(n));
             j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
             return;
         }
@@ -238,6 +244,11 @@ private:
             x.throughput = per_type(io::required_child(doc_, sc, "throughput"), "scales.throughput", 0, lim::throughput);
             j.scales.push_back(std::move(x));
         }
+        // min_gpus and max_gpus keep the sizes a round may give it to those within them.
+        const GpuRange range = gpu_range(item, j, 1, j.scales.back().gpus);
+        j.scales.erase(std::remove_if(j.scales.begin(), j.scales.end(),
+                                      [&](const Scale& x) { return x.gpus < range.min || x.gpus > range.max; }),
+                       j.scales.end());
         const auto at = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == j.num_gpus; });
         if (at == j.scales.end())
             throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", which is not one of its scales",
@@ -252,6 +263,26 @@ private:
                                     s_.types[i].name + ", but its scale of " + io::counted(j.num_gpus, "GPU") + " gives " +
                                     io::format_number(at->throughput[i]) + ": give one, or the same",
                                 doc_.where(own));
+    }
+
+    struct GpuRange {
+        int min = 1, max = 1;
+    };
+
+    /// An elastic job's min_gpus and max_gpus (absent: `lo`, `hi`), in order and holding num_gpus.
+    GpuRange gpu_range(const YAML::Node& item, const Job& j, int lo, int hi) {
+        GpuRange r{static_cast<int>(integer(item, "min_gpus", 1, lim::gpus, lo)),
+                   static_cast<int>(integer(item, "max_gpus", 1, lim::gpus, hi))};
+        const YAML::Node min_key = io::optional_child(doc_, item, "min_gpus");
+        if (r.min > r.max && min_key.IsDefined() && io::optional_child(doc_, item, "max_gpus").IsDefined())
+            throw DataError("job '" + j.id + "': min_gpus " + std::to_string(r.min) + " is above max_gpus " +
+                                std::to_string(r.max),
+                            doc_.where(min_key));
+        if (j.num_gpus < r.min || j.num_gpus > r.max)
+            throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", outside its range min_gpus " +
+                                std::to_string(r.min) + " to max_gpus " + std::to_string(r.max),
+                            doc_.where(io::optional_child(doc_, item, "num_gpus")));
+        return r;
     }
 
     /// An elastic job's scales from the fitted models of its app.
@@ -272,12 +303,9 @@ private:
                             doc_.where(app));
         }
         r.requested = j.num_gpus;
-        r.min_gpus = static_cast<int>(integer(item, "min_gpus", 1, lim::gpus, 1));
-        r.max_gpus = static_cast<int>(integer(item, "max_gpus", 1, lim::gpus, j.num_gpus));
-        if (r.min_gpus > r.max_gpus || j.num_gpus < r.min_gpus || j.num_gpus > r.max_gpus)
-            throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", outside its range min_gpus " +
-                                std::to_string(r.min_gpus) + " to max_gpus " + std::to_string(r.max_gpus),
-                            doc_.where(item));
+        const GpuRange range = gpu_range(item, j, 1, j.num_gpus);
+        r.min_gpus = range.min;
+        r.max_gpus = range.max;
         r.global_batch = number(item, "batch_size", 1e-9, 1e12, false, 0);
         r.gpus_per_node = models_->gpus_per_node;
         j.scales = fitted_scales(models_->fits, s_.types, r);
