@@ -294,12 +294,15 @@ private:
                                 "': give the throughput-model document it comes from with --throughputs",
                             doc_.where(app));
         if (!fits_app(models_->fits, r.app, s_.types)) {
-            std::vector<std::string> apps;
-            for (const auto& f : models_->fits)
+            std::vector<std::string> apps, its_types;  // its_types: where the models fit this app
+            for (const auto& f : models_->fits) {
                 if (std::find(apps.begin(), apps.end(), f.app) == apps.end()) apps.push_back(f.app);
-            throw DataError("job '" + j.id + "' names app '" + escape_control(r.app) +
-                                "', which the throughput models do not fit on any of the state's GPU types" +
-                                catalog::did_you_mean(r.app, apps),
+                if (f.app == r.app) its_types.push_back(f.gpu);
+            }
+            throw DataError("job '" + j.id + "' names app '" + escape_control(r.app) + "', which the throughput models " +
+                                (its_types.empty() ? "do not fit" + catalog::did_you_mean(r.app, apps)
+                                                   : "fit only on " + io::join(its_types) +
+                                                         ", none of the state's GPU types"),
                             doc_.where(app));
         }
         r.requested = j.num_gpus;
