@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
                              "memory alone (the least first)\n";
             if (counts.extrapolated > 0)
                 std::cerr << "replay: warning: " << counts.extrapolated
-                          << " jobs ask for more GPUs than their fit saw on some type: their throughput there is extrapolated\n";
+                          << " jobs ask for a size their fit did not see on some type (more GPUs than it saw, or a "
+                             "per-GPU batch below its smallest): their throughput there is extrapolated\n";
         }
         const long total = static_cast<long>(jobs.size() * kinds.size());
         cli::Progress progress("replay: jobs finished", total, cli::progress_wanted(verbosity.quiet));

@@ -391,10 +391,23 @@ private:
             throw DataError("job '" + j.id + "' needs " + need + " per GPU, more than every type it has a throughput for",
                             doc_.where(item));
         }
-        if (!size)
+        if (!size) {
+            // An elastic job's smaller sizes may fit: num_gpus is the size every policy starts from.
+            std::vector<std::string> sizes;
+            for (const Scale& sc : j.scales)
+                for (size_t i = 0; i < s_.types.size(); ++i)
+                    if (s_.can_run(j, sc.throughput, static_cast<int>(i)) && installed[i] >= sc.gpus) {
+                        sizes.push_back(std::to_string(sc.gpus));
+                        break;
+                    }
+            const std::string hint = sizes.empty()         ? ""
+                                     : sizes.size() == 1   ? "; its size of " + sizes[0] + " can run: give num_gpus " + sizes[0]
+                                                           : "; its sizes of " + io::join(sizes) +
+                                                               " GPUs can run: give num_gpus one of them";
             throw DataError("job '" + j.id + "' needs " + std::to_string(j.num_gpus) +
-                                " GPUs, more than the cluster has of any type that can run it",
-                            doc_.where(item));
+                                " GPUs, more than the cluster has of any type that can run it" + hint,
+                            sizes.empty() ? doc_.where(item) : doc_.where(io::required_child(doc_, item, "num_gpus")));
+        }
     }
 
     void read_placement(const YAML::Node& item, Job& j) {
