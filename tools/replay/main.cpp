@@ -96,7 +96,10 @@ int main(int argc, char** argv) {
                                          : sim::cluster_from_shorthand(cluster, gpus_per_node, cat);
         sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
         if (app->count("--gpus-per-node") > 0) table.gpus_per_node = gpus_per_node;  // nodes of the fits' predictions
-        if (!app_work.empty()) jobs_opt.applications = sim::read_application_work(io::read_input(app_work), jobs_opt.applications);
+        std::set<std::string> app_work_names;  // the applications --app-work gives, each to be run by some job
+        if (!app_work.empty())
+            jobs_opt.applications =
+                sim::read_application_work(io::read_input(app_work), jobs_opt.applications, &app_work_names);
         const io::TextInput trace_text = io::read_input(trace);
         sim::JobCounts counts;
         const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, counts, trace_text.name);
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
                 std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
                           << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
                              "memory alone (the least first)\n";
+            for (const auto& w : sim::unrun_applications(app_work_names, jobs)) std::cerr << "replay: warning: " << w << "\n";
             if (counts.extrapolated > 0)
                 std::cerr << "replay: warning: " << counts.extrapolated
                           << " jobs ask for a size their fit did not see on some type (more GPUs than it saw, or a "

@@ -20,7 +20,8 @@ std::map<std::string, ApplicationWork> sia_applications() {
 }
 
 std::map<std::string, ApplicationWork> read_application_work(const io::TextInput& in,
-                                                             std::map<std::string, ApplicationWork> base) {
+                                                             std::map<std::string, ApplicationWork> base,
+                                                             std::set<std::string>* named) {
     const io::CsvTable t = io::CsvTable::parse(in);
     const int app = t.require("application"), per_epoch = t.require("samples_per_epoch"), epochs = t.require("epochs");
     std::set<std::string> given;  // a file's own rows name each application once; the built-in ones it replaces
@@ -32,6 +33,7 @@ std::map<std::string, ApplicationWork> read_application_work(const io::TextInput
                             t.where(r, app));
         base[name] = {t.positive(r, per_epoch, 1e15), t.positive(r, epochs, 1e6)};
     }
+    if (named) *named = given;
     return base;
 }
 

@@ -4,6 +4,7 @@
 /// x samples per epoch), so it pairs with throughputs in samples/s (fitthroughput's model document).
 /// Statistical efficiency is left out: a larger batch is taken to need no more samples.
 #include <map>
+#include <set>
 #include <string>
 
 #include <hetsched/io/text_input.hpp>
@@ -20,9 +21,10 @@ struct ApplicationWork {
 /// as its validation curves count them (progress per epoch x the smallest batch profiled).
 std::map<std::string, ApplicationWork> sia_applications();
 
-/// A CSV `application,samples_per_epoch,epochs`, added to (and replacing) `base`. DataError (65) at
-/// the offending cell.
+/// A CSV `application,samples_per_epoch,epochs`, added to (and replacing) `base`; the applications it
+/// names go to `named` when given. DataError (65) at the offending cell.
 std::map<std::string, ApplicationWork> read_application_work(const io::TextInput& in,
-                                                             std::map<std::string, ApplicationWork> base);
+                                                             std::map<std::string, ApplicationWork> base,
+                                                             std::set<std::string>* named = nullptr);
 
 }  // namespace hetsched::sim

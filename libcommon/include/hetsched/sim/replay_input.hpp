@@ -4,6 +4,7 @@
 /// throughput table: their model (the trace's, or a seeded draw), throughput per cluster type, work
 /// and checkpoint.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct JobCounts {
     long memory_unknown = 0;   ///< kept: no memory_gib, so every type is taken to hold them
     long skipped() const { return too_big + no_type + unknown_model + too_much_memory; }
 };
+
+/// A sentence for each application of `named` (an --app-work file's) that no job of `jobs` runs:
+/// likely a misspelt or differently cased name, whose work was then never used.
+std::vector<std::string> unrun_applications(const std::set<std::string>& named, const std::vector<ReplayJob>& jobs);
 
 /// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
 /// fits: its scales are ThroughputTable::sizes on the cluster's types. A job without a model gets one of the table's models by a seeded hash of its id;
