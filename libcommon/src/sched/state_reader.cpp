@@ -507,10 +507,44 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// The keys of a job that schedround reads or writes.
+const std::vector<std::string>& job_keys() {
+    static const std::vector<std::string> keys = {
+        "id", "submit_time_s", "num_gpus", "work", "done", "scales", "throughput", "app", "min_gpus", "max_gpus",
+        "batch_size", "memory_gib", "model", "training", "network", "checkpoint_gib", "gpu_util_pct", "preemptible",
+        "priority_weight", "parallelism", "placement", "rho", "tau_s", "attained_gpu_s", "time_per_type_s",
+        "migrations", "first_start_s", "gavel", "tiresias"};
+    return keys;
+}
+
+std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
+    std::vector<std::string> out;
+    const YAML::Node jobs = io::optional_child(doc, doc.root, "jobs");
+    if (!jobs.IsSequence()) return out;
+    for (const auto& item : jobs) {
+        if (!item.IsMap()) continue;
+        for (const auto& kv : item) {
+            const std::string key = kv.first.Scalar();
+            if (std::find(job_keys().begin(), job_keys().end(), key) != job_keys().end()) continue;
+            const std::string near = catalog::did_you_mean(key, job_keys());
+            if (near.empty()) continue;
+            const SourcePos at = doc.where(kv.first);
+            out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
+                          escape_control(key) + "' is not one schedround reads (it passes through)" + near);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models) {
-    StateDocument d{io::parse_yaml(in), {}};
+    StateDocument d{io::parse_yaml(in), {}, {}};
     io::require_kind(d.yaml, "cluster-state");
     d.state = StateReader(d.yaml, catalog, models).read();
+    d.warnings = near_miss_keys(d.yaml);
     return d;
 }
 

@@ -29,6 +29,9 @@ inline constexpr double rho = 1e15;
 struct StateDocument {
     io::YamlDocument yaml;
     ClusterState state;
+    /// A job key schedround does not read but close to one it does (a misspelt `scale:` would leave the
+    /// job rigid): one sentence each, with its position. Other keys pass through unremarked.
+    std::vector<std::string> warnings;
 };
 
 /// Fitted throughput models for the state's elastic jobs (a job with `app:`), and the node size their
