@@ -244,11 +244,13 @@ private:
             x.throughput = per_type(io::required_child(doc_, sc, "throughput"), "scales.throughput", 0, lim::throughput);
             j.scales.push_back(std::move(x));
         }
-        // min_gpus and max_gpus keep the sizes a round may give it to those within them.
-        const GpuRange range = gpu_range(item, j, 1, j.scales.back().gpus);
-        j.scales.erase(std::remove_if(j.scales.begin(), j.scales.end(),
-                                      [&](const Scale& x) { return x.gpus < range.min || x.gpus > range.max; }),
-                       j.scales.end());
+        // min_gpus and max_gpus, when given, keep the sizes a round may give it to those within them.
+        if (io::optional_child(doc_, item, "min_gpus").IsDefined() || io::optional_child(doc_, item, "max_gpus").IsDefined()) {
+            const GpuRange range = gpu_range(item, j, 1, std::max(j.num_gpus, j.scales.back().gpus));
+            j.scales.erase(std::remove_if(j.scales.begin(), j.scales.end(),
+                                          [&](const Scale& x) { return x.gpus < range.min || x.gpus > range.max; }),
+                           j.scales.end());
+        }
         const auto at = std::find_if(j.scales.begin(), j.scales.end(), [&](const Scale& x) { return x.gpus == j.num_gpus; });
         if (at == j.scales.end())
             throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", which is not one of its scales",
