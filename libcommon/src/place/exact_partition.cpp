@@ -9,7 +9,16 @@
 ///     back through it and the stages before; in between it crosses every later layer forward and
 ///     backward: T >= sum_{i<=j} (f_i + b_i) + 2 sum_{i<j} c_i + (m + 1) c_j + sum_{i>j} (f_i + b_i);
 ///   - the R layers still to place need, on the stages left, at least m R / sum_u (1 / tau_u), tau_u the
-///     fastest layer on type u (the continuous relaxation of balancing them).
+///     fastest layer on type u (the continuous relaxation of balancing them);
+///   - a placed stage j also idles twice: after its first forward it runs the forwards its schedule puts
+///     before its first backward (A_j - 1 of them), and that backward waits for micro-batch 0's way to
+///     the last stage and back, chain_j (the placed stages after j, their links, and the R layers left
+///     at their fastest); after its last forward it runs W_j backwards before its last, which waits for
+///     the last micro-batch's way there and back:
+///       T >= fb_j + m (f_j + b_j) + max(0, chain_j - (A_j - 1) f_j) + max(0, chain_j - W_j b_j),
+///     the two waits apart when A_j < m (else one span: max(0, chain_j - (m - 1) min(f_j, b_j))). For equal
+///     stages this is (m + k - 1)(f + b), the pipeline's fill and drain, which the bounds above leave out.
+///     Placing stage s tightens it for every stage before s, whose chain it lengthens.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -32,6 +41,8 @@ public:
         }
         cur_.order.resize(static_cast<size_t>(k_));
         cur_.layers.resize(static_cast<size_t>(k_));
+        orders_ = &stage_orders(p.schedule, k_, p.micro_batches);
+        placed_.resize(static_cast<size_t>(k_));
     }
 
     PlaceResult run(const PlaceResult& incumbent) {
@@ -110,6 +121,8 @@ private:
         f += link;
         double bound = std::max({fb + busy, f + busy + p_.tail_s(t, s, c), link_bound});
         if (rest > 0) bound = std::max(bound, fb + fs + bs + m_ * static_cast<double>(rest) / speed_after);
+        placed_[static_cast<size_t>(s)] = {fs, bs, link, fb};
+        bound = std::max(bound, fill_and_drain_bound(s, later));
         if (!result_.placement.empty() && bound >= result_.iteration_s) return;
         cur_.layers[static_cast<size_t>(s)] = c;
         if (s + 1 < k_) {
@@ -123,6 +136,24 @@ private:
             result_.iteration_s = time;
         }
     }
+
+    /// The largest fill-and-drain bound over stages 0..s (placed_), the R layers after s taking `later`
+    /// at the least: see the file's comment.
+    double fill_and_drain_bound(int s, double later) const {
+        double bound = 0, chain = later;  // chain: from stage j's forward of a micro-batch to its backward
+        for (int j = s; j >= 0; --j) {
+            const Placed& x = placed_[static_cast<size_t>(j)];
+            bound = std::max(bound, x.before + busy_and_waits(x.forward, x.backward, chain, p_.micro_batches,
+                                                              (*orders_)[static_cast<size_t>(j)]));
+            chain += x.forward + x.backward + 2 * x.link_in;
+        }
+        return bound;
+    }
+
+    /// A placed stage: its forward and backward, the link into it, and fb up to it (its link included).
+    struct Placed {
+        double forward = 0, backward = 0, link_in = 0, before = 0;
+    };
 
     const Problem& p_;
     /// Unwinds the search when stop_ says so, or at the node limit.
@@ -142,6 +173,8 @@ private:
     long nodes_ = 0;
     std::vector<StageCosts> costs_;
     Schedule schedule_;
+    const std::vector<StageOrder>* orders_ = nullptr;  ///< each stage's A and W (its schedule's order)
+    std::vector<Placed> placed_;
 };
 
 }  // namespace

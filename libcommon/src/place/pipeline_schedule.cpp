@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <hetsched/cli/error.hpp>
@@ -34,6 +35,33 @@ ScheduleKind default_schedule(const model::Training& t) {
 }
 
 const char* schedule_kind_name(ScheduleKind k) { return k == ScheduleKind::blocking ? "blocking" : "overlapped"; }
+
+StageOrder stage_order(ScheduleKind kind, int stage, int stages, long m) {
+    if (kind == ScheduleKind::blocking) return blocking_stage_order(stage, stages, m);
+    // 1F1B: w warm-up forwards, then one forward and one backward at a time, then the last w backwards.
+    const long warm = std::min<long>(stages - 1 - stage, m);
+    if (warm >= m) return {m, m - 1};  // every forward before the first backward
+    return {warm + 1, warm};
+}
+
+const std::vector<StageOrder>& stage_orders(ScheduleKind kind, int stages, long m) {
+    thread_local std::map<std::tuple<int, int, long>, std::vector<StageOrder>> kept;
+    const auto key = std::make_tuple(static_cast<int>(kind), stages, m);
+    if (auto it = kept.find(key); it != kept.end()) return it->second;
+    if (kept.size() >= 64) kept.clear();  // a search asks for a few depths; a long run for many
+    std::vector<StageOrder> orders;
+    for (int j = 0; j < stages; ++j) orders.push_back(stage_order(kind, j, stages, m));
+    return kept.emplace(key, std::move(orders)).first->second;
+}
+
+double busy_and_waits(double forward, double backward, double chain, long micro_batches, const StageOrder& o) {
+    const double m = static_cast<double>(micro_batches), first = static_cast<double>(o.forwards_first);
+    const double waits = o.forwards_first < micro_batches
+                             ? std::max(0.0, chain - (first - 1) * forward) +
+                                   std::max(0.0, chain - static_cast<double>(o.backwards_between) * backward)
+                             : std::max(0.0, chain - (m - 1) * std::min(forward, backward));
+    return m * (forward + backward) + waits;
+}
 
 void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
               std::vector<TimelineEvent>* timeline) {
@@ -228,6 +256,9 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
             const double last_arrives = down + c.forward + m * c.to_next;
             bound = std::max(bound, last_arrives + after[j] + c.to_next + c.backward + up + sync0);
         }
+        // The stage's own operations and its two waits for a micro-batch's way past it and back.
+        const StageOrder& o = stage_orders(kind, static_cast<int>(k), micro_batches)[j];
+        bound = std::max(bound, down + busy_and_waits(c.forward, c.backward, around, micro_batches, o) + up + sync0);
         down += c.forward + c.to_next;
         up += c.backward + c.to_next;
     }

@@ -70,6 +70,28 @@ void simulate_1f1b(const std::vector<StageCosts>& stages, long micro_batches, Sc
 /// `timeline` when given.
 void finish_stages(const std::vector<StageCosts>& stages, Schedule& out, std::vector<TimelineEvent>* timeline);
 
+/// Where a stage's first and last backward fall among its own operations, for lower bounds: it runs
+/// `forwards_first` forwards before its first backward (that one's micro-batch included), and
+/// `backwards_between` backwards between its last forward and its last backward.
+struct StageOrder {
+    long forwards_first = 0;
+    long backwards_between = 0;
+};
+
+/// Stage `stage` of `stages` under the schedule `kind` with `micro_batches` micro-batches.
+StageOrder stage_order(ScheduleKind kind, int stage, int stages, long micro_batches);
+
+/// Every stage's StageOrder for `stages` stages (kept per kind, depth and micro-batches: searches ask
+/// for a few of them often).
+const std::vector<StageOrder>& stage_orders(ScheduleKind kind, int stages, long micro_batches);
+
+/// A lower bound on the time from a stage's first forward to its last backward: its 2m operations and
+/// two waits. Its first backward waits `chain` after its first forward (the micro-batch's way to the
+/// last stage and back), in which it runs o.forwards_first - 1 forwards; its last backward waits as
+/// long after its last forward, in which it runs o.backwards_between backwards. The two waits are apart
+/// when the first backward comes before the last forward (forwards_first < m), else one span.
+double busy_and_waits(double forward, double backward, double chain, long micro_batches, const StageOrder& o);
+
 /// The schedule `kind`: simulate_1f1b, or simulate_blocking (blocking_schedule.hpp).
 void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
               std::vector<TimelineEvent>* timeline = nullptr);
