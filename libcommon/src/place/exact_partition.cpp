@@ -41,7 +41,7 @@ public:
         }
         cur_.order.resize(static_cast<size_t>(k_));
         cur_.layers.resize(static_cast<size_t>(k_));
-        orders_ = &stage_orders(p.schedule, k_, p.micro_batches);
+        orders_ = stage_orders(p.schedule, k_, p.micro_batches);  // a copy: the cache may be cleared
         placed_.resize(static_cast<size_t>(k_));
     }
 
@@ -144,7 +144,7 @@ private:
         for (int j = s; j >= 0; --j) {
             const Placed& x = placed_[static_cast<size_t>(j)];
             bound = std::max(bound, x.before + busy_and_waits(x.forward, x.backward, chain, p_.micro_batches,
-                                                              (*orders_)[static_cast<size_t>(j)]));
+                                                              orders_[static_cast<size_t>(j)]));
             chain += x.forward + x.backward + 2 * x.link_in;
         }
         return bound;
@@ -173,7 +173,7 @@ private:
     long nodes_ = 0;
     std::vector<StageCosts> costs_;
     Schedule schedule_;
-    const std::vector<StageOrder>* orders_ = nullptr;  ///< each stage's A and W (its schedule's order)
+    std::vector<StageOrder> orders_;  ///< each stage's A and W (its schedule's order)
     std::vector<Placed> placed_;
 };
 

@@ -235,6 +235,7 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
     for (size_t j = k; j-- > 1;)
         after[j - 1] = after[j] + stages[j].forward + stages[j].backward + (j + 1 < k ? 2 * stages[j].to_next : 0.0);
     double down = 0, up = 0, bound = 0;  // micro-batch 0's way to stage j, and a gradient's way back from it
+    const std::vector<StageOrder>& orders = stage_orders(kind, static_cast<int>(k), micro_batches);
     for (size_t j = 0; j < k; ++j) {
         const StageCosts& c = stages[j];
         // Blocking, the stage is also held by each of its links' 2m transfers: after micro-batch 0's
@@ -257,8 +258,7 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
             bound = std::max(bound, last_arrives + after[j] + c.to_next + c.backward + up + sync0);
         }
         // The stage's own operations and its two waits for a micro-batch's way past it and back.
-        const StageOrder& o = stage_orders(kind, static_cast<int>(k), micro_batches)[j];
-        bound = std::max(bound, down + busy_and_waits(c.forward, c.backward, around, micro_batches, o) + up + sync0);
+        bound = std::max(bound, down + busy_and_waits(c.forward, c.backward, around, micro_batches, orders[j]) + up + sync0);
         down += c.forward + c.to_next;
         up += c.backward + c.to_next;
     }
