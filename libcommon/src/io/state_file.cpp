@@ -75,43 +75,57 @@ DurableReplacement::DurableReplacement(const std::string& given, const std::stri
     // that follows it sees the new state.
     : path_(resolved_path(given)), tmp_(temp_name(path_)) {
     ::unlink(tmp_.c_str());  // a run killed between naming and renaming left it
+    // The name the file takes at the commit must be free now: failing then would be after the caller's
+    // other outputs went out.
+    struct stat taken {};
+    if (::lstat(tmp_.c_str(), &taken) == 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(EEXIST));
     const std::string folder = folder_of(path_);
-    int fd = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
-    const bool unnamed = fd >= 0;
-    if (!unnamed) fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
+    fd_ = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+    unnamed_ = fd_ >= 0;
+    if (!unnamed_) fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
     try {
         struct stat old {};
         if (::stat(path_.c_str(), &old) == 0) {  // the new file keeps the old one's mode and owner
-            if (::fchmod(fd, old.st_mode & 07777) != 0) fail_write(path_, errno);
-            (void)::fchown(fd, old.st_uid, old.st_gid);  // allowed to fail when not root: the mode stays
+            if (::fchmod(fd_, old.st_mode & 07777) != 0) fail_write(path_, errno);
+            (void)::fchown(fd_, old.st_uid, old.st_gid);  // allowed to fail when not root: the mode stays
         }
-        write_fully(fd, text, path_);
-        if (unnamed) {
-            // An unnamed file vanishes if the run dies; it is named only from here to the rename.
-            const std::string self = "/proc/self/fd/" + std::to_string(fd);
-            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
-                throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
-        }
-        if (::close(fd) != 0) {
-            fd = -1;
-            fail_write(path_, errno);
-        }
+        write_fully(fd_, text, path_);
     } catch (...) {
-        if (fd >= 0) ::close(fd);
-        ::unlink(tmp_.c_str());
+        discard();
         throw;
     }
 }
 
 DurableReplacement::~DurableReplacement() {
-    if (!committed_) ::unlink(tmp_.c_str());
+    if (!committed_) discard();
+}
+
+void DurableReplacement::discard() {
+    if (fd_ >= 0) ::close(fd_);  // an unnamed file vanishes with its descriptor
+    fd_ = -1;
+    if (!unnamed_) ::unlink(tmp_.c_str());
 }
 
 void DurableReplacement::commit() {
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-        const int err = errno;
-        throw OutputError("cannot replace '" + path_ + "': " + std::strerror(err));
+    try {
+        if (unnamed_) {
+            // Named only for the instant before the rename: a run killed before it leaves nothing behind.
+            const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+                throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
+            unnamed_ = false;  // from here a discard unlinks the name
+        }
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0) fail_write(path_, errno);
+        if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+            const int err = errno;
+            throw OutputError("cannot replace '" + path_ + "': " + std::strerror(err));
+        }
+    } catch (...) {
+        discard();
+        throw;
     }
     committed_ = true;
     const int dir = ::open(folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

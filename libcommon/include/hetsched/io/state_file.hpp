@@ -20,12 +20,12 @@ private:
 };
 
 /// A replacement of `path` (a symbolic link: its target) by `text` in two steps, so that other outputs
-/// can go out between them: the constructor writes the text to an unnamed file in its folder
-/// (O_TMPFILE; a named `.NAME.tmp` where that is unsupported, removed first if a killed run left it),
-/// flushes it to disk and gives it the temporary name, keeping the old file's mode and (when
-/// permitted) owner; commit() renames it over `path` and flushes the folder. Dropped uncommitted, the
-/// temporary file goes and `path` is as it was. OutputError (73) or IoError (74) on failure, with the
-/// old file intact. Use it under a FileLock.
+/// can go out between them. The constructor writes the text to an unnamed file in its folder (O_TMPFILE;
+/// a named `.NAME.tmp` where that is unsupported, removed first if a killed run left it) and flushes it
+/// to disk, keeping the old file's mode and (when permitted) owner; it fails, before any other output,
+/// where that name is taken. commit() gives the file that name for the instant before renaming it over
+/// `path`, and flushes the folder. Dropped uncommitted, the file goes and `path` is as it was.
+/// OutputError (73) or IoError (74) on failure, with the old file intact. Use it under a FileLock.
 class DurableReplacement {
 public:
     DurableReplacement(const std::string& path, const std::string& text);
@@ -35,7 +35,11 @@ public:
     void commit();
 
 private:
+    void discard();
+
     std::string path_, tmp_;
+    int fd_ = -1;
+    bool unnamed_ = false;
     bool committed_ = false;
 };
 
