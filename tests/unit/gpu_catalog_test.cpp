@@ -114,3 +114,15 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
                       Catch::Contains("compute_capability"));
 }
+
+TEST_CASE("a slip is one letter from one name, never a short or loosely similar word", "[catalog]") {
+    const std::vector<std::string> keys = {"id", "app", "done", "model", "tau_s", "gavel", "scales", "num_gpus",
+                                           "migrations", "throughput"};
+    CHECK(catalog::likely_slip("scale", keys) == "scales");
+    CHECK(catalog::likely_slip("througput", keys) == "throughput");
+    CHECK(catalog::likely_slip("Scales", keys) == "scales");
+    // What did_you_mean would offer for keys a state may well carry of its own.
+    for (const char* own : {"status", "note", "node", "tags", "label", "tp", "dp", "iterations", "duration_s",
+                            "model_name", "gpus", "owner"})
+        CHECK(catalog::likely_slip(own, keys).empty());
+}

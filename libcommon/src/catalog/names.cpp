@@ -101,6 +101,25 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
     return out;
 }
 
+std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates) {
+    // Case folded and '-' read as '_', nothing dropped: "tags" is two edits from "tau_s", not one.
+    const auto fold = [](const std::string& x) {
+        std::string out = folded_name(x);
+        std::replace(out.begin(), out.end(), '-', '_');
+        return out;
+    };
+    const std::string w = fold(wanted);
+    if (w.size() < 4 || w.size() > 64) return "";
+    std::string found;
+    for (const auto& c : candidates) {
+        const std::string n = fold(c);
+        if (n.size() < 4 || edit_distance(w, n) > 1) continue;
+        if (!found.empty()) return "";  // a slip of two names: say nothing
+        found = c;
+    }
+    return found;
+}
+
 std::string did_you_mean(const std::string& wanted, const std::vector<std::string>& candidates) {
     auto near = close_names(wanted, candidates);
     if (near.empty()) return "";

@@ -530,11 +530,12 @@ std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
         for (const auto& kv : item) {
             const std::string key = kv.first.Scalar();
             if (std::find(job_keys().begin(), job_keys().end(), key) != job_keys().end()) continue;
-            const std::string near = catalog::did_you_mean(key, job_keys());
+            const std::string near = catalog::likely_slip(key, job_keys());
             if (near.empty()) continue;
             const SourcePos at = doc.where(kv.first);
             out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
-                          escape_control(key) + "' is not one schedround reads (it passes through)" + near);
+                          escape_control(key) + "' is not one schedround reads (it passes through), did you mean '" +
+                          near + "'?");
         }
     }
     return out;
