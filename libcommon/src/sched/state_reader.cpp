@@ -229,6 +229,12 @@ private:
                     throw DataError("job '" + j.id + "' has one size (no 'scales' or 'app'): '" + key +
                                         "' bounds an elastic job's sizes",
                                     doc_.where(n));
+            if (!own.IsDefined())  // a misspelt scales or throughput is the likely cause: say so where it is
+                for (const auto& kv : item)
+                    if (const std::string near = catalog::likely_slip(kv.first.Scalar(), {"scales", "throughput"}); !near.empty())
+                        throw DataError("job '" + j.id + "' has no throughput and no scales; did you mean '" + near +
+                                            "' for '" + escape_control(kv.first.Scalar()) + "'?",
+                                        doc_.where(kv.first));
             j.throughput = per_type(io::required_child(doc_, item, "throughput"), "throughput", 1e-12, lim::throughput);
             return;
         }
