@@ -51,26 +51,6 @@ Command partner(const Command& c, int j, int& other) {
 
 }  // namespace
 
-StageOrder blocking_stage_order(int j, int k, long m) {
-    std::vector<Command> cmds;
-    commands(j, k, m, cmds);
-    StageOrder o;
-    long forwards = 0, since_last_forward = 0;
-    bool backward_seen = false;
-    for (const Command& c : cmds) {
-        if (c.op == Op::forward) {
-            ++forwards;
-            if (!backward_seen) o.forwards_first = forwards;
-            since_last_forward = 0;
-        } else if (c.op == Op::backward) {
-            backward_seen = true;
-            ++since_last_forward;
-        }
-    }
-    o.backwards_between = since_last_forward - 1;  // the last backward itself is not between
-    return o;
-}
-
 void simulate_blocking(const std::vector<StageCosts>& stages, long m, Schedule& out,
                        std::vector<TimelineEvent>* timeline) {
     const int k = static_cast<int>(stages.size());

@@ -1,16 +1,17 @@
 /// Branch and bound over stage types and layer splits, exact for the estimator. A partial placement
 /// (stages 0..s-1 fixed) is cut when a lower bound on every completion is no better than the best
-/// complete placement so far. The bounds follow from the 1F1B dependencies:
+/// complete placement so far. The bounds follow from the 1F1B dependencies (DeepSpeed's blocking
+/// schedule runs the same operations in the same order):
 ///   - stage j cannot start before the first micro-batch crossed stages 0..j-1, works m (f_j + b_j),
-///     and the last backward must travel back through 0..j-1:
-///       T >= sum_{i<j} (f_i + b_i + 2 c_i) + m (f_j + b_j);
+///     and the last backward must travel back through 0..j-1 (the fill-and-drain bound below, less
+///     its waits): T >= sum_{i<j} (f_i + b_i + 2 c_i) + m (f_j + b_j);
 ///   - its all-reduce starts after its own last backward: T >= sum_{i<j} (f_i + c_i) + m (f_j + b_j) + ar_j;
 ///   - link j carries the m activations one after another, and the last micro-batch's gradient comes
 ///     back through it and the stages before; in between it crosses every later layer forward and
 ///     backward: T >= sum_{i<=j} (f_i + b_i) + 2 sum_{i<j} c_i + (m + 1) c_j + sum_{i>j} (f_i + b_i);
 ///   - the R layers still to place need, on the stages left, at least m R / sum_u (1 / tau_u), tau_u the
 ///     fastest layer on type u (the continuous relaxation of balancing them);
-///   - a placed stage j also idles twice: after its first forward it runs the forwards its schedule puts
+///   - a placed stage j also idles twice: after its first forward it runs the forwards 1F1B puts
 ///     before its first backward (A_j - 1 of them), and that backward waits for micro-batch 0's way to
 ///     the last stage and back, chain_j (the placed stages after j, their links, and the R layers left
 ///     at their fastest); after its last forward it runs W_j backwards before its last, which waits for
@@ -41,7 +42,7 @@ public:
         }
         cur_.order.resize(static_cast<size_t>(k_));
         cur_.layers.resize(static_cast<size_t>(k_));
-        orders_ = stage_orders(p.schedule, k_, p.micro_batches);  // a copy: the cache may be cleared
+        for (int j = 0; j < k_; ++j) orders_.push_back(stage_order(j, k_, p.micro_batches));
         placed_.resize(static_cast<size_t>(k_));
     }
 
@@ -119,7 +120,7 @@ private:
         const double link_bound = fb + (m_ + 1) * link + fs + bs + later;
         fb += 2 * link;
         f += link;
-        double bound = std::max({fb + busy, f + busy + p_.tail_s(t, s, c), link_bound});
+        double bound = std::max(f + busy + p_.tail_s(t, s, c), link_bound);  // (fb + busy: fill_and_drain_bound)
         if (rest > 0) bound = std::max(bound, fb + fs + bs + m_ * static_cast<double>(rest) / speed_after);
         placed_[static_cast<size_t>(s)] = {fs, bs, link, fb};
         bound = std::max(bound, fill_and_drain_bound(s, later));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 
 #include <hetsched/cli/error.hpp>
@@ -36,22 +35,12 @@ ScheduleKind default_schedule(const model::Training& t) {
 
 const char* schedule_kind_name(ScheduleKind k) { return k == ScheduleKind::blocking ? "blocking" : "overlapped"; }
 
-StageOrder stage_order(ScheduleKind kind, int stage, int stages, long m) {
-    if (kind == ScheduleKind::blocking) return blocking_stage_order(stage, stages, m);
-    // 1F1B: w warm-up forwards, then one forward and one backward at a time, then the last w backwards.
+StageOrder stage_order(int stage, int stages, long m) {
+    // 1F1B: w = min(k - 1 - j, m) warm-up forwards, then one forward and one backward at a time, then
+    // the last w backwards.
     const long warm = std::min<long>(stages - 1 - stage, m);
     if (warm >= m) return {m, m - 1};  // every forward before the first backward
     return {warm + 1, warm};
-}
-
-const std::vector<StageOrder>& stage_orders(ScheduleKind kind, int stages, long m) {
-    thread_local std::map<std::tuple<int, int, long>, std::vector<StageOrder>> kept;
-    const auto key = std::make_tuple(static_cast<int>(kind), stages, m);
-    if (auto it = kept.find(key); it != kept.end()) return it->second;
-    if (kept.size() >= 64) kept.clear();  // a search asks for a few depths; a long run for many
-    std::vector<StageOrder> orders;
-    for (int j = 0; j < stages; ++j) orders.push_back(stage_order(kind, j, stages, m));
-    return kept.emplace(key, std::move(orders)).first->second;
 }
 
 double busy_and_waits(double forward, double backward, double chain, long micro_batches, const StageOrder& o) {
@@ -235,7 +224,6 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
     for (size_t j = k; j-- > 1;)
         after[j - 1] = after[j] + stages[j].forward + stages[j].backward + (j + 1 < k ? 2 * stages[j].to_next : 0.0);
     double down = 0, up = 0, bound = 0;  // micro-batch 0's way to stage j, and a gradient's way back from it
-    const std::vector<StageOrder>& orders = stage_orders(kind, static_cast<int>(k), micro_batches);
     for (size_t j = 0; j < k; ++j) {
         const StageCosts& c = stages[j];
         // Blocking, the stage is also held by each of its links' 2m transfers: after micro-batch 0's
@@ -246,19 +234,16 @@ double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_ba
         const double held = blocking ? (2 * m - 1) * in + 2 * m * out : 0.0;
         const double busy_end = down + m * (c.forward + c.backward) + held;
         bound = std::max({bound, busy_end + c.tail(), busy_end - (blocking ? in : 0.0) + up + sync0});
-        // 1F1B runs w = min(k − 1 − j, m) warm-up forwards, so stage j's last forward comes after its
-        // other m − 1 forwards and max(0, m − w − 1) backwards; that micro-batch then goes to the end and
-        // back before its backward, the stage's last.
-        const double warm = std::min(static_cast<double>(k - 1 - j), m);
+        // Its operations and its two waits for a micro-batch's way past it and back (`around`).
         const double around = j + 1 < k ? 2 * c.to_next + after[j] : 0.0;
-        bound = std::max(bound, down + m * c.forward + std::max(m - warm, 1.0) * c.backward + around + up + sync0);
+        bound = std::max(bound, down + busy_and_waits(c.forward, c.backward, around, micro_batches,
+                                                      stage_order(static_cast<int>(j), static_cast<int>(k), micro_batches)) +
+                                    up + sync0);
         if (j + 1 < k) {
             // The link carries the m activations one at a time; the last still goes to the end and back.
             const double last_arrives = down + c.forward + m * c.to_next;
             bound = std::max(bound, last_arrives + after[j] + c.to_next + c.backward + up + sync0);
         }
-        // The stage's own operations and its two waits for a micro-batch's way past it and back.
-        bound = std::max(bound, down + busy_and_waits(c.forward, c.backward, around, micro_batches, orders[j]) + up + sync0);
         down += c.forward + c.to_next;
         up += c.backward + c.to_next;
     }

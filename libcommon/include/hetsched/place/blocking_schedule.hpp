@@ -15,7 +15,4 @@ namespace hetsched::place {
 void simulate_blocking(const std::vector<StageCosts>& stages, long micro_batches, Schedule& out,
                        std::vector<TimelineEvent>* timeline = nullptr);
 
-/// stage_order() for DeepSpeed's TrainSchedule: counted from the stage's commands.
-StageOrder blocking_stage_order(int stage, int stages, long micro_batches);
-
 }  // namespace hetsched::place

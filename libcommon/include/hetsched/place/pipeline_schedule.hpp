@@ -78,12 +78,9 @@ struct StageOrder {
     long backwards_between = 0;
 };
 
-/// Stage `stage` of `stages` under the schedule `kind` with `micro_batches` micro-batches.
-StageOrder stage_order(ScheduleKind kind, int stage, int stages, long micro_batches);
-
-/// Every stage's StageOrder for `stages` stages (kept per kind, depth and micro-batches: searches ask
-/// for a few of them often).
-const std::vector<StageOrder>& stage_orders(ScheduleKind kind, int stages, long micro_batches);
+/// Stage `stage` of `stages` with `micro_batches` micro-batches: min(k - j, m) and min(k - 1 - j, m - 1),
+/// in both schedules (DeepSpeed's TrainSchedule runs 1F1B's operations in 1F1B's order).
+StageOrder stage_order(int stage, int stages, long micro_batches);
 
 /// A lower bound on the time from a stage's first forward to its last backward: its 2m operations and
 /// two waits. Its first backward waits `chain` after its first forward (the micro-batch's way to the
@@ -98,14 +95,15 @@ void simulate(ScheduleKind kind, const std::vector<StageCosts>& stages, long mic
 
 /// A lower bound on simulate_1f1b's iteration time from the costs alone, in O(k), for screening
 /// candidates before simulating them. For every stage j: micro-batch 0 reaches it through the stages
-/// and links before it, it then runs all its 2m operations, and the last gradient goes back through
-/// them before stage 0 all-reduces (or stage j all-reduces); and stage j's last forward, after its
-/// other forwards and the backwards 1F1B puts before it, is followed by that micro-batch's way to the
-/// last stage and back. For every link: it carries the m activations one at a time, and the last one
-/// still goes to the last stage and comes back. Exact for equal stages without transfers or
-/// all-reduces: (m + k - 1)(f + b). It bounds the blocking schedule too, which runs the same operations
-/// in the same order under more constraints; `blocking` adds that each of a stage's transfers holds it,
-/// so that its busy time includes the 2m transfers on each of its links.
+/// and links before it; it then runs its 2m operations and waits twice (busy_and_waits: for micro-batch
+/// 0's way to the last stage and back before its first backward, and for the last micro-batch's after
+/// its last forward, less what 1F1B runs meanwhile); and the last gradient goes back through the
+/// stages before it before stage 0 all-reduces (or stage j all-reduces). For every link: it carries
+/// the m activations one at a time, and the last one still goes to the last stage and comes back.
+/// Exact for equal stages without transfers or all-reduces: (m + k - 1)(f + b). It bounds the blocking
+/// schedule too, which runs the same operations in the same order under more constraints; `blocking`
+/// adds that each of a stage's transfers holds it, so that its busy time includes the 2m transfers on
+/// each of its links.
 double schedule_lower_bound(const std::vector<StageCosts>& stages, long micro_batches, ScheduleKind kind);
 
 }  // namespace hetsched::place
