@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
                 sim::read_application_work(io::read_input(app_work), jobs_opt.applications, &app_work_names);
         const io::TextInput trace_text = io::read_input(trace);
         sim::JobCounts counts;
-        const auto jobs = sim::build_jobs(sim::read_trace(trace_text), table, c, jobs_opt, counts, trace_text.name);
+        const std::vector<sim::TraceJob> trace_jobs = sim::read_trace(trace_text);
+        const auto jobs = sim::build_jobs(trace_jobs, table, c, jobs_opt, counts, trace_text.name);
         if (jobs.empty())
             throw DataError("no job of the trace can be replayed on this cluster: " + std::to_string(counts.too_big) +
                             " need more GPUs than any type that runs them has up, " + std::to_string(counts.no_type) +
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
                 std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
                           << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
                              "memory alone (the least first)\n";
-            for (const auto& w : sim::unrun_applications(app_work_names, jobs)) std::cerr << "replay: warning: " << w << "\n";
+            for (const auto& w : sim::unrun_applications(app_work_names, trace_jobs)) std::cerr << "replay: warning: " << w << "\n";
             if (counts.extrapolated > 0)
                 std::cerr << "replay: warning: " << counts.extrapolated
                           << " jobs ask for a size their fit did not see on some type (more GPUs than it saw, or a "

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/comma_list.hpp>
 
 namespace hetsched::fit {
 namespace {
@@ -246,12 +247,6 @@ void cross_node_prior(ModelKind kind, std::vector<double>& p) {
 /// "1 sample", "3 samples".
 std::string plural(size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
-std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-    return s;
-}
-
 /// NaN (not measured) sorts before every time.
 double time_key(double t) { return std::isnan(t) ? -1 : t; }
 
@@ -400,7 +395,7 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOpt
     if (configs.size() < needed)
         throw DataError(g.app + " on " + g.gpu + ": " + plural(configs.size(), "distinct configuration") +
                             " cannot identify the " + plural(pr.free.size(), "free parameter") + " of " +
-                            model_name(kind) + " (" + join(free_names) + ") and leave one to check the fit by; " +
+                            model_name(kind) + " (" + io::join(free_names) + ") and leave one to check the fit by; " +
                             "profile at least " + std::to_string(needed) +
                             " distinct configurations (more batch sizes and GPU counts)",
                         rows.front().where);

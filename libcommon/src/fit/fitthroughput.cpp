@@ -209,6 +209,14 @@ FitthroughputResult run_sharing(const FitthroughputInputs& in, const Fitthroughp
     return {io::emit_yaml(root), summary, ""};
 }
 
+/// UsageError naming `flag` when `values` lists a value twice.
+template <class T>
+void refuse_repeats(const std::vector<T>& values, const char* flag) {
+    for (size_t i = 0; i < values.size(); ++i)
+        if (std::find(values.begin(), values.begin() + static_cast<long>(i), values[i]) != values.begin() + static_cast<long>(i))
+            throw UsageError(std::string(flag) + " lists " + io::format_number(static_cast<double>(values[i]), 6) + " twice");
+}
+
 }  // namespace
 
 Mode select_mode(bool predict, bool grid, bool tune, bool sharing) {
@@ -261,13 +269,8 @@ void check_options(const FitthroughputOptions& o, const GivenInputs& given) {
         if (o.pairs.size() < 2) throw UsageError("--pair needs at least two jobs, comma-separated");
     }
     // A count or batch listed twice would give duplicate rows.
-    for (size_t i = 0; i < o.gpus.size(); ++i)
-        if (std::find(o.gpus.begin(), o.gpus.begin() + static_cast<long>(i), o.gpus[i]) != o.gpus.begin() + static_cast<long>(i))
-            throw UsageError("--gpus lists " + std::to_string(o.gpus[i]) + " twice");
-    for (size_t i = 0; i < o.batches.size(); ++i)
-        if (std::find(o.batches.begin(), o.batches.begin() + static_cast<long>(i), o.batches[i]) !=
-            o.batches.begin() + static_cast<long>(i))
-            throw UsageError("--batch lists " + io::format_number(o.batches[i], 6) + " twice");
+    refuse_repeats(o.gpus, "--gpus");
+    refuse_repeats(o.batches, "--batch");
     if (o.mode != Mode::tune) return;
     if (!given.layer_stats) throw UsageError("--tune needs --layer-stats FILE (layer,grad_var[,...])");
     if (o.app.empty() || o.gpu.empty()) throw UsageError("--tune needs --app and --gpu: which fitted model to use");

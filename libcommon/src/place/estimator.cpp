@@ -40,9 +40,8 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
     simulate(p.schedule, costs, p.micro_batches, e.schedule, timeline);
     for (size_t s = 0; s < costs.size(); ++s) {
         const StageCosts& c = costs[s];
-        const bool pair = costs.size() > 1 && (s == 0 || s + 1 == costs.size());
         e.stages.push_back({c.forward, c.backward, c.to_next, s > 0 ? costs[s - 1].to_next : 0, c.allreduce, c.optimizer,
-                            pair ? c.tied : 0.0});
+                            c.tied});  // (fill_costs gives it to the first and last stage only)
         const StageCosts& slow = costs[e.slowest_stage];
         if (c.forward + c.backward > slow.forward + slow.backward) e.slowest_stage = s;
         if (e.schedule.stage_end[s] > e.schedule.stage_end[e.critical_stage]) e.critical_stage = s;

@@ -286,10 +286,15 @@ private:
             throw DataError("job '" + j.id + "': min_gpus " + std::to_string(r.min) + " is above max_gpus " +
                                 std::to_string(r.max),
                             doc_.where(min_key));
-        if (j.num_gpus < r.min || j.num_gpus > r.max)
+        if (j.num_gpus < r.min || j.num_gpus > r.max) {
+            const auto given = [&](const char* key) {
+                return io::optional_child(doc_, item, key).IsDefined() ? std::string() : std::string(" (not given)");
+            };
             throw DataError("job '" + j.id + "' runs on " + io::counted(j.num_gpus, "GPU") + ", outside its range min_gpus " +
-                                std::to_string(r.min) + " to max_gpus " + std::to_string(r.max),
+                                std::to_string(r.min) + given("min_gpus") + " to max_gpus " + std::to_string(r.max) +
+                                given("max_gpus"),
                             doc_.where(io::optional_child(doc_, item, "num_gpus")));
+        }
         return r;
     }
 

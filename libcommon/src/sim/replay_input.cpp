@@ -222,10 +222,10 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     return out;
 }
 
-std::vector<std::string> unrun_applications(const std::set<std::string>& named, const std::vector<ReplayJob>& jobs) {
+std::vector<std::string> unrun_applications(const std::set<std::string>& named, const std::vector<TraceJob>& trace) {
     std::vector<std::string> run, out;
-    for (const auto& j : jobs)
-        if (std::find(run.begin(), run.end(), j.model) == run.end()) run.push_back(j.model);
+    for (const auto& j : trace)
+        if (!j.model.empty() && std::find(run.begin(), run.end(), j.model) == run.end()) run.push_back(j.model);
     for (const auto& name : named)
         if (std::find(run.begin(), run.end(), name) == run.end())
             out.push_back("--app-work gives application '" + name + "', which no trace job runs" +

@@ -48,9 +48,9 @@ struct JobCounts {
     long skipped() const { return too_big + no_type + unknown_model + too_much_memory; }
 };
 
-/// A sentence for each application of `named` (an --app-work file's) that no job of `jobs` runs:
+/// A sentence for each application of `named` (an --app-work file's) that no job of the trace runs:
 /// likely a misspelt or differently cased name, whose work was then never used.
-std::vector<std::string> unrun_applications(const std::set<std::string>& named, const std::vector<ReplayJob>& jobs);
+std::vector<std::string> unrun_applications(const std::set<std::string>& named, const std::vector<TraceJob>& trace);
 
 /// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
 /// fits: its scales are ThroughputTable::sizes on the cluster's types. A job without a model gets one of the table's models by a seeded hash of its id;
