@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
             io::write_output(io.output, result.csv);
             for (const auto& why : result.skipped) std::cerr << "memest: skipped " << why << '\n';  // even with -q
+            if (!verbosity.quiet)
+                for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
             return Exit::ok;
         }

@@ -180,6 +180,28 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim"), qk_norm = t.find("qk_norm"),
               micro_batches = t.find("num_microbatches");
     MeasuredRuns out;
+    // Columns are read by name and the others ignored: one a slip away from a column read is likely meant.
+    std::vector<std::string> read_names;
+    for (const auto& h : t.header()) read_names.push_back(h.text);
+    const std::vector<std::string> known = {
+        "id", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "gated_mlp", "vocab", "tied_embeddings", "seq_len",
+        "micro_batch", "global_batch", "tp", "pp", "vpp", "dp", "cp", "zero_stage", "distributed_optimizer", "recompute",
+        "seq_parallel", "flash_attn", "precision", "stage_measured", "measured_gib", "measure_kind", "framework",
+        "dropout", "rms_norm", "linear_bias", "layers_per_stage", "compile", "fp8_all_gather", "fp32_allreduce",
+        "reduce_bucket_size", "overlap_comm", "sub_group_size", "stage3_max_live_parameters", "framework_version",
+        "checkpoint_every", "first_iteration", "unfused_fp32_softmax", "attention_backend", "deepspeed_model",
+        "transformer_impl", "source", "gpu", "compute_capability", "cublas_workspace_config", "head_dim", "qk_norm",
+        "num_microbatches"};
+    for (const auto& h : t.header()) {
+        if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
+        std::vector<std::string> absent;  // known columns the file lacks: what a misspelt one stands for
+        for (const auto& k : known)
+            if (std::find(read_names.begin(), read_names.end(), k) == read_names.end()) absent.push_back(k);
+        const std::string near = catalog::did_you_mean(h.text, absent);
+        if (!near.empty())
+            out.warnings.push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
+                                   h.text + "' is not one memest reads (ignored)" + near);
+    }
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
         run.id = t.cell(r, id).text;

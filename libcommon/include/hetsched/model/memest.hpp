@@ -40,6 +40,7 @@ struct CheckResult {
     std::string csv;
     std::string summary;               ///< "N cases, mean |error| x%, max |error| y%, k within 5%[, s rows skipped]"
     std::vector<std::string> skipped;  ///< "id: file:line:col: why", one per row left out
+    std::vector<std::string> warnings; ///< MeasuredRuns::warnings
 };
 /// DataError (65) when no row can be checked (the first row's reason).
 CheckResult run_memest_check(const io::CsvTable& measured, Method method);

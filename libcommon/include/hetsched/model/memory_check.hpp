@@ -30,6 +30,9 @@ struct SkippedRun {
 struct MeasuredRuns {
     std::vector<MeasuredRun> runs;
     std::vector<SkippedRun> skipped;
+    /// "file:1:col: ..." for a column the reader ignores but that is a slip of one it reads (a misspelt
+    /// first_iteration would leave every row at its default).
+    std::vector<std::string> warnings;
 };
 
 /// Reads runs in the column layout of memory_measured.csv (extra columns ignored). Optional columns:
