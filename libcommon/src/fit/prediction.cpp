@@ -124,7 +124,7 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
                                  io::format_number(f.range.min_batch, 6) + "-" + io::format_number(f.range.max_batch, 6) +
                                  ")");
         for (int g : o.gpus)
-            if (g > f.range.max_gpus && !stage_counts(f, g).empty())  // (a count with no rows is said above)
+            if (g > f.range.max_gpus && std::find(none.begin(), none.end(), std::to_string(g)) == none.end())  // (said above)
                 beyond.push_back(std::to_string(g) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")");
         if (left_out && !beyond.empty())
             *left_out += std::string(left_out->empty() ? "" : "; ") + f.app + " on " + f.gpu +

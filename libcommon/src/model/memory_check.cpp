@@ -158,45 +158,40 @@ std::vector<long> read_split(const std::string& text) {
 }  // namespace
 
 MeasuredRuns read_measured_runs(const io::CsvTable& t) {
-    const int id = t.require("id"), layers = t.require("layers"), hidden = t.require("hidden"),
-              heads = t.require("heads"), kv = t.require("kv_heads"), ffn = t.require("ffn_hidden"),
-              gated = t.require("gated_mlp"), vocab = t.require("vocab"), tied = t.require("tied_embeddings"),
-              seq = t.require("seq_len"), mb = t.require("micro_batch"), gb = t.require("global_batch"),
-              tp = t.require("tp"), pp = t.require("pp"), vpp = t.require("vpp"), dp = t.require("dp"),
-              cp = t.require("cp"), zero = t.require("zero_stage"), distopt = t.require("distributed_optimizer"),
-              recompute = t.require("recompute"), sp = t.require("seq_parallel"), flash = t.require("flash_attn"),
-              precision = t.require("precision"), stage = t.require("stage_measured"),
-              measured = t.require("measured_gib"), kind = t.require("measure_kind");
-    const int framework = t.find("framework"), dropout = t.find("dropout"), rms = t.find("rms_norm"),
-              bias = t.find("linear_bias"), split = t.find("layers_per_stage"), compiled = t.find("compile"),
-              fp8_gather = t.find("fp8_all_gather"), fp32_reduce = t.find("fp32_allreduce"),
-              bucket = t.find("reduce_bucket_size"), overlap = t.find("overlap_comm"), sub_group = t.find("sub_group_size"),
-              max_live = t.find("stage3_max_live_parameters"),
-              version = t.find("framework_version"),
-              every = t.find("checkpoint_every"), first = t.find("first_iteration"),
-              softmax = t.find("unfused_fp32_softmax"), backend = t.find("attention_backend"),
-              ds_model = t.find("deepspeed_model"), impl = t.find("transformer_impl"),
-              source = t.find("source"), gpu = t.find("gpu"), capability = t.find("compute_capability"),
-              cublas = t.find("cublas_workspace_config"), head_dim = t.find("head_dim"), qk_norm = t.find("qk_norm"),
-              micro_batches = t.find("num_microbatches");
+    // Every column looked up, and the optional ones the file lacks: a column it has that memest does not
+    // read is ignored, but one close to a missing one is likely meant for it.
+    std::vector<std::string> known, absent;
+    const auto req = [&](const char* name) { return known.push_back(name), t.require(name); };
+    const auto opt = [&](const char* name) {
+        known.push_back(name);
+        const int at = t.find(name);
+        if (at < 0) absent.push_back(name);
+        return at;
+    };
+    const int id = req("id"), layers = req("layers"), hidden = req("hidden"),
+              heads = req("heads"), kv = req("kv_heads"), ffn = req("ffn_hidden"),
+              gated = req("gated_mlp"), vocab = req("vocab"), tied = req("tied_embeddings"),
+              seq = req("seq_len"), mb = req("micro_batch"), gb = req("global_batch"),
+              tp = req("tp"), pp = req("pp"), vpp = req("vpp"), dp = req("dp"),
+              cp = req("cp"), zero = req("zero_stage"), distopt = req("distributed_optimizer"),
+              recompute = req("recompute"), sp = req("seq_parallel"), flash = req("flash_attn"),
+              precision = req("precision"), stage = req("stage_measured"),
+              measured = req("measured_gib"), kind = req("measure_kind");
+    const int framework = opt("framework"), dropout = opt("dropout"), rms = opt("rms_norm"),
+              bias = opt("linear_bias"), split = opt("layers_per_stage"), compiled = opt("compile"),
+              fp8_gather = opt("fp8_all_gather"), fp32_reduce = opt("fp32_allreduce"),
+              bucket = opt("reduce_bucket_size"), overlap = opt("overlap_comm"), sub_group = opt("sub_group_size"),
+              max_live = opt("stage3_max_live_parameters"),
+              version = opt("framework_version"),
+              every = opt("checkpoint_every"), first = opt("first_iteration"),
+              softmax = opt("unfused_fp32_softmax"), backend = opt("attention_backend"),
+              ds_model = opt("deepspeed_model"), impl = opt("transformer_impl"),
+              source = opt("source"), gpu = opt("gpu"), capability = opt("compute_capability"),
+              cublas = opt("cublas_workspace_config"), head_dim = opt("head_dim"), qk_norm = opt("qk_norm"),
+              micro_batches = opt("num_microbatches");
     MeasuredRuns out;
-    // Columns are read by name and the others ignored: one a slip away from a column read is likely meant.
-    std::vector<std::string> read_names;
-    for (const auto& h : t.header()) read_names.push_back(h.text);
-    const std::vector<std::string> known = {
-        "id", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "gated_mlp", "vocab", "tied_embeddings", "seq_len",
-        "micro_batch", "global_batch", "tp", "pp", "vpp", "dp", "cp", "zero_stage", "distributed_optimizer", "recompute",
-        "seq_parallel", "flash_attn", "precision", "stage_measured", "measured_gib", "measure_kind", "framework",
-        "dropout", "rms_norm", "linear_bias", "layers_per_stage", "compile", "fp8_all_gather", "fp32_allreduce",
-        "reduce_bucket_size", "overlap_comm", "sub_group_size", "stage3_max_live_parameters", "framework_version",
-        "checkpoint_every", "first_iteration", "unfused_fp32_softmax", "attention_backend", "deepspeed_model",
-        "transformer_impl", "source", "gpu", "compute_capability", "cublas_workspace_config", "head_dim", "qk_norm",
-        "num_microbatches"};
     for (const auto& h : t.header()) {
         if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
-        std::vector<std::string> absent;  // known columns the file lacks: what a misspelt one stands for
-        for (const auto& k : known)
-            if (std::find(read_names.begin(), read_names.end(), k) == read_names.end()) absent.push_back(k);
         const std::string near = catalog::did_you_mean(h.text, absent);
         if (!near.empty())
             out.warnings.push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
