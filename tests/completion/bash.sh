@@ -115,7 +115,7 @@ for whole_eq in 0 1; do
   expect_exactly "memest --framework=" ${pre}megatron ${pre}deepspeed ${pre}fsdp
   expect_exactly "memest --framework=m" ${pre}megatron
   pre=""; [ $whole_eq = 1 ] && pre=--compile=
-  expect_exactly "memest --compile=" ${pre}model ${pre}loss
+  expect_exactly "memest --compile=" ${pre}model ${pre}loss ${pre}model+loss ${pre}none
   expect_exactly "planalloc --compile=l" ${pre}loss
   pre=""; [ $whole_eq = 1 ] && pre=--catalog=
   expect_some "memest --catalog=ju" ${pre}juchi

@@ -48,7 +48,7 @@ if [ "$shell" = zsh ]; then
     "replay --no-t|= --no-timings"
     "memest --framework=|= megatron deepspeed fsdp"
     "memest --framework=m|= megatron"
-    "memest --compile=|= model loss"
+    "memest --compile=|= model loss model+loss none"
     "memest --compile |- model loss"
     "memest --comp|+ --compile"
     "planalloc --catalog juchi --types=A30,RTX-A|= RTX-A6000 RTX-A4000"
@@ -117,6 +117,6 @@ fish_is "replay --policy fft,ga" = fft,gavel fft,gavel-agnostic
 fish_is "replay --cluster examples/clu" + examples/cluster.yaml examples/cluster-state.yaml
 fish_is "replay exam" =
 # --compile's values only after '='.
-fish_is "memest --compile=" = --compile=model --compile=loss
+fish_is "memest --compile=" = --compile=model --compile=loss --compile=model+loss --compile=none
 fish_is "memest --compile " - model loss
 exit $fail

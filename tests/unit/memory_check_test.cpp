@@ -90,6 +90,34 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
     }
 }
 
+TEST_CASE("A measured run's GPU: its capability read or looked up, a precision it cannot run skips the row", "[model]") {
+    auto row = [](const std::string& precision, const std::string& gpu, const std::string& capability) {
+        return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,1,1,1,0,0,full,0,1," + precision + ",all,20,allocated," +
+               gpu + "," + capability + "\n";
+    };
+    const std::string header = kRequired + ",gpu,compute_capability\n";
+    // The catalog's family: an A100 row runs bf16, a V100 one does not (skipped, at the precision cell).
+    CHECK(read_csv(header + row("bf16", "a100-sxm4-80gb", "")).runs.at(0).training.compute_capability == 8.0);
+    auto v100 = read_csv(header + row("bf16", "v100-sxm2-32gb", ""));
+    REQUIRE(v100.skipped.size() == 1);
+    CHECK_THAT(v100.skipped[0].reason, Catch::StartsWith("m.csv:2:") &&
+                                           Catch::Contains("bf16 needs compute capability 8.0") &&
+                                           Catch::Contains("(compute capability 7)"));
+    CHECK(read_csv(header + row("fp16", "v100-sxm2-32gb", "")).skipped.empty());
+    // The column overrides the family and must read as CUDA's major.minor.
+    CHECK(read_csv(header + row("bf16", "v100-sxm2-32gb", "9.0")).runs.at(0).training.compute_capability == 9.0);
+    for (const char* bad : {"42", "8.95", "0.5", "x"})
+        CHECK(read_csv(header + row("bf16", "h100", bad)).skipped.size() == 1);
+    // A GPU of no family the catalog lists reads as unknown, with one warning a name.
+    const auto gb200 = read_csv(header + row("bf16", "gb200", "") + row("bf16", "gb200", "") + row("bf16", "h1OO", ""));
+    CHECK(gb200.runs.size() == 3);
+    CHECK(gb200.runs.at(0).training.compute_capability == 0);
+    REQUIRE(gb200.warnings.size() == 2);
+    CHECK_THAT(gb200.warnings[0], Catch::StartsWith("m.csv:2:") && Catch::Contains("gpu 'gb200' is of no family"));
+    CHECK_THAT(gb200.warnings[1], Catch::StartsWith("m.csv:4:") && Catch::Contains("gpu 'h1OO'"));
+    CHECK(read_csv(header + row("bf16", "gb200", "10.0")).warnings.empty());
+}
+
 TEST_CASE("A measured run's words read in any case, and torch's and nvidia-smi's names for the measures", "[model]") {
     const std::string header = kRequired + ",framework\n";
     auto row = [](const std::string& recompute, const std::string& precision, const std::string& stage,

@@ -142,6 +142,33 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
                       "heads (4) must divide hidden (66), or give head_dim");
 }
 
+TEST_CASE("context parallelism cuts the sequence into 2 x cp chunks, and a learned table covers the sequence", "[model]") {
+    auto m = tiny();
+    model::Training t;
+    t.seq_len = 12;
+    t.global_batch = 4;
+    // 12 tokens: cp 2 cuts four chunks of 3, cp 3 six of 2; 6 tokens divide by cp 2 but not into four.
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 2, 1, 1, {}}, Measure::allocated));
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 3, 1, 1, {}}, Measure::allocated));
+    t.seq_len = 6;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 2, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("cp 2 needs seq_len (6) divisible by 2 x cp (4)"));
+    // With sequence parallelism a cp rank's part of the sequence is split again over tp.
+    t.seq_len = 16;
+    t.seq_parallel = true;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {4, 1, 1, 2, 1, 1, {}}, Measure::allocated));
+    t.seq_len = 24;  // cp 4: 6 tokens a rank, not divisible by tp 4, though 24 is
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {4, 1, 1, 4, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("tp (4) to divide the sequence each rank holds (seq_len / cp = 6)"));
+    t.seq_parallel = false;
+    t.seq_len = 128;
+    m.learned_positions = 64;
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("seq_len (128) is longer than the model's learned position table (64 rows)"));
+    m.learned_positions = 128;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated));
+}
+
 TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wrap", "[model]") {
     auto m = tiny();
     model::Training t;

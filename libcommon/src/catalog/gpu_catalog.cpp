@@ -1,5 +1,6 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -165,9 +166,23 @@ double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
     return found > 0 ? found : 0;
 }
 
+bool family_known(const GpuCatalog& c, const std::string& gpu) {
+    const std::string wanted = family(gpu);
+    return !wanted.empty() && std::any_of(c.gpus.begin(), c.gpus.end(),
+                                          [&](const GpuType& g) { return family(g.name) == wanted; });
+}
+
+namespace {
+const GpuCatalog& default_types() {
+    static const GpuCatalog known = named_catalog("default");  // built once
+    return known;
+}
+}  // namespace
+
+bool default_family_known(const std::string& gpu) { return family_known(default_types(), gpu); }
+
 double default_family_compute_capability(const std::string& gpu) {
-    static const GpuCatalog known = named_catalog("default");  // parsed once
-    return family_compute_capability(known, gpu);
+    return family_compute_capability(default_types(), gpu);
 }
 
 double compute_capability_of(const GpuType& g) {

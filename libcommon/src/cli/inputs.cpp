@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/model/training.hpp>
 
 namespace hetsched::cli {
 
@@ -12,8 +13,27 @@ catalog::GpuCatalog load_catalog(const std::string& name_or_path) {
     return catalog::parse_catalog(io::read_input(name_or_path));
 }
 
+namespace {
+/// Whether `word` is one of --compile's values (model, loss, model+loss, none...).
+bool compile_value(const std::string& word) {
+    model::Training scratch;
+    try {
+        model::parse_compile(word, scratch);
+    } catch (const DataError&) {
+        return false;
+    }
+    return true;
+}
+}  // namespace
+
 std::optional<io::TextInput> job_input(const IoOptions& io, const model::JobOptions& o) {
     if (model::flags_describe_job(o) && !io.input_given) return std::nullopt;
+    // A bare --compile takes no value from the next word: `--compile model` leaves 'model' as the
+    // input file. Where no such file is, that is what was meant.
+    struct stat st {};
+    if (!o.compile.empty() && io.input_given && compile_value(io.input) && ::stat(io.input.c_str(), &st) != 0)
+        throw UsageError("--compile takes its value after '=' (--compile=" + io.input + "): '" + io.input +
+                         "' was read as the input file, and there is none");
     return io::read_input(io.input);
 }
 

@@ -69,7 +69,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                  "(Megatron-LM's --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused "
                  "kernel cannot run: sequences past 4096, past 2048 up to 2.6)")->group(t);
     app.add_flag("--compile", o.compile,
-                 "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them")
+                 "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them, =none for "
+                 "neither; the value only after '='")
         ->group(t)
         ->check(CLI::Validator(
             [](std::string& v) {
@@ -82,7 +83,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                 return std::string();
             },
             ""))
-        ->type_name("[=model|loss]");
+        ->type_name("[=model|loss|model+loss|none]");
     app.add_flag("--fp8-all-gather", o.fp8_all_gather, "FSDP all-gathers fp8 weights (fsdp, fp8)")->group(t);
     app.add_flag("--fp32-allreduce", o.fp32_allreduce,
                  "DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)")

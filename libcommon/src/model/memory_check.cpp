@@ -190,6 +190,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               cublas = opt("cublas_workspace_config"), head_dim = opt("head_dim"), qk_norm = opt("qk_norm"),
               micro_batches = opt("num_microbatches");
     MeasuredRuns out;
+    std::vector<std::string> unknown_gpus;  // warned about
     for (const auto& h : t.header()) {
         if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
         const std::string near = catalog::did_you_mean(h.text, absent);
@@ -263,21 +264,39 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                                     tr.framework_version + "'",
                                 t.where(r, version));
         }
-        // The GPU's compute capability: the column, else the default catalog's for the gpu cell's family.
-        if (given(capability))
-            tr.compute_capability = t.number(r, capability, 0, 100);  // 0: unknown
-        else if (gpu >= 0)
-            tr.compute_capability = catalog::default_family_compute_capability(t.cell(r, gpu).text);
+        // The GPU's compute capability: the column (CUDA's major.minor), else the default catalog's
+        // for the gpu cell's family; unknown (0) when neither says.
+        if (given(capability)) {
+            const double cc = tr.compute_capability = t.number(r, capability, 0, 20);  // 0: unknown
+            if ((cc > 0 && cc < 1) || std::fabs(cc * 10 - std::round(cc * 10)) > 1e-9)
+                throw DataError("expected a compute capability major.minor such as 8.0 or 8.9 (0: unknown) in "
+                                "column 'compute_capability', got '" + t.cell(r, capability).text + "'",
+                                t.where(r, capability));
+        } else if (given(gpu)) {
+            const std::string& name = t.cell(r, gpu).text;
+            // Once a name: a GPU the catalog lacks is no error, but a misspelt one would pass unseen.
+            if (!catalog::default_family_known(name) &&
+                std::find(unknown_gpus.begin(), unknown_gpus.end(), name) == unknown_gpus.end()) {
+                unknown_gpus.push_back(name);
+                out.warnings.push_back(describe(DataError(
+                    "gpu '" + name + "' is of no family in the default catalog (memest --list-gpus): its compute "
+                    "capability is taken as unknown, with Hopper's settings; a compute_capability column gives it",
+                    t.where(r, gpu))));
+            }
+            tr.compute_capability = catalog::default_family_compute_capability(name);
+        }
         if (cublas >= 0) tr.cublas_workspace_config = t.cell(r, cublas).text;
         if (given(every))
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
         tr.precision = word(precision);
-        at(precision, [&] {  // the precision's own check, at its cell
+        at(precision, [&] {  // the precision's own check, at its cell, and whether the GPU runs it
             Training alone;
             alone.seq_len = alone.global_batch = 1;
             alone.precision = tr.precision;
             validate_training(alone);
+            if (std::string why = precision_unsupported(tr); !why.empty())
+                throw DataError(why + " (compute capability " + io::format_fixed(tr.compute_capability, 1) + ")");
         });
         at(recompute, [&] { tr.recompute = parse_recompute(word(recompute)); });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";

@@ -45,6 +45,12 @@ struct GpuCatalog {
 /// type of that family is listed, or when they differ (the RTX cards), or are not CUDA parts.
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
+/// Whether `c` lists a type of `gpu`'s family (family_compute_capability's first word).
+bool family_known(const GpuCatalog& c, const std::string& gpu);
+
+/// Whether the default catalog lists a type of `gpu`'s family.
+bool default_family_known(const std::string& gpu);
+
 /// The compute capability the default catalog gives `gpu`'s family (family_compute_capability).
 double default_family_compute_capability(const std::string& gpu);
 
