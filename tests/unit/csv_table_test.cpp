@@ -25,6 +25,16 @@ TEST_CASE("csv errors carry line and column", "[io]") {
         CHECK(std::string(e.what()) == "expected a number from 0 to 10 in column 'b', got 'abc'");
     }
     CHECK_THROWS_WITH(t.require("c"), "missing column 'c' (columns are: a, b)");
+    // A column one character off the missing one is named, at its place in the header.
+    const auto slip = CsvTable::parse({"t.csv", "id,seqlen\n1,2\n"});
+    try {
+        slip.require("seq_len");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "missing column 'seq_len': 'seqlen' is one character off it");
+        CHECK(e.pos().line == 1);
+        CHECK(e.pos().col == 4);
+    }
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", "a,b\n1\n"}), DataError);
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", "a,b\n\"1,2\n"}), DataError);
     CHECK_THROWS_AS(CsvTable::parse({"t.csv", ""}), DataError);

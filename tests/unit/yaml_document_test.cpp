@@ -29,6 +29,17 @@ TEST_CASE("yaml errors say where and what", "[io]") {
     }
     CHECK_THROWS_WITH(io::yaml_number(doc, doc.root["x"], "x", 0, 1), "expected a number from 0 to 1 for 'x', got 'abc'");
     CHECK_THROWS_WITH(io::required_child(doc, doc.root, "y"), "missing key 'y'");
+    // A key one character off the missing one is named, at its own place.
+    auto slip = io::parse_yaml({"d.yaml", "kind: job\ntrainig:\n  seq_len: 8\n"});
+    try {
+        io::required_child(slip, slip.root, "training");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "missing key 'training': 'trainig' is one character off it");
+        CHECK(e.pos().line == 2);
+        CHECK(e.pos().col == 1);
+    }
+    CHECK_THROWS_WITH(io::required_child(slip, slip.root, "model"), "missing key 'model'");
 }
 
 TEST_CASE("yaml numbers are finite and inside the field's range", "[io]") {

@@ -49,6 +49,19 @@ std::string tidy_parse_error(const std::string& what) {
     return lower_first(what);
 }
 
+/// CLI11 pads an option's name to the help's column and starts its description after it, one space
+/// after a name one short of the column: help2man then reads the description as part of the name.
+/// Such a name takes a trailing space, and its description the next line, as a longer name's does.
+class HelpFormatter : public CLI::Formatter {
+public:
+    std::string make_option_opts(const CLI::Option* opt) const override {
+        std::string opts = CLI::Formatter::make_option_opts(opt);
+        const size_t shown = 2 + make_option_name(opt, !opt->nonpositional()).size() + opts.size();
+        if (shown + 1 == get_column_width()) opts += ' ';
+        return opts;
+    }
+};
+
 }  // namespace
 
 std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
@@ -57,6 +70,7 @@ std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     app->add_flag("-q,--quiet", verbosity.quiet, "No progress or summary on stderr");
     app->add_flag("-v,--verbose", verbosity.verbose, "A summary of the result on stderr");
     if (!info.footer.empty()) app->footer(info.footer);
+    app->formatter(std::make_shared<HelpFormatter>());
     app->get_formatter()->column_width(34);
     // Hidden (no group): what scripts/gen-docs.sh builds the completions from.
     app->add_flag("--completion-spec", "Print the options for the completion generator and exit")->group("");

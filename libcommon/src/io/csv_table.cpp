@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <csv.h>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/number_range.hpp>
 
 namespace hetsched::io {
@@ -109,9 +110,13 @@ int CsvTable::find(const std::string& column) const {
 
 int CsvTable::require(const std::string& column) const {
     int i = find(column);
-    if (i < 0)
-        throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});
-    return i;
+    if (i >= 0) return i;
+    // A column one character off the missing one is where to look (ffn_hiden for ffn_hidden).
+    for (const auto& h : header_)
+        if (!catalog::likely_slip(h.text, {column}).empty())
+            throw DataError("missing column '" + column + "': '" + h.text + "' is one character off it",
+                            {name_, h.line, h.col});
+    throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});
 }
 
 SourcePos CsvTable::where(size_t row, int column) const {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 
@@ -47,8 +48,13 @@ YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const 
 
 YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key) {
     YAML::Node child = optional_child(doc, map, key);
-    if (!child.IsDefined()) throw DataError("missing key '" + key + "'", doc.where(map));
-    return child;
+    if (child.IsDefined()) return child;
+    // A key one character off the missing one is where to look (trainig: for training:).
+    for (const auto& kv : map)
+        if (kv.first.IsScalar() && kv.first.Scalar() != key && !catalog::likely_slip(kv.first.Scalar(), {key}).empty())
+            throw DataError("missing key '" + key + "': '" + kv.first.Scalar() + "' is one character off it",
+                            doc.where(kv.first));
+    throw DataError("missing key '" + key + "'", doc.where(map));
 }
 
 namespace {
