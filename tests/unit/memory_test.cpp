@@ -186,6 +186,40 @@ TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wra
                       Catch::Contains("no interleaved schedule"));
 }
 
+TEST_CASE("the interleaved schedule needs pp micro-batches, where 1F1B runs fewer", "[model]") {
+    auto m = tiny();
+    m.layers = 8;
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2, {}}, Measure::allocated));  // 4 micro-batches
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 4, {}}, Measure::allocated),
+                      "the interleaved schedule (vpp 2) needs at least pp (4) micro-batches, got 2");
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 4, {}}, Measure::allocated));
+}
+
+TEST_CASE("framework options are refused where the framework has no such setting", "[model]") {
+    auto m = tiny();
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    t.recompute = model::Recompute::full;
+    t.checkpoint_every = 2;  // torchtitan's every N-th block
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
+                      "checkpoint_every (every N-th block) is torchtitan's, framework fsdp; got megatron");
+    t.framework = model::Framework::fsdp;
+    t.zero_stage = 3;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated));
+    t.checkpoint_every = 1;
+    t.flash_attention = false;
+    t.unfused_fp32_softmax = true;  // Megatron's --attention-softmax-in-fp32
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
+                      Catch::Contains("unfused_fp32_softmax is Megatron's"));
+    t.framework = model::Framework::deepspeed;
+    t.zero_stage = 0;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated));
+}
+
 TEST_CASE("DeepSpeed's element counts are whole", "[model]") {
     model::Training t;
     t.seq_len = 128;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 
 namespace hetsched::model {
@@ -75,6 +76,7 @@ catalog::GpuCatalog job_catalog(const io::YamlDocument& doc, const catalog::GpuC
 Network read_network(const io::YamlDocument& doc, Network net) {
     const YAML::Node sec = io::optional_child(doc, doc.root, "network");
     if (!sec.IsDefined()) return net;
+    catalog::check_known_keys(doc, sec, "network", {"inter_node_gb_s", "intra_node_gb_s"});
     auto speed = [&](const char* key, double& dst) {
         const YAML::Node n = io::optional_child(doc, sec, key);
         if (!n.IsDefined()) return;

@@ -84,6 +84,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     try {
         validate(m, t);
         check_split_sum(job.layers_per_stage, m.layers);
+        if (o.micro_batch || o.global_batch) check_micro_batch(t, job.micro_batch);
     } catch (const DataError& e) {
         throw UsageError(e.what());
     }

@@ -71,9 +71,7 @@ std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t
         validate(m, t, *o.layout);
     else
         validate(m, t);
-    if (o.micro_batch > 0 && t.global_batch % o.micro_batch != 0)
-        throw DataError("the micro-batch (" + std::to_string(o.micro_batch) + ") does not divide the global batch (" +
-                        std::to_string(t.global_batch) + ")");
+    check_micro_batch(t, o.micro_batch);
     std::vector<Plan> plans;
     for (const auto& g : c.gpus) {
         const Training on_type = on_gpu(t, g);

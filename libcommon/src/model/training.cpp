@@ -321,6 +321,11 @@ void validate_training(const Training& t) {
     if (t.checkpoint_every > 1 && t.recompute != Recompute::full)
         throw DataError("checkpoint_every " + str(t.checkpoint_every) + " needs recompute full, got " +
                         recompute_name(t.recompute));
+    // Every N-th block checkpointed is torchtitan's option (its selective_ac_option N); Megatron-LM's
+    // --recompute-num-layers and DeepSpeed's checkpoint_num_layers group consecutive layers instead.
+    if (t.checkpoint_every > 1 && t.framework != Framework::fsdp)
+        throw DataError("checkpoint_every (every N-th block) is torchtitan's, framework fsdp; got " +
+                        framework_name(t.framework));
     if (!t.framework_version.empty() && !is_release(t.framework_version))
         throw DataError("framework_version must be a release such as 0.17.5, got '" + t.framework_version + "'");
     if (!t.deepspeed_model.empty() && t.deepspeed_model != "megatron" && t.deepspeed_model != "hf")
@@ -338,6 +343,10 @@ void validate_training(const Training& t) {
                         framework_name(t.framework));
     if (t.cudnn_attention && !t.flash_attention)
         throw DataError("attention_backend cudnn needs flash_attention (cuDNN's is a fused kernel)");
+    // Megatron-LM's and Megatron-DeepSpeed's --attention-softmax-in-fp32; torchtitan has no such setting.
+    if (t.unfused_fp32_softmax && t.framework == Framework::fsdp)
+        throw DataError("unfused_fp32_softmax is Megatron's --attention-softmax-in-fp32 (megatron, deepspeed), "
+                        "got fsdp");
     if (t.unfused_fp32_softmax && t.flash_attention)
         throw DataError("unfused_fp32_softmax needs flash_attention off (flash attention saves no scores)");
     if (t.unfused_fp32_softmax && t.precision == "fp32")
@@ -395,6 +404,12 @@ void validate_training(const Training& t) {
         throw DataError("cublas_workspace_config must be CUBLAS_WORKSPACE_CONFIG's \":SIZE:COUNT\" pairs, SIZE in KiB, "
                         "at most 1 GiB in all (e.g. :4096:8), or default (torch's, the variable unset), got '" +
                         t.cublas_workspace_config + "'");
+}
+
+void check_micro_batch(const Training& t, long micro_batch) {
+    if (micro_batch > 0 && t.global_batch % micro_batch != 0)
+        throw DataError("the micro-batch (" + str(micro_batch) + ") does not divide the global batch (" +
+                        str(t.global_batch) + ")");
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t) {
@@ -458,6 +473,10 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     if (t.global_batch % (l.micro_batch * l.dp) != 0)
         throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
                         str(l.micro_batch * l.dp) + ")");
+    // Megatron-Core's interleaved schedule runs at least pp micro-batches (before 2024, a multiple of pp).
+    if (l.vpp > 1 && l.micro_batches(t.global_batch) < l.pp)
+        throw DataError("the interleaved schedule (vpp " + str(l.vpp) + ") needs at least pp (" + str(l.pp) +
+                        ") micro-batches, got " + str(l.micro_batches(t.global_batch)));
     // Megatron-LM (get_batch_on_this_cp_rank) and torch's context parallelism (torchtitan) balance
     // causal attention's work by cutting the sequence into 2 x cp equal chunks, a rank taking one
     // from each end.

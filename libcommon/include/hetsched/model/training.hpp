@@ -331,6 +331,8 @@ std::string recompute_name(Recompute r);
 void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 /// Checks the model and training settings alone.
 void validate(const catalog::ModelSpec& m, const Training& t);
+/// DataError unless `micro_batch` (0: not given) divides the global batch.
+void check_micro_batch(const Training& t, long micro_batch);
 /// Checks the model's shape alone (positive sizes, heads dividing hidden, ...).
 void validate_model(const catalog::ModelSpec& m);
 /// DataError unless a pipeline split (layers per stage; empty: none given) sums to `layers`.
