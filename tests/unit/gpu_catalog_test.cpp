@@ -21,6 +21,15 @@ TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]")
     CHECK(c.find("GH200-96GB").mem_bw_gb_s == 4000);
     CHECK(c.find("B200").gpus_per_node == 8);
     CHECK(c.find("B200").compute_capability == 10.0);
+    // An MI250X is two GCDs, each a device of its own to PyTorch: the catalog's GPU is one GCD.
+    const auto& mi250x = c.find("MI250X");
+    CHECK(mi250x.memory_gib == 64);
+    CHECK(mi250x.tflops == Approx(191.5));
+    CHECK(mi250x.gpus_per_node == 8);
+    // fp8 units where gpus.csv says (the AMD parts), else not said.
+    CHECK(mi250x.fp8 == 0);
+    CHECK(c.find("MI300X").fp8 == 1);
+    CHECK(c.find("H100-SXM").fp8 == -1);
 }
 
 TEST_CASE("juchi catalog is Espresso's Table I", "[catalog]") {
@@ -113,6 +122,13 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::compute_capability_of(csv.gpus.at(0)) == Approx(8.6));
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
                       Catch::Contains("compute_capability"));
+    // fp8: 0 or 1, in either form; not said, -1.
+    const auto fp8 = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,fp8\nA,24,100,0\nB,48,150,\n"});
+    CHECK(fp8.gpus.at(0).fp8 == 0);
+    CHECK(fp8.gpus.at(1).fp8 == -1);
+    CHECK(catalog::parse_catalog({"c.yaml", "kind: gpu-catalog\nversion: 1\ngpus:\n  - {name: X, memory_gib: 80, tflops: 900, fp8: 1}\n"})
+              .gpus.at(0).fp8 == 1);
+    CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,fp8\nA,24,100,2\n"}), ConfigError);
 }
 
 TEST_CASE("a slip is one letter from one name, never a short or loosely similar word", "[catalog]") {

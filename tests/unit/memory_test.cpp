@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
@@ -265,6 +266,17 @@ TEST_CASE("a GPU trains in bf16 from compute capability 8.0, in fp8 from 8.9: un
     CHECK_FALSE(cannot("fp8", 9.0));
     CHECK_FALSE(cannot("bf16", 0));  // not a CUDA part, or not known
     CHECK_FALSE(cannot("fp32", 3.7));
+    // Where the catalog says whether a type has fp8 units (an AMD part), that decides fp8.
+    t.fp8_units = 0;
+    CHECK(cannot("fp8", 0));
+    CHECK_FALSE(cannot("bf16", 0));
+    t.fp8_units = 1;
+    CHECK_FALSE(cannot("fp8", 0));
+    // The default catalog's AMD parts: MI250X (CDNA2) has none, MI300X (CDNA3) has.
+    const auto c = catalog::named_catalog("default");
+    t.precision = "fp8";
+    CHECK_FALSE(model::precision_unsupported(model::on_gpu(t, c.find("MI250X"))).empty());
+    CHECK(model::precision_unsupported(model::on_gpu(t, c.find("MI300X"))).empty());
 }
 
 TEST_CASE("interleaved stages hold model chunks s, s + pp, ...: their layers are reported chunk by chunk", "[model]") {

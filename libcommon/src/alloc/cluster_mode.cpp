@@ -190,7 +190,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                                    return std::find(left.types.begin(), left.types.end(), n.gpu) != left.types.end();
                                }),
                 nodes.end());
-    const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.names() + ": " + left.reason;
+    const std::string precision_note = left.types.empty() ? "" : "; the cluster's " + left.text();
     const RankedPlans ranked = nodes.empty() ? RankedPlans{} : ranked_plans(o, doc, job, cat, nodes);
     const std::vector<model::Plan>& plans = ranked.plans;
     if (plans.empty()) {

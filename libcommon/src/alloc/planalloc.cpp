@@ -150,7 +150,7 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     if (out.candidates.empty()) {
         const model::PrecisionLeftOut left = model::precision_left_out(training, cat);
         throw UsageError(left.types.size() == cat.gpus.size()
-                             ? "no GPU type in catalog '" + cat.name + "' can train in " + training.precision + ": " + left.reason
+                             ? "no GPU type in catalog '" + cat.name + "' can train in " + training.precision + " (" + left.text() + ")"
                              : "no GPU type in catalog '" + cat.name + "' has both a price and a quota" +
                                    (left.types.empty() ? "" : " and can train in " + training.precision));
     }

@@ -26,6 +26,7 @@ constexpr Field kLink{"link_gb_s", 0, 1e6, false};
 constexpr Field kNic{"nic_gb_s", 0, 1e6, false};
 constexpr Field kComputeCapability{"compute_capability", 0, 100, false};
 constexpr Field kPerNode{"gpus_per_node", 1, 1024, true};
+constexpr Field kFp8{"fp8", 0, 1, true};
 constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
 constexpr Field kQuota{"quota", 0, 1e6, true};
 constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
@@ -33,7 +34,8 @@ constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
 /// A GPU's keys (YAML) or columns (CSV); a CSV catalog has the catalog's currency on every row, and
 /// tflops_kind as --list-gpus writes it.
 const std::vector<std::string> kGpuKeys = {"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s",
-                                           "nic_gb_s", "compute_capability", "gpus_per_node", "price_per_hour", "quota"};
+                                           "nic_gb_s", "compute_capability", "fp8", "gpus_per_node", "price_per_hour",
+                                           "quota"};
 
 /// tensor (a tensor-core peak) or fp32 (the FP32 peak, where no tensor figure is known).
 bool fp32_kind(const std::string& kind, const std::function<SourcePos()>& where) {
@@ -80,7 +82,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
     check_known_columns(t, columns);
     int name = t.require("name"), mem = t.require("memory_gib"), tf = t.require("tflops");
     int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), nic = t.find("nic_gb_s"), cc = t.find("compute_capability"),
-        per = t.find("gpus_per_node"),
+        per = t.find("gpus_per_node"), fp8 = t.find("fp8"),
         price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency"),
         kind = t.find("tflops_kind");
     GpuCatalog c{in.name, "USD", {}};
@@ -106,6 +108,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
         g.link_gb_s = value(kLink, link, 0);
         g.nic_gb_s = value(kNic, nic, 0);
         g.compute_capability = value(kComputeCapability, cc, 0);
+        g.fp8 = static_cast<int>(value(kFp8, fp8, -1));
         g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));
         g.price_per_hour = value(kPrice, price, -1);
         g.quota = static_cast<int>(value(kQuota, quota, -1));
@@ -134,6 +137,7 @@ void read_gpu_list(const io::YamlDocument& doc, const YAML::Node& list, GpuCatal
         g.link_gb_s = value(kLink, 0);
         g.nic_gb_s = value(kNic, 0);
         g.compute_capability = value(kComputeCapability, 0);
+        g.fp8 = static_cast<int>(value(kFp8, -1));
         g.gpus_per_node = static_cast<int>(value(kPerNode, 8));
         g.price_per_hour = value(kPrice, -1);
         g.quota = static_cast<int>(value(kQuota, -1));

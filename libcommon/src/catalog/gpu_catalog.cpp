@@ -31,7 +31,7 @@ std::vector<GpuType> parse_spec_rows() {
     int name = t.require("name"), mem = t.require("memory_gib"), bf16 = t.require("bf16_tflops"),
         fp32 = t.require("fp32_tflops"), bw = t.require("mem_bw_gbs"), link = t.require("link_gbs"),
         cc = t.require("compute_capability");
-    const int per_node = t.require("gpus_per_node");  // empty: GpuType's 8
+    const int per_node = t.require("gpus_per_node"), fp8 = t.require("fp8");  // empty: GpuType's 8, -1
     std::vector<GpuType> out;
     for (size_t r = 0; r < t.rows(); ++r) {
         GpuType g;
@@ -46,6 +46,7 @@ std::vector<GpuType> parse_spec_rows() {
         g.link_gb_s = optional_number(t, r, link);
         g.compute_capability = optional_number(t, r, cc);
         if (!t.cell(r, per_node).text.empty()) g.gpus_per_node = static_cast<int>(t.integer(r, per_node, 1, 1024));
+        if (!t.cell(r, fp8).text.empty()) g.fp8 = static_cast<int>(t.integer(r, fp8, 0, 1));
         out.push_back(g);
     }
     return out;

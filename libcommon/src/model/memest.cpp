@@ -59,8 +59,11 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                 out.message = "tp " + std::to_string(l.tp) + " needs " + std::to_string(l.tp) + " GPUs in one node, but a node of " +
                               gpu->name + " has " + std::to_string(gpu->gpus_per_node);
             else if (!unsupported.empty())
-                out.message = gpu->name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) +
-                              "): " + unsupported;
+                out.message = gpu->name +
+                              (on_type.compute_capability > 0
+                                   ? " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + ")"
+                                   : std::string()) +
+                              ": " + unsupported;
             else if (!out.fits)
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
@@ -102,7 +105,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     auto plans = enumerate_plans(job.model, job.training, chosen, po);
     // Types left out for the job's precision (enumerate_plans gives them no plan): named in the message.
     const PrecisionLeftOut left = precision_left_out(job.training, chosen);
-    if (!left.types.empty()) out.message = "no plans on " + left.names() + ": " + left.reason;
+    if (!left.types.empty()) out.message = "no plans on " + left.text();
     if (plans.empty()) {
         out.fits = false;
         // Where a type's quota, not --max-gpus, bounds its plans, the message says so.
@@ -134,7 +137,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     }
     doc.root["memory"] = with_job_key(job, YAML::Node(YAML::NodeType::Map));
     plans_to_yaml(doc.root["memory"], plans, o.top, po.measure, method_label);
-    if (!left.types.empty()) doc.root["memory"]["no_plans_on"] = left.names() + ": " + left.reason;
+    if (!left.types.empty()) doc.root["memory"]["no_plans_on"] = left.text();
     out.text = io::emit_yaml(doc.root);
     return out;
 }
@@ -168,7 +171,7 @@ std::string list_models_csv() {
 
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
     io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "compute_capability",
-                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s"});
+                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s", "fp8"});
     // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
     auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
@@ -176,7 +179,8 @@ std::string list_gpus_csv(const catalog::GpuCatalog& c) {
                    g.tflops_from_fp32 ? "fp32" : "tensor", known(g.mem_bw_gb_s), known(g.link_gb_s),
                    known(g.compute_capability), std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
-                   g.quota < 0 ? "" : std::to_string(g.quota), known(g.nic_gb_s)});
+                   g.quota < 0 ? "" : std::to_string(g.quota), known(g.nic_gb_s),
+                   g.fp8 < 0 ? "" : std::to_string(g.fp8)});
     return w.text();
 }
 

@@ -50,17 +50,21 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     return time;
 }
 
-std::string PrecisionLeftOut::names() const {
-    return io::join(types);
+std::string PrecisionLeftOut::text() const {
+    std::string out;
+    for (const auto& [why, names] : reasons) out += (out.empty() ? "" : "; ") + io::join(names) + ": " + why;
+    return out;
 }
 
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c) {
     PrecisionLeftOut out;
     for (const auto& g : c.gpus) {
-        if (std::string why = precision_unsupported(on_gpu(t, g)); !why.empty()) {
-            out.types.push_back(g.name);
-            out.reason = std::move(why);  // one precision, one reason
-        }
+        std::string why = precision_unsupported(on_gpu(t, g));
+        if (why.empty()) continue;
+        out.types.push_back(g.name);
+        auto same = std::find_if(out.reasons.begin(), out.reasons.end(), [&](const auto& r) { return r.first == why; });
+        if (same == out.reasons.end()) out.reasons.push_back({why, {g.name}});
+        else same->second.push_back(g.name);
     }
     return out;
 }

@@ -121,10 +121,13 @@ int default_zero_stage(Framework f) { return f == Framework::fsdp ? 3 : 0; }
 Training on_gpu(const Training& t, const catalog::GpuType& g) {
     Training out = t;
     out.compute_capability = catalog::compute_capability_of(g);
+    out.fp8_units = g.fp8;
     return out;
 }
 
 std::string precision_unsupported(const Training& t) {
+    if (t.precision == "fp8" && t.fp8_units >= 0)
+        return t.fp8_units ? "" : "fp8 needs fp8 matrix units, which this type lacks (train in bf16 or fp16 there)";
     const double cc = t.compute_capability;
     if (cc <= 0) return "";
     if (t.precision == "bf16" && cc < 8.0)

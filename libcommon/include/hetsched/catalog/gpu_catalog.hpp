@@ -21,6 +21,8 @@ struct GpuType {
     double nic_gb_s = 0;            ///< a node's network to other nodes, GB/s one way, shared by its GPUs
                                     ///< (0 = the network's inter_node_gb_s)
     double compute_capability = 0;  ///< CUDA compute capability, e.g. 9.0 (0 = unknown or not CUDA)
+    int fp8 = -1;                   ///< fp8 matrix units: 1 has, 0 lacks, -1 not said (then the compute
+                                    ///< capability says: 8.9 on)
     int gpus_per_node = 8;
     double price_per_hour = -1;     ///< per GPU-hour in the catalog's currency; < 0 = unknown
     int quota = -1;                 ///< GPUs of this type a user may take; < 0 = unlimited

@@ -38,13 +38,14 @@ struct Plan {
 std::vector<Plan> enumerate_plans(const catalog::ModelSpec& m, const Training& t, const catalog::GpuCatalog& c,
                                   const PlanOptions& o);
 
-/// The types of `c` that cannot train in t.precision and the reason (precision_unsupported); no
-/// types when all can.
+/// The types of `c` that cannot train in t.precision and why (precision_unsupported); no types when
+/// all can.
 struct PrecisionLeftOut {
     std::vector<std::string> types;
-    std::string reason;
-    /// For messages: "T4, V100-SXM2-32GB".
-    std::string names() const;
+    /// Each reason once, with the types it leaves out, in catalog order.
+    std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
+    /// For messages: "T4, V100-SXM2-32GB: bf16 needs ...; MI250X: fp8 needs ...".
+    std::string text() const;
 };
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c);
 

@@ -73,6 +73,9 @@ struct Training {
     /// The GPU's CUDA compute capability, as its catalog entry gives it (0: unknown, read as 9.0 or
     /// later); set from the GPU a layout is checked against, not from the job document.
     double compute_capability = 0;
+    /// Whether the GPU has fp8 matrix units, as its catalog entry says: 1, 0, or -1 when it does not
+    /// say (then the compute capability decides). Set with compute_capability.
+    int fp8_units = -1;
     /// CUBLAS_WORKSPACE_CONFIG as the run set it (":SIZE:COUNT" pairs, SIZE in KiB, e.g. ":4096:8"),
     /// the size of each cuBLAS workspace torch allocates; "default" when the run left it unset (torch's
     /// default for the GPU); empty: not said (see torch_cublas_workspace).
@@ -97,8 +100,9 @@ Training on_gpu(const Training& t, const catalog::GpuType& g);
 
 /// Why a GPU of t.compute_capability cannot train in t.precision, or empty: bf16 needs 8.0 (Ampere;
 /// below, torch emulates its matrix products in fp32 and Transformer Engine refuses it), fp8 needs
-/// 8.9 (Ada, Hopper: fp8 tensor cores, which Transformer Engine and torch's scaled matmul require).
-/// An unknown compute capability (0) is no objection.
+/// 8.9 (Ada, Hopper: fp8 tensor cores, which Transformer Engine and torch's scaled matmul require),
+/// unless the catalog says whether the type has fp8 units (t.fp8_units: an AMD part has no compute
+/// capability). An unknown compute capability (0) is no objection.
 std::string precision_unsupported(const Training& t);
 
 /// The sharding stage a job runs when it does not say: 3 under FSDP (FSDP2 and torchtitan shard
