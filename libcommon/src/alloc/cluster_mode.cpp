@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <hetsched/alloc/allocation_report.hpp>
 #include <hetsched/alloc/best_fit.hpp>
@@ -85,6 +86,7 @@ std::optional<model::Layout> fit_check_layout(const io::YamlDocument& doc, const
 /// The plans cluster mode best-fits, best first, and the memory their peaks count.
 struct RankedPlans {
     std::vector<model::Plan> plans;
+    std::vector<long> ranks;  ///< each plan's rank: memest's, else its place here
     model::Measure measure = model::Measure::device;
     bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
     bool fit_check = false;    ///< memest's fit check's layout, on each type here
@@ -104,8 +106,20 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
         if (o.inter_node_gb_s > 0)
             throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
                              "document's memory.plans (give its document a network: section instead)");
+        std::vector<std::pair<long, model::Plan>> ranked;
+        std::set<long> ranks_seen;
         for (const auto& e : list) {
+            catalog::check_known_keys(doc, e, "memory.plans",
+                                      {"rank", "gpu", "gpus", "tp", "pp", "dp", "micro_batch", "peak_gib", "usable_gib",
+                                       "est_iteration_s"});
             model::Plan p;
+            // memest's rank, which a filtered or reordered list keeps: the order plans are tried in.
+            long rank = static_cast<long>(ranked.size()) + 1;
+            if (const YAML::Node r = io::optional_child(doc, e, "rank"); r.IsDefined()) {
+                rank = io::yaml_integer(doc, r, "rank", 1, 1000000000);
+            }
+            if (!ranks_seen.insert(rank).second)
+                throw DataError("plan rank " + std::to_string(rank) + " is given twice", doc.where(e));
             auto integer = [&](const char* key, long hi) {
                 return static_cast<int>(io::yaml_integer(doc, io::required_child(doc, e, key), key, 1, hi));
             };
@@ -128,7 +142,19 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
             const YAML::Node g = io::optional_child(doc, e, "gpus");
             if (g.IsDefined() && io::yaml_integer(doc, g, "gpus", 1, model::limits::layout_gpus) != p.layout.gpus())
                 throw DataError("gpus is not tp x pp x dp (" + std::to_string(p.layout.gpus()) + ")", doc.where(g));
-            out.plans.push_back(p);
+            // A layout the job cannot run (a micro-batch that does not divide its batch, tp 3 for 32
+            // heads) was not memest's: it would be placed and never run.
+            try {
+                model::validate(job.model, job.training, p.layout);
+            } catch (const DataError& bad) {
+                throw DataError(bad.what(), doc.where(e));
+            }
+            ranked.push_back({rank, p});
+        }
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [rank, p] : ranked) {
+            out.ranks.push_back(rank);
+            out.plans.push_back(std::move(p));
         }
         return out;
     }
@@ -142,6 +168,7 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
     if (po.layout) out.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
     po.measure = out.measure;
     out.plans = model::enumerate_plans(job.model, job.training, present, po);
+    for (size_t i = 0; i < out.plans.size(); ++i) out.ranks.push_back(static_cast<long>(i) + 1);
     return out;
 }
 
@@ -225,7 +252,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["usable_fraction"] = io::format_number(o.model.usable_fraction, 6);
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
-        plan["rank"] = i + 1;
+        plan["rank"] = ranked.ranks[i];
         plan["sized_for"] = p.gpu;
         plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
         a["plan"] = plan;
@@ -264,14 +291,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
         for (const auto& [gib, n] : per_memory)
             taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + io::format_number(gib, 6) + " GiB (no type)";
-        out.summary = "best-fit: plan " + std::to_string(i + 1) + " (sized for " + p.gpu + ", " +
+        out.summary = "best-fit: plan " + std::to_string(ranked.ranks[i]) + " (sized for " + p.gpu + ", " +
                       io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";
         if (o.csv) {  // one row per node the plan takes
             io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
                              "node", "gpu", "gpus"});
             for (const auto& s : shares)
-                w.add_row({std::to_string(i + 1), p.gpu, io::format_fixed(p.peak_gib, 3),
+                w.add_row({std::to_string(ranked.ranks[i]), p.gpu, io::format_fixed(p.peak_gib, 3),
                            io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
                            std::to_string(p.layout.pp), std::to_string(p.layout.dp),
                            std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus)});

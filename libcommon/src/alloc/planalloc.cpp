@@ -1,9 +1,7 @@
 #include <hetsched/alloc/planalloc.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -13,6 +11,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/number_range.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
@@ -38,14 +37,12 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
 
 /// The number after '=': finite, from 0 to `hi`, whole when `integer`; UsageError naming the option.
 double parse_value(const std::string& text, const std::string& whole, const char* option, bool integer, double hi) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? -1 : std::strtod(text.c_str(), &end);
-    if (!end || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < 0 || v > hi ||
-        (integer && v != std::floor(v)))
+    // Decimal only, as every number hetsched reads (no hexadecimal, nan or inf).
+    const std::optional<double> v = io::parse_finite(text);
+    if (!v || *v < 0 || *v > hi || (integer && *v != std::floor(*v)))
         throw UsageError(std::string(option) + " expects " + (integer ? "an integer" : "a number") + " from 0 to " +
                          io::format_number(hi) + " after '=', got '" + whole + "'");
-    return v;
+    return *v;
 }
 
 /// The catalog with --price applied, and which types the user named (they must be usable).
@@ -87,7 +84,7 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     for (const auto& q : o.quotas) {
         auto [type, value] = split_assignment(q, "--quota");
         const int n = static_cast<int>(parse_value(value, q, "--quota", true, kMaxQuota));
-        if (type == "all" || type == "*") {
+        if (catalog::same_name(type, "all")) {  // as type names, letter case aside
             once(quoted, "all", q, "--quota");
             all_quota = n;
             continue;
