@@ -22,6 +22,19 @@ std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
            "for torchtitan's";
 }
 
+/// Frenzy's formula spreads a model over tp x dp and holds a rank's whole batch at once: a layout it
+/// does not compute is refused rather than reported as if it had; the micro-batch is the rank's batch.
+void frenzy_layout(const JobSpec& job, Layout& l) {
+    if (l.pp > 1 || l.cp > 1 || l.vpp > 1)
+        throw UsageError("--method frenzy is the Frenzy paper's formula over tp and dp: it has no pipeline or "
+                         "context parallelism (pp, cp and vpp must be 1; the default method models them)");
+    const long whole = job.training.global_batch / l.dp;
+    if (job.micro_batch > 0 && job.micro_batch != whole)
+        throw UsageError("--method frenzy holds a data-parallel rank's whole batch at once: micro_batch must be "
+                         "global_batch / dp = " + std::to_string(whole) + ", got " + std::to_string(job.micro_batch));
+    l.micro_batch = whole;
+}
+
 }  // namespace
 
 MemestResult run_memest(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& given,
@@ -39,7 +52,8 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     // Read in either mode, so that a bad network: section is refused here, not passed on to planalloc.
     const Network network = read_network(doc, Network{cat.inter_node_gb_s});
     if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
-        const Layout l = layout_from_options(o.job, job);
+        Layout l = layout_from_options(o.job, job);
+        if (method == Method::frenzy) frenzy_layout(job, l);
         // A fit check on a GPU is measured as plans are (device: what the card must hold), unless told.
         const Measure measure = o.measure.value_or(o.gpu.empty() ? Measure::allocated : Measure::device);
         const catalog::GpuType* gpu = o.gpu.empty() ? nullptr : &chosen.gpus[0];
