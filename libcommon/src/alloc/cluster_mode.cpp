@@ -296,12 +296,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                       std::to_string(shares.size()) + " node(s)";
         if (o.csv) {  // one row per node the plan takes
             io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
-                             "node", "gpu", "gpus"});
+                             "node", "gpu", "gpus", "memory_gib"});
             for (const auto& s : shares)
                 w.add_row({std::to_string(ranked.ranks[i]), p.gpu, io::format_fixed(p.peak_gib, 3),
                            io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
                            std::to_string(p.layout.pp), std::to_string(p.layout.dp),
-                           std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus)});
+                           std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus),
+                           io::format_number(s.memory_gib, 6)});
             out.text = w.text();
             return out;
         }
