@@ -22,6 +22,14 @@ catalog::ModelSpec tiny() {
     return m;
 }
 
+/// Training of `global_batch` sequences of `seq_len` tokens, the rest at its defaults.
+model::Training batch_of(long seq_len, long global_batch) {
+    model::Training t;
+    t.seq_len = seq_len;
+    t.global_batch = global_batch;
+    return t;
+}
+
 }  // namespace
 
 TEST_CASE("frenzy method is the paper's formula", "[model]") {
@@ -172,9 +180,7 @@ TEST_CASE("context parallelism cuts the sequence into 2 x cp chunks, and a learn
 
 TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wrap", "[model]") {
     auto m = tiny();
-    model::Training t;
-    t.seq_len = 128;
-    t.global_batch = 8;
+    auto t = batch_of(128, 8);
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 2, 1, {}}, Measure::allocated),
                       "vpp 2 interleaves pipeline stages: it needs pp above 1");
     // 65536 x 65536 is 2^32, 0 in 32 bits: still far beyond the layers.
@@ -190,9 +196,7 @@ TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wra
 TEST_CASE("the interleaved schedule needs pp micro-batches, where 1F1B runs fewer", "[model]") {
     auto m = tiny();
     m.layers = 8;
-    model::Training t;
-    t.seq_len = 128;
-    t.global_batch = 8;
+    auto t = batch_of(128, 8);
     CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2, {}}, Measure::allocated));  // 4 micro-batches
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 4, {}}, Measure::allocated),
                       "the interleaved schedule (vpp 2) needs at least pp (4) micro-batches, got 2");
@@ -201,9 +205,7 @@ TEST_CASE("the interleaved schedule needs pp micro-batches, where 1F1B runs fewe
 
 TEST_CASE("framework options are refused where the framework has no such setting", "[model]") {
     auto m = tiny();
-    model::Training t;
-    t.seq_len = 128;
-    t.global_batch = 8;
+    auto t = batch_of(128, 8);
     t.recompute = model::Recompute::full;
     t.checkpoint_every = 2;  // torchtitan's every N-th block
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
