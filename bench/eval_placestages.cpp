@@ -71,10 +71,7 @@ int main(int argc, char** argv) {
         model::JobSpec job;
         job.model = catalog::find_model(models[rng() % models.size()]);
         job.training.seq_len = job.model.name == "espresso-vit-3.4b" ? 256 : 2048;
-        // A learned position table as long as the sequence (GPT-2's 1024 rows resized, as Megatron's
-        // --max-position-embeddings would).
-        if (job.model.learned_positions > 0)
-            job.model.learned_positions = std::max(job.model.learned_positions, job.training.seq_len);
+        model::cover_sequence(job);  // GPT-2's 1024 rows grown to the sequence
         const int dp = 1 << (rng() % 3);
         job.training.global_batch = dp * (8 << (rng() % 3));  // 8-32 micro-batches of 1
         job.training.distributed_optimizer = rng() % 2;

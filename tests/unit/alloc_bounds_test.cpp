@@ -38,8 +38,7 @@ TEST_CASE("the iteration bound never exceeds the best placement's estimate", "[a
         model::JobSpec job;
         job.model = catalog::find_model(models[rng() % models.size()]);
         job.training.seq_len = 1024;
-        // A learned position table as long as the sequence (the run's --max-position-embeddings).
-        if (job.model.learned_positions > 0) job.model.learned_positions = job.training.seq_len;
+        model::cover_sequence(job);  // GPT-2's table as long as the sequence
         job.training.precision = "fp16";  // V100 and T4 have no bf16
         // Half the jobs on DeepSpeed: a tied embedding synced before the data-parallel all-reduce.
         if (n % 2) job.training.framework = model::Framework::deepspeed;

@@ -20,8 +20,7 @@ std::unique_ptr<Case> small_case(std::mt19937& rng) {
     const std::vector<std::string> models{"espresso-llama-1.3b", "gpt2-xl", "gpt3-1.3b", "espresso-vit-3.4b"};
     c->job.model = catalog::find_model(models[rng() % models.size()]);
     c->job.training.seq_len = 1024;
-    // A learned position table as long as the sequence (the run's --max-position-embeddings).
-    if (c->job.model.learned_positions > 0) c->job.model.learned_positions = c->job.training.seq_len;
+    model::cover_sequence(c->job);  // GPT-2's table as long as the sequence
     c->job.training.precision = "fp16";  // the default catalog's V100 and T4 have no bf16
     c->job.training.global_batch = 16 << (rng() % 2);
     c->catalog = catalog::named_catalog(rng() % 2 ? "juchi" : "default");

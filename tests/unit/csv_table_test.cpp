@@ -31,7 +31,7 @@ TEST_CASE("csv errors carry line and column", "[io]") {
         slip.require("seq_len");
         FAIL("expected an error");
     } catch (const DataError& e) {
-        CHECK(std::string(e.what()) == "missing column 'seq_len': 'seqlen' is one character off it");
+        CHECK(std::string(e.what()) == "missing column 'seq_len': 'seqlen' looks mistyped for it");
         CHECK(e.pos().line == 1);
         CHECK(e.pos().col == 4);
     }

@@ -20,6 +20,30 @@ TEST_CASE("a preset name fills the model section", "[model]") {
     CHECK(job.training.recompute == model::Recompute::none);
 }
 
+TEST_CASE("a preset's learned position table grows to the sequence, a stated one must hold it", "[model]") {
+    // GPT-2's 1024 rows at seq_len 2048: the run set its table to 2048 (--max-position-embeddings).
+    CHECK(read("kind: job\nversion: 1\nmodel: {name: gpt2}\ntraining: {seq_len: 2048, global_batch: 8}\n")
+              .model.learned_positions == 2048);
+    CHECK(read("kind: job\nversion: 1\nmodel: {name: gpt2}\ntraining: {seq_len: 512, global_batch: 8}\n")
+              .model.learned_positions == 1024);
+    CHECK(read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8192, global_batch: 8}\n")
+              .model.learned_positions == 0);  // rotary: no table
+    try {
+        read("kind: job\nversion: 1\nmodel:\n  name: gpt2\n  learned_positions: 1024\n"
+             "training: {seq_len: 2048, global_batch: 8}\n");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK_THAT(e.what(), Catch::StartsWith("learned_positions (1024) is shorter than seq_len (2048)"));
+        CHECK(e.pos().line == 5);
+    }
+    // Flags that lengthen the sequence grow it too.
+    auto job = read("kind: job\nversion: 1\nmodel: {name: gpt2}\ntraining: {seq_len: 512, global_batch: 8}\n");
+    model::JobOptions o;
+    o.seq_len = 4096;
+    model::apply_job_options(o, job);
+    CHECK(job.model.learned_positions == 4096);
+}
+
 TEST_CASE("job errors point at the offending key", "[model]") {
     try {
         read("kind: job\nversion: 1\nmodel: {name: x, layers: 2, hidden: 64, heads: 4, vocab: 100}\n"

@@ -151,7 +151,7 @@ TEST_CASE("memory model rejects inconsistent layouts", "[model]") {
                       "heads (4) must divide hidden (66), or give head_dim");
 }
 
-TEST_CASE("context parallelism cuts the sequence into 2 x cp chunks, and a learned table covers the sequence", "[model]") {
+TEST_CASE("context parallelism cuts the sequence into 2 x cp chunks, DeepSpeed's into cp", "[model]") {
     auto m = tiny();
     model::Training t;
     t.seq_len = 12;
@@ -169,13 +169,13 @@ TEST_CASE("context parallelism cuts the sequence into 2 x cp chunks, and a learn
     t.seq_len = 24;  // cp 4: 6 tokens a rank, not divisible by tp 4, though 24 is
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {4, 1, 1, 4, 1, 1, {}}, Measure::allocated),
                       Catch::Contains("tp (4) to divide the sequence each rank holds (seq_len / cp = 6)"));
+    // DeepSpeed's sequence parallelism (Ulysses) cuts the sequence into cp parts, not 2 x cp.
     t.seq_parallel = false;
-    t.seq_len = 128;
-    m.learned_positions = 64;
-    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated),
-                      Catch::Contains("seq_len (128) is longer than the model's learned position table (64 rows)"));
-    m.learned_positions = 128;
-    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 1, 1, 1, {}}, Measure::allocated));
+    t.seq_len = 6;
+    t.framework = model::Framework::deepspeed;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 1, 1, 2, 1, 1, {}}, Measure::allocated));
+    CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 1, 1, 4, 1, 1, {}}, Measure::allocated),
+                      "cp (4) must divide seq_len (6)");
 }
 
 TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wrap", "[model]") {
@@ -193,14 +193,18 @@ TEST_CASE("interleaving needs a pipeline that runs it, and pp x vpp does not wra
                       Catch::Contains("no interleaved schedule"));
 }
 
-TEST_CASE("the interleaved schedule needs pp micro-batches, where 1F1B runs fewer", "[model]") {
+TEST_CASE("Megatron's interleaved schedule needs pp micro-batches, where 1F1B and torch's run fewer", "[model]") {
     auto m = tiny();
     m.layers = 8;
     auto t = batch_of(128, 8);
     CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 2, {}}, Measure::allocated));  // 4 micro-batches
     CHECK_THROWS_WITH(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 4, {}}, Measure::allocated),
-                      "the interleaved schedule (vpp 2) needs at least pp (4) micro-batches, got 2");
+                      "Megatron-LM's interleaved schedule (vpp 2) needs at least pp (4) micro-batches, got 2");
     CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 1, 4, {}}, Measure::allocated));
+    // torch's interleaved schedule (torchtitan) runs them, with a larger bubble.
+    t.framework = model::Framework::fsdp;
+    t.zero_stage = 3;
+    CHECK_NOTHROW(model::estimate_memory(m, t, {1, 4, 1, 1, 2, 4, {}}, Measure::allocated));
 }
 
 TEST_CASE("framework options are refused where the framework has no such setting", "[model]") {

@@ -247,8 +247,7 @@ TEST_CASE("cmr reaches the optimum where only the wider polish and sandwich orde
         model::JobSpec job;
         job.model = catalog::find_model(c.model);
         job.training.seq_len = c.seq_len;
-        // A learned position table as long as the sequence (the run's --max-position-embeddings).
-        if (job.model.learned_positions > 0) job.model.learned_positions = std::max(job.model.learned_positions, c.seq_len);
+        model::cover_sequence(job);  // GPT-2's table as long as the sequence
         job.training.global_batch = c.global_batch;
         job.training.distributed_optimizer = c.distributed_optimizer;
         job.training.precision = "fp16";  // V100 and T4 have no bf16

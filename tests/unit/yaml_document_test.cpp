@@ -35,7 +35,7 @@ TEST_CASE("yaml errors say where and what", "[io]") {
         io::required_child(slip, slip.root, "training");
         FAIL("expected an error");
     } catch (const DataError& e) {
-        CHECK(std::string(e.what()) == "missing key 'training': 'trainig' is one character off it");
+        CHECK(std::string(e.what()) == "missing key 'training': 'trainig' looks mistyped for it");
         CHECK(e.pos().line == 2);
         CHECK(e.pos().col == 1);
     }

@@ -13,6 +13,7 @@
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/model/job_document.hpp>
+#include <hetsched/model/memory_report.hpp>
 #include <hetsched/model/plans.hpp>
 
 namespace hetsched::alloc {
@@ -108,18 +109,25 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
                              "document's memory.plans (give its document a network: section instead)");
         std::vector<std::pair<long, model::Plan>> ranked;
         std::set<long> ranks_seen;
+        bool ranks_given = false;
         for (const auto& e : list) {
-            catalog::check_known_keys(doc, e, "memory.plans",
-                                      {"rank", "gpu", "gpus", "tp", "pp", "dp", "micro_batch", "peak_gib", "usable_gib",
-                                       "est_iteration_s"});
+            catalog::check_known_keys(doc, e, "memory.plans", model::plan_keys());
             model::Plan p;
-            // memest's rank, which a filtered or reordered list keeps: the order plans are tried in.
+            // memest's rank, which a filtered or reordered list keeps: the order plans are tried in;
+            // without ranks, the list's order. On every plan or on none: mixed, they could collide.
             long rank = static_cast<long>(ranked.size()) + 1;
-            if (const YAML::Node r = io::optional_child(doc, e, "rank"); r.IsDefined()) {
+            const YAML::Node r = io::optional_child(doc, e, "rank");
+            if (ranked.empty()) ranks_given = r.IsDefined();
+            if (r.IsDefined() != ranks_given)
+                throw DataError("expected a rank on every plan or on none: this plan " +
+                                    std::string(ranks_given ? "has none" : "has one") + ", the first " +
+                                    (ranks_given ? "had" : "had none"),
+                                doc.where(e));
+            if (r.IsDefined()) {
                 rank = io::yaml_integer(doc, r, "rank", 1, 1000000000);
+                if (!ranks_seen.insert(rank).second)
+                    throw DataError("plan rank " + std::to_string(rank) + " is given twice", doc.where(r));
             }
-            if (!ranks_seen.insert(rank).second)
-                throw DataError("plan rank " + std::to_string(rank) + " is given twice", doc.where(e));
             auto integer = [&](const char* key, long hi) {
                 return static_cast<int>(io::yaml_integer(doc, io::required_child(doc, e, key), key, 1, hi));
             };

@@ -28,10 +28,10 @@ bool compile_value(const std::string& word) {
 
 std::optional<io::TextInput> job_input(const IoOptions& io, const model::JobOptions& o) {
     if (model::flags_describe_job(o) && !io.input_given) return std::nullopt;
-    // A bare --compile takes no value from the next word: `--compile model` leaves 'model' as the
-    // input file. Where no such file is, that is what was meant.
+    // A bare --compile (CLI11 gives it "true") takes no value from the next word: `--compile model`
+    // leaves 'model' as the input file. Where no such file is, that is what was meant.
     struct stat st {};
-    if (!o.compile.empty() && io.input_given && compile_value(io.input) && ::stat(io.input.c_str(), &st) != 0)
+    if (o.compile == "true" && io.input_given && compile_value(io.input) && ::stat(io.input.c_str(), &st) != 0)
         throw UsageError("--compile takes its value after '=' (--compile=" + io.input + "): '" + io.input +
                          "' was read as the input file, and there is none");
     return io::read_input(io.input);

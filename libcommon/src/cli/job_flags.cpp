@@ -44,7 +44,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_option("--recompute", o.recompute, "none, selective or full")->group(t)
         ->check(CLI::IsMember({"none", "selective", "full"}));
     app.add_option("--checkpoint-every", o.checkpoint_every,
-                   "With --recompute full, checkpoint only every N-th layer (torchtitan's layer-level AC)")
+                   "With --recompute full under fsdp, checkpoint only every N-th layer (torchtitan's layer-level AC)")
         ->group(t)
         ->transform(integer_in(1, lim::layers));
     app.add_flag("--seq-parallel", o.seq_parallel, "Sequence parallelism with tensor parallelism (megatron, deepspeed; always on under fsdp, as torchtitan runs it)")->group(t);
@@ -65,7 +65,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
            "per-op selective checkpointing before 0.2.1)",
            {"flash", "cudnn"});
     app.add_flag("--unfused-fp32-softmax", o.unfused_fp32_softmax,
-                 "With --no-flash-attention: the softmax runs unfused in fp32 and saves its fp32 output "
+                 "With --no-flash-attention (megatron, deepspeed): the softmax runs unfused in fp32 and saves its fp32 output "
                  "(Megatron-LM's --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused "
                  "kernel cannot run: sequences past 4096, past 2048 up to 2.6)")->group(t);
     app.add_flag("--compile", o.compile,

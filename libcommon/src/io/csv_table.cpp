@@ -114,7 +114,7 @@ int CsvTable::require(const std::string& column) const {
     // A column one character off the missing one is where to look (ffn_hiden for ffn_hidden).
     for (const auto& h : header_)
         if (!catalog::likely_slip(h.text, {column}).empty())
-            throw DataError("missing column '" + column + "': '" + h.text + "' is one character off it",
+            throw DataError("missing column '" + column + "': '" + h.text + "' looks mistyped for it",
                             {name_, h.line, h.col});
     throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});
 }

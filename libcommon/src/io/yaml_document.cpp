@@ -52,7 +52,7 @@ YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const 
     // A key one character off the missing one is where to look (trainig: for training:).
     for (const auto& kv : map)
         if (kv.first.IsScalar() && kv.first.Scalar() != key && !catalog::likely_slip(kv.first.Scalar(), {key}).empty())
-            throw DataError("missing key '" + key + "': '" + kv.first.Scalar() + "' is one character off it",
+            throw DataError("missing key '" + key + "': '" + kv.first.Scalar() + "' looks mistyped for it",
                             doc.where(kv.first));
     throw DataError("missing key '" + key + "'", doc.where(map));
 }

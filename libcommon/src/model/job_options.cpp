@@ -79,6 +79,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
+    cover_sequence(job);  // for the sequence --seq-len gives
     // A document was checked as it was read: a model or training that fails now is the flags' doing,
     // a usage error.
     try {

@@ -189,7 +189,20 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     } catch (const DataError& e) {
         throw DataError(e.what(), doc.where(sec));
     }
+    // A table the document states must hold the sequence; a preset's grows to it (see below).
+    const YAML::Node positions = io::optional_child(doc, io::required_child(doc, doc.root, "model"), "learned_positions");
+    if (positions.IsDefined() && job.model.learned_positions > 0 && job.model.learned_positions < t.seq_len)
+        throw DataError("learned_positions (" + std::to_string(job.model.learned_positions) +
+                            ") is shorter than seq_len (" + std::to_string(t.seq_len) +
+                            "): a token past the table's last row has no position to read",
+                        doc.where(positions));
+    cover_sequence(job);
     return job;
+}
+
+void cover_sequence(JobSpec& job) {
+    auto& m = job.model;
+    if (m.learned_positions > 0) m.learned_positions = std::max(m.learned_positions, job.training.seq_len);
 }
 
 YAML::Node model_to_yaml(const catalog::ModelSpec& m) {

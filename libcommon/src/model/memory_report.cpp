@@ -79,6 +79,12 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
     return n;
 }
 
+const std::vector<std::string>& plan_keys() {
+    static const std::vector<std::string> keys = {"rank", "gpu",      "gpus",       "tp",        "pp",
+                                                  "dp",   "micro_batch", "peak_gib", "usable_gib", "est_iteration_s"};
+    return keys;
+}
+
 void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t top, Measure measure,
                    const std::string& method) {
     section["method"] = method;

@@ -418,10 +418,6 @@ void check_micro_batch(const Training& t, long micro_batch) {
 void validate(const catalog::ModelSpec& m, const Training& t) {
     validate_model(m);
     validate_training(t);
-    // A learned position table has one row per position: a token past its last row has none to read.
-    if (m.learned_positions > 0 && t.seq_len > m.learned_positions)
-        throw DataError("seq_len (" + str(t.seq_len) + ") is longer than the model's learned position table (" +
-                        str(m.learned_positions) + " rows); set model.learned_positions (in a job document) to the table the run uses");
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
@@ -476,14 +472,17 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
     if (t.global_batch % (l.micro_batch * l.dp) != 0)
         throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
                         str(l.micro_batch * l.dp) + ")");
-    // Megatron-Core's interleaved schedule runs at least pp micro-batches (before 2024, a multiple of pp).
-    if (l.vpp > 1 && l.micro_batches(t.global_batch) < l.pp)
-        throw DataError("the interleaved schedule (vpp " + str(l.vpp) + ") needs at least pp (" + str(l.pp) +
+    // Megatron-Core's interleaved schedule runs at least pp micro-batches (before 2024, a multiple of
+    // pp); torch's ScheduleInterleaved1F1B (torchtitan) runs fewer, with a larger bubble.
+    if (t.framework == Framework::megatron && l.vpp > 1 && l.micro_batches(t.global_batch) < l.pp)
+        throw DataError("Megatron-LM's interleaved schedule (vpp " + str(l.vpp) + ") needs at least pp (" + str(l.pp) +
                         ") micro-batches, got " + str(l.micro_batches(t.global_batch)));
     // Megatron-LM (get_batch_on_this_cp_rank) and torch's context parallelism (torchtitan) balance
     // causal attention's work by cutting the sequence into 2 x cp equal chunks, a rank taking one
-    // from each end.
-    if (l.cp > 1 && t.seq_len % (2 * l.cp) != 0)
+    // from each end; DeepSpeed's sequence parallelism (Ulysses) cuts it into cp.
+    if (t.framework == Framework::deepspeed && t.seq_len % l.cp != 0)
+        throw DataError("cp (" + str(l.cp) + ") must divide seq_len (" + str(t.seq_len) + ")");
+    if (t.framework != Framework::deepspeed && l.cp > 1 && t.seq_len % (2 * l.cp) != 0)
         throw DataError("cp " + str(l.cp) + " needs seq_len (" + str(t.seq_len) + ") divisible by 2 x cp (" +
                         str(2 * l.cp) + "): the sequence is cut into 2 x cp equal chunks, two to a rank");
     // Each context-parallel rank's part of the sequence is then split over the tensor-parallel ranks.

@@ -24,8 +24,13 @@ struct JobSpec {
 };
 
 /// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
-/// document; DataError at the offending key for missing, negative or non-numeric values.
+/// document; DataError at the offending key for missing, negative or non-numeric values, and for a
+/// learned_positions the document gives shorter than seq_len.
 JobSpec read_job_spec(const io::YamlDocument& doc);
+
+/// A learned position table (a preset's, GPT-2's 1024 rows) shorter than the job's sequence grows
+/// to it: the run must have set its table that long (Megatron-LM's --max-position-embeddings).
+void cover_sequence(JobSpec& job);
 
 YAML::Node model_to_yaml(const catalog::ModelSpec& m);
 YAML::Node training_to_yaml(const JobSpec& job);

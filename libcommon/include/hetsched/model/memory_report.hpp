@@ -12,6 +12,9 @@
 
 namespace hetsched::model {
 
+/// The keys of a plan in memory.plans, as plans_to_yaml writes them (planalloc reads them back).
+const std::vector<std::string>& plan_keys();
+
 /// `memory:` for one layout: per-stage breakdown in GiB, the peak stage, and whether it fits `gpu`.
 YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure measure, const std::string& method,
                              const catalog::GpuType* gpu, double usable_fraction);
