@@ -2,6 +2,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 
 using namespace hetsched;
 
@@ -63,11 +64,11 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
     // The words of a known name in another order, as the measured-memory files spell GPUs.
     CHECK_THROWS_WITH(c.find("a100-sxm-80gb"), Catch::EndsWith("did you mean 'A100-80GB-SXM'? (see --list-gpus)"));
     using names = std::vector<std::string>;
-    CHECK(catalog::close_names("T4-16GB", {"L4", "T4"}) == names{"T4"});
-    CHECK(catalog::close_names("RTX4090", {"T4", "L4"}).empty());  // not a word of what was typed
-    CHECK(catalog::close_names("A100", {"A10", "A100-80GB-SXM"}) == names{"A100-80GB-SXM", "A10"});
+    CHECK(io::close_names("T4-16GB", {"L4", "T4"}) == names{"T4"});
+    CHECK(io::close_names("RTX4090", {"T4", "L4"}).empty());  // not a word of what was typed
+    CHECK(io::close_names("A100", {"A10", "A100-80GB-SXM"}) == names{"A100-80GB-SXM", "A10"});
     // Two known names typed with more words: the longer first.
-    CHECK(catalog::close_names("gpt2-large-v2", {"gpt2", "gpt2-large"}) == names{"gpt2-large", "gpt2"});
+    CHECK(io::close_names("gpt2-large-v2", {"gpt2", "gpt2-large"}) == names{"gpt2-large", "gpt2"});
     // No known name typed: the three closest, however far behind the first.
     CHECK_THROWS_WITH(c.find("P100-SXM2-16GB"), Catch::Contains("'P100-PCIe-16GB'"));
     CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
@@ -134,11 +135,11 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
 TEST_CASE("a slip is one letter from one name, never a short or loosely similar word", "[catalog]") {
     const std::vector<std::string> keys = {"id", "app", "done", "model", "tau_s", "gavel", "scales", "num_gpus",
                                            "migrations", "throughput"};
-    CHECK(catalog::likely_slip("scale", keys) == "scales");
-    CHECK(catalog::likely_slip("througput", keys) == "throughput");
-    CHECK(catalog::likely_slip("Scales", keys) == "scales");
+    CHECK(io::likely_slip("scale", keys) == "scales");
+    CHECK(io::likely_slip("througput", keys) == "throughput");
+    CHECK(io::likely_slip("Scales", keys) == "scales");
     // What did_you_mean would offer for keys a state may well carry of its own.
     for (const char* own : {"status", "note", "node", "tags", "label", "tp", "dp", "iterations", "duration_s",
                             "model_name", "gpus", "owner"})
-        CHECK(catalog::likely_slip(own, keys).empty());
+        CHECK(io::likely_slip(own, keys).empty());
 }

@@ -10,6 +10,7 @@
 #include <hetsched/alloc/cost_search.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/output_file.hpp>
@@ -84,7 +85,7 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     for (const auto& q : o.quotas) {
         auto [type, value] = split_assignment(q, "--quota");
         const int n = static_cast<int>(parse_value(value, q, "--quota", true, kMaxQuota));
-        if (catalog::same_name(type, "all")) {  // as type names, letter case aside
+        if (io::same_name(type, "all")) {  // as type names, letter case aside
             once(quoted, "all", q, "--quota");
             all_quota = n;
             continue;

@@ -7,6 +7,7 @@
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
@@ -57,7 +58,7 @@ double read(const io::CsvTable& t, size_t row, int col, const Field& f) {
 void add_gpu(GpuCatalog& c, GpuType g, const SourcePos& pos) {
     if (g.name.empty()) throw ConfigError("empty GPU name", pos);
     for (const auto& other : c.gpus)
-        if (same_name(other.name, g.name))
+        if (io::same_name(other.name, g.name))
             throw ConfigError("GPU '" + g.name + "' is listed twice (names must be unique, ignoring case)", pos);
     c.gpus.push_back(std::move(g));
 }

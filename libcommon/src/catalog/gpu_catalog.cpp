@@ -6,6 +6,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::embedded {
 extern const char* const gpus_csv;
@@ -135,13 +136,13 @@ std::vector<std::string> names_of(const GpuCatalog& c) {
 
 const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
     for (const auto& g : gpus)
-        if (same_name(g.name, wanted)) return &g;
+        if (io::same_name(g.name, wanted)) return &g;
     return nullptr;
 }
 
 const GpuType& GpuCatalog::find(const std::string& wanted) const {
     if (const GpuType* g = lookup(wanted)) return *g;
-    throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + did_you_mean(wanted, names_of(*this)) +
+    throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + io::did_you_mean(wanted, names_of(*this)) +
                      " (see --list-gpus)");
 }
 
@@ -197,7 +198,7 @@ GpuCatalog named_catalog(const std::string& name) {
     if (name == "juchi") return juchi_catalog();
     if (name == "sia") return sia_catalog();
     throw UsageError("unknown catalog '" + name + "' (expected default, juchi, sia or a file)" +
-                     did_you_mean(name, catalog_names()));
+                     io::did_you_mean(name, catalog_names()));
 }
 
 }  // namespace hetsched::catalog

@@ -4,6 +4,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_range.hpp>
 
 namespace hetsched::catalog {
@@ -15,7 +16,7 @@ bool known_name(const std::vector<std::string>& known, const std::string& name) 
 
 /// " (its keys are listed in hetsched-formats(5))", or the close names.
 std::string hint(const std::string& name, const std::vector<std::string>& known, const char* what) {
-    const std::string near = did_you_mean(name, known);
+    const std::string near = io::did_you_mean(name, known);
     return near.empty() ? std::string(" (its ") + what + " are listed in hetsched-formats(5))" : near;
 }
 

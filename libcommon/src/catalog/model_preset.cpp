@@ -2,6 +2,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::catalog {
 namespace {
@@ -86,10 +87,10 @@ const std::vector<ModelSpec>& model_presets() {
 const ModelSpec& find_model(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& m : model_presets()) {
-        if (same_name(m.name, name)) return m;
+        if (io::same_name(m.name, name)) return m;
         names.push_back(m.name);
     }
-    throw UsageError("unknown model '" + name + "'" + did_you_mean(name, names) + " (see --list-models)");
+    throw UsageError("unknown model '" + name + "'" + io::did_you_mean(name, names) + " (see --list-models)");
 }
 
 }  // namespace hetsched::catalog

@@ -2,6 +2,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/option_spec.hpp>
+#include <hetsched/io/names.hpp>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -44,7 +45,7 @@ std::string tidy_parse_error(const std::string& what) {
         std::stringstream list(m[3].str());
         for (std::string c; std::getline(list, c, ',');) choices.push_back(c);
         return m[1].str() + ": expected one of " + std::regex_replace(m[3].str(), std::regex(","), ", ") + ", got '" +
-               m[2].str() + "'" + catalog::did_you_mean(m[2].str(), choices);
+               m[2].str() + "'" + io::did_you_mean(m[2].str(), choices);
     }
     return lower_first(what);
 }

@@ -12,6 +12,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::fit {
 namespace {
@@ -443,7 +444,7 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOpt
 std::vector<std::vector<Sample>> group_samples(const std::vector<Sample>& samples) {
     // GPU type names match with ASCII case ignored (hetsched-formats(5)); a group keeps its first spelling.
     std::map<std::pair<std::string, std::string>, std::vector<Sample>> groups;
-    for (const auto& s : samples) groups[{s.app, catalog::folded_name(s.gpu)}].push_back(s);
+    for (const auto& s : samples) groups[{s.app, io::folded_name(s.gpu)}].push_back(s);
     std::vector<std::vector<Sample>> out;
     for (auto& [key, v] : groups) out.push_back(std::move(v));
     return out;

@@ -9,6 +9,7 @@
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 
 namespace hetsched::fit {
@@ -60,7 +61,7 @@ std::vector<UsageSample> read_usage(const io::TextInput& in) {
 
 std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
     std::map<std::pair<std::string, std::string>, std::vector<const UsageSample*>> groups;
-    for (const auto& s : samples) groups[{s.app, catalog::folded_name(s.gpu)}].push_back(&s);
+    for (const auto& s : samples) groups[{s.app, io::folded_name(s.gpu)}].push_back(&s);
     std::vector<UsageModel> out;
     for (const auto& [key, g] : groups) {
         const Eigen::Index n = static_cast<Eigen::Index>(g.size());
@@ -97,7 +98,7 @@ SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::s
     for (const auto& j : jobs) {
         const UsageModel* m = nullptr;
         for (const auto& u : models)
-            if (u.app == j.app && catalog::same_name(u.gpu, gpu)) m = &u;
+            if (u.app == j.app && io::same_name(u.gpu, gpu)) m = &u;
         if (!m) throw UsageError("no usage model for " + j.app + " on " + gpu + " in the sharing profile");
         const double share = j.total_layers > 0 ? static_cast<double>(j.total_layers - j.frozen_layers) / j.total_layers : 1.0;
         // A term the samples never varied was not fitted: no answer away from the one value measured.

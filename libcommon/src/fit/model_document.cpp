@@ -5,6 +5,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -153,7 +154,7 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
         const YAML::Node gpu = io::required_child(doc, f, "gpu");
         g.gpu = io::yaml_string(doc, gpu, "gpu");
         for (const auto& seen : out)
-            if (seen.app == g.app && catalog::same_name(seen.gpu, g.gpu))
+            if (seen.app == g.app && io::same_name(seen.gpu, g.gpu))
                 throw DataError("a second fit for " + g.app + " on " + g.gpu + ": a model document has one per app and GPU type",
                                 doc.where(gpu));
         const YAML::Node params = io::required_child(doc, f, "params");
@@ -200,7 +201,7 @@ const GroupFit& find_fit(const std::vector<GroupFit>& fits, const std::string& a
                          const SourcePos& where) {
     std::string have;
     for (const auto& f : fits) {
-        if (f.app == app && catalog::same_name(f.gpu, gpu)) return f;
+        if (f.app == app && io::same_name(f.gpu, gpu)) return f;
         have += (have.empty() ? "" : ", ") + f.app + " on " + f.gpu;
     }
     throw DataError("no fitted model for " + app + " on " + gpu + "; the model document has " + have, where);

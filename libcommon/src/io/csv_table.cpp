@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <csv.h>
 
-#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_range.hpp>
 
 namespace hetsched::io {
@@ -113,7 +113,7 @@ int CsvTable::require(const std::string& column) const {
     if (i >= 0) return i;
     // A column one character off the missing one is where to look (ffn_hiden for ffn_hidden).
     for (const auto& h : header_)
-        if (!catalog::likely_slip(h.text, {column}).empty())
+        if (!likely_slip(h.text, {column}).empty())
             throw DataError("missing column '" + column + "': '" + h.text + "' looks mistyped for it",
                             {name_, h.line, h.col});
     throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});

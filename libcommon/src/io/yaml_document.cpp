@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 
@@ -51,7 +51,7 @@ YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const 
     if (child.IsDefined()) return child;
     // A key one character off the missing one is where to look (trainig: for training:).
     for (const auto& kv : map)
-        if (kv.first.IsScalar() && kv.first.Scalar() != key && !catalog::likely_slip(kv.first.Scalar(), {key}).empty())
+        if (kv.first.IsScalar() && kv.first.Scalar() != key && !likely_slip(kv.first.Scalar(), {key}).empty())
             throw DataError("missing key '" + key + "': '" + kv.first.Scalar() + "' looks mistyped for it",
                             doc.where(kv.first));
     throw DataError("missing key '" + key + "'", doc.where(map));

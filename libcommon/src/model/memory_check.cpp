@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/catalog/gpu_catalog.hpp>
@@ -193,7 +194,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     std::vector<std::string> unknown_gpus;  // warned about
     for (const auto& h : t.header()) {
         if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
-        const std::string near = catalog::did_you_mean(h.text, absent);
+        const std::string near = io::did_you_mean(h.text, absent);
         if (!near.empty())
             out.warnings.push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
                                    h.text + "' is not one memest reads (ignored)" + near);

@@ -4,6 +4,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/prediction.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::sched {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 /// The fit of `app` on `type`, or none.
 const fit::GroupFit* find(const std::vector<fit::GroupFit>& fits, const std::string& app, const std::string& type) {
     for (const auto& f : fits)
-        if (f.app == app && catalog::same_name(f.gpu, type)) return &f;
+        if (f.app == app && io::same_name(f.gpu, type)) return &f;
     return nullptr;
 }
 

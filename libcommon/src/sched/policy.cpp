@@ -4,6 +4,7 @@
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::sched {
 
@@ -31,7 +32,7 @@ PolicyKind parse_policy(const std::string& name) {
         if (n == name) return kind;
     std::string all;
     for (const auto& n : policy_names()) all += (all.empty() ? "" : ", ") + n;
-    throw UsageError("unknown policy '" + name + "'" + catalog::did_you_mean(name, policy_names()) + " (policies: " +
+    throw UsageError("unknown policy '" + name + "'" + io::did_you_mean(name, policy_names()) + " (policies: " +
                      all + ")");
 }
 

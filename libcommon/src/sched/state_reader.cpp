@@ -8,6 +8,7 @@
 
 #include <hetsched/alloc/cluster.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
@@ -93,7 +94,7 @@ private:
         if (auto it = type_index_.find(name); it != type_index_.end()) return it->second;
         std::vector<std::string> names;
         for (const auto& t : s_.types) names.push_back(t.name);
-        throw DataError("unknown GPU type '" + escape_control(name) + "'" + catalog::did_you_mean(name, names) +
+        throw DataError("unknown GPU type '" + escape_control(name) + "'" + io::did_you_mean(name, names) +
                             " (the state's types: " + join(names) + ")",
                         doc_.where(at));
     }
@@ -140,7 +141,7 @@ private:
                     std::vector<std::string> names;
                     for (const auto& c : catalog_.gpus) names.push_back(c.name);
                     throw DataError("unknown GPU type '" + escape_control(type) + "': not in the catalog '" + catalog_.name +
-                                        "' and the state has no 'gpu_types' list" + catalog::did_you_mean(type, names),
+                                        "' and the state has no 'gpu_types' list" + io::did_you_mean(type, names),
                                     doc_.where(gpu));
                 }
                 if (!type_index_.count(g->name)) add_type(gpu, {g->name, g->memory_gib});
@@ -231,7 +232,7 @@ private:
                                     doc_.where(n));
             if (!own.IsDefined())  // a misspelt scales or throughput is the likely cause: say so where it is
                 for (const auto& kv : item)
-                    if (const std::string near = catalog::likely_slip(kv.first.Scalar(), {"scales", "throughput"}); !near.empty())
+                    if (const std::string near = io::likely_slip(kv.first.Scalar(), {"scales", "throughput"}); !near.empty())
                         throw DataError("job '" + j.id + "' has no throughput and no scales; did you mean '" + near +
                                             "' for '" + escape_control(kv.first.Scalar()) + "'?",
                                         doc_.where(kv.first));
@@ -313,7 +314,7 @@ private:
                 if (f.app == r.app) its_types.push_back(f.gpu);
             }
             throw DataError("job '" + j.id + "' names app '" + escape_control(r.app) + "', which the throughput models " +
-                                (its_types.empty() ? "do not fit" + catalog::did_you_mean(r.app, apps)
+                                (its_types.empty() ? "do not fit" + io::did_you_mean(r.app, apps)
                                                    : "fit only on " + io::join(its_types) +
                                                          ", none of the state's GPU types"),
                             doc_.where(app));
@@ -541,7 +542,7 @@ std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
         for (const auto& kv : item) {
             const std::string key = kv.first.Scalar();
             if (std::find(job_keys().begin(), job_keys().end(), key) != job_keys().end()) continue;
-            const std::string near = catalog::likely_slip(key, job_keys());
+            const std::string near = io::likely_slip(key, job_keys());
             if (near.empty()) continue;
             const SourcePos at = doc.where(kv.first);
             out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +

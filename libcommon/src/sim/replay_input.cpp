@@ -6,6 +6,7 @@
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -18,7 +19,7 @@ namespace {
 
 int add_type(ReplayCluster& c, const std::string& name, const catalog::GpuCatalog& catalog) {
     for (size_t t = 0; t < c.types.size(); ++t)
-        if (catalog::same_name(c.types[t].name, name)) return static_cast<int>(t);
+        if (io::same_name(c.types[t].name, name)) return static_cast<int>(t);
     const catalog::GpuType* g = catalog.lookup(name);
     c.types.push_back({name, g ? g->memory_gib : 0});
     return static_cast<int>(c.types.size()) - 1;
@@ -30,7 +31,7 @@ std::vector<double> per_cluster_type(const ThroughputTable& table, const std::ve
     std::vector<double> out(c.types.size(), 0);
     for (size_t t = 0; t < c.types.size(); ++t)
         for (size_t k = 0; k < table.types.size(); ++k)
-            if (catalog::same_name(table.types[k], c.types[t].name)) out[t] = row[k];
+            if (io::same_name(table.types[k], c.types[t].name)) out[t] = row[k];
     return out;
 }
 
@@ -41,7 +42,7 @@ std::string table_types(const ThroughputTable& table) {
 
 double checkpoint_of(const std::string& model, double fallback) {
     for (const auto& preset : catalog::model_presets())
-        if (catalog::same_name(preset.name, model)) {
+        if (io::same_name(preset.name, model)) {
             model::JobSpec spec;
             spec.model = preset;
             return sched::model_checkpoint_gib(spec);
@@ -73,7 +74,7 @@ ReplayCluster cluster_from_shorthand(const std::string& spec, int gpus_per_node,
             throw UsageError("--cluster: expected TYPE=GPUS with GPUS from 1 to 1048576 (e.g. V100=16,P100=16,K80=16), got '" +
                              io::shown_value(item) + "'");
         for (const auto& t : c.types)
-            if (catalog::same_name(t.name, item.substr(0, eq)))
+            if (io::same_name(t.name, item.substr(0, eq)))
                 throw UsageError("--cluster: " + t.name + " is given twice; give each type once with all its GPUs");
         const int t = add_type(c, item.substr(0, eq), catalog);
         for (long left = *count, n = 0; left > 0; ++n) {
@@ -110,7 +111,7 @@ ReplayCluster cluster_from_yaml(const io::TextInput& in, const catalog::GpuCatal
             bool listed = false;
             std::string names;
             for (const auto& t : c.types) {
-                listed = listed || catalog::same_name(t.name, gpu_name);
+                listed = listed || io::same_name(t.name, gpu_name);
                 names += (names.empty() ? "" : ", ") + t.name;
             }
             if (!listed)
@@ -137,7 +138,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
                                   const std::string& trace_name) {
     for (const auto& t : cluster.types) {
         bool known = false;
-        for (const auto& name : table.types) known = known || catalog::same_name(name, t.name);
+        for (const auto& name : table.types) known = known || io::same_name(name, t.name);
         if (!known)
             throw UsageError("the cluster's GPU type '" + t.name + "' is not in the throughput table (its types: " +
                              table_types(table) + ")");
@@ -147,7 +148,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     const std::string reference_name = o.reference_gpu.empty() ? cluster.types.front().name : o.reference_gpu;
     size_t reference = table.types.size();
     for (size_t k = 0; k < table.types.size(); ++k)
-        if (catalog::same_name(table.types[k], reference_name)) reference = k;
+        if (io::same_name(table.types[k], reference_name)) reference = k;
     if (reference == table.types.size())
         throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the throughput table (its types: " +
                          table_types(table) + ")");
@@ -172,7 +173,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
             throw DataError("job '" + tj.id + "' runs model '" + r.model + "'" + drawn +
                                 (known ? ", which the throughput table lists only for more than " +
                                              io::counted(tj.num_gpus, "GPU")
-                                       : ", which the throughput table does not have" + catalog::did_you_mean(r.model, models) +
+                                       : ", which the throughput table does not have" + io::did_you_mean(r.model, models) +
                                              " (--skip-unknown-models leaves such jobs out)"),
                             {trace_name, tj.line, tj.model_col});
         }
@@ -229,7 +230,7 @@ std::vector<std::string> unrun_applications(const std::set<std::string>& named, 
     for (const auto& name : named)
         if (std::find(run.begin(), run.end(), name) == run.end())
             out.push_back("--app-work gives application '" + name + "', which no trace job runs" +
-                          catalog::did_you_mean(name, run));
+                          io::did_you_mean(name, run));
     return out;
 }
 

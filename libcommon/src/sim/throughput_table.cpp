@@ -10,6 +10,7 @@
 #include <hetsched/fit/model_document.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -25,7 +26,7 @@ constexpr double kAbsent = -1;
 
 /// The type's index, its name matched with letter case ignored (the first spelling is kept).
 size_t type_index(ThroughputTable& t, const std::string& name) {
-    const auto it = std::find_if(t.types.begin(), t.types.end(), [&](const std::string& x) { return catalog::same_name(x, name); });
+    const auto it = std::find_if(t.types.begin(), t.types.end(), [&](const std::string& x) { return io::same_name(x, name); });
     if (it != t.types.end()) return static_cast<size_t>(it - t.types.begin());
     t.types.push_back(name);
     for (auto& [key, row] : t.rows) row.push_back(kAbsent);
@@ -148,7 +149,7 @@ std::vector<double> ThroughputTable::lookup(const std::string& model, int gpus, 
             if (f.app != model) continue;
             // Two apps may spell one type differently: the table's types matched it with case ignored.
             const size_t k = static_cast<size_t>(
-                std::find_if(types.begin(), types.end(), [&](const std::string& t) { return catalog::same_name(t, f.gpu); }) -
+                std::find_if(types.begin(), types.end(), [&](const std::string& t) { return io::same_name(t, f.gpu); }) -
                 types.begin());
             row[k] = fit::fitted_throughput(f, gpus, fit::gpus_per_node(f, gpus_per_node), global_batch);
             any = true;

@@ -1,9 +1,9 @@
+#include <hetsched/io/names.hpp>
+
 #include <algorithm>
 #include <cctype>
 
-#include <hetsched/catalog/gpu_catalog.hpp>
-
-namespace hetsched::catalog {
+namespace hetsched::io {
 
 bool same_name(const std::string& a, const std::string& b) {
     if (a.size() != b.size()) return false;
@@ -129,4 +129,4 @@ std::string did_you_mean(const std::string& wanted, const std::vector<std::strin
     return out + "?";
 }
 
-}  // namespace hetsched::catalog
+}  // namespace hetsched::io

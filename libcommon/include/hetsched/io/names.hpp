@@ -1,0 +1,26 @@
+#pragma once
+/// How names are matched (ASCII letter case aside, nothing else) and how close a name not found is
+/// to those known, for "did you mean" hints and warnings about likely misspellings.
+#include <string>
+#include <vector>
+
+namespace hetsched::io {
+
+/// Whether two names are the same apart from ASCII letter case: the only leniency name matching has.
+bool same_name(const std::string& a, const std::string& b);
+
+/// `name` with its ASCII letters lower-cased: a key under which same_name() names are equal.
+std::string folded_name(const std::string& name);
+
+/// Up to three of `candidates` closest to `wanted` by edit distance, for "did you mean" hints.
+std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates);
+
+/// ", did you mean 'a' or 'b'?" or "" when nothing is close.
+std::string did_you_mean(const std::string& wanted, const std::vector<std::string>& candidates);
+
+/// The one of `candidates` that `wanted` is a slip of (one character added, dropped or changed, case
+/// and '-' for '_' aside; names of 4 or more characters), or "": stricter than close_names, for warning
+/// about a name that is not an error to give (a key that passes through).
+std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates);
+
+}  // namespace hetsched::io
