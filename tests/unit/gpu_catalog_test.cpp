@@ -123,6 +123,13 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::compute_capability_of(csv.gpus.at(0)) == Approx(8.6));
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
                       Catch::Contains("compute_capability"));
+    // CUDA's major.minor: 8.95 or 0.5 is none, nor is 42.
+    for (const char* bad : {"8.95", "0.5", "42"})
+        CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", std::string("name,memory_gib,tflops,compute_capability\nA,24,100,") +
+                                                              bad + "\n"}),
+                        ConfigError);
+    CHECK(catalog::valid_compute_capability(12.1));
+    CHECK(catalog::valid_compute_capability(0));
     // fp8: 0 or 1, in either form; not said, -1.
     const auto fp8 = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,fp8\nA,24,100,0\nB,48,150,\n"});
     CHECK(fp8.gpus.at(0).fp8 == 0);

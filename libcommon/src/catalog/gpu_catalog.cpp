@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include <hetsched/cli/error.hpp>
@@ -185,6 +186,10 @@ bool default_family_known(const std::string& gpu) { return family_known(default_
 
 double default_family_compute_capability(const std::string& gpu) {
     return family_compute_capability(default_types(), gpu);
+}
+
+bool valid_compute_capability(double cc) {
+    return cc == 0 || (cc >= 1 && cc <= 20 && std::fabs(cc * 10 - std::round(cc * 10)) < 1e-9);
 }
 
 double compute_capability_of(const GpuType& g) {

@@ -268,8 +268,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         // The GPU's compute capability: the column (CUDA's major.minor), else the default catalog's
         // for the gpu cell's family; unknown (0) when neither says.
         if (given(capability)) {
-            const double cc = tr.compute_capability = t.number(r, capability, 0, 20);  // 0: unknown
-            if ((cc > 0 && cc < 1) || std::fabs(cc * 10 - std::round(cc * 10)) > 1e-9)
+            tr.compute_capability = t.number(r, capability, 0, 20);  // 0: unknown
+            if (!catalog::valid_compute_capability(tr.compute_capability))
                 throw DataError("expected a compute capability major.minor such as 8.0 or 8.9 (0: unknown) in "
                                 "column 'compute_capability', got '" + t.cell(r, capability).text + "'",
                                 t.where(r, capability));

@@ -56,6 +56,10 @@ bool default_family_known(const std::string& gpu);
 /// The compute capability the default catalog gives `gpu`'s family (family_compute_capability).
 double default_family_compute_capability(const std::string& gpu);
 
+/// Whether `cc` reads as a CUDA compute capability: 0 (unknown), or major.minor from 1.0 to 20 (one
+/// decimal: 8.9, not 8.95).
+bool valid_compute_capability(double cc);
+
 /// `g`'s compute capability, else (a catalog file that does not give it) that of the default
 /// catalog's types of its family; 0 when neither knows.
 double compute_capability_of(const GpuType& g);
