@@ -87,7 +87,8 @@ std::optional<model::Layout> fit_check_layout(const io::YamlDocument& doc, const
 /// The plans cluster mode best-fits, best first, and the memory their peaks count.
 struct RankedPlans {
     std::vector<model::Plan> plans;
-    std::vector<long> ranks;  ///< each plan's rank: memest's, else its place here
+    std::vector<long> ranks;  ///< memest's rank of each plan; empty: ranked here, from 1
+    long rank(size_t i) const { return ranks.empty() ? static_cast<long>(i) + 1 : ranks[i]; }
     model::Measure measure = model::Measure::device;
     bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
     bool fit_check = false;    ///< memest's fit check's layout, on each type here
@@ -176,7 +177,6 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
     if (po.layout) out.measure = check_memest_measure(o, doc, memory);  // what memest checked it for
     po.measure = out.measure;
     out.plans = model::enumerate_plans(job.model, job.training, present, po);
-    for (size_t i = 0; i < out.plans.size(); ++i) out.ranks.push_back(static_cast<long>(i) + 1);
     return out;
 }
 
@@ -260,7 +260,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["usable_fraction"] = io::format_number(o.model.usable_fraction, 6);
         YAML::Node plan(YAML::NodeType::Map);
         plan.SetStyle(YAML::EmitterStyle::Flow);
-        plan["rank"] = ranked.ranks[i];
+        plan["rank"] = ranked.rank(i);
         plan["sized_for"] = p.gpu;
         plan["peak_gib"] = io::format_fixed(p.peak_gib, 3);
         a["plan"] = plan;
@@ -299,14 +299,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
         for (const auto& [gib, n] : per_memory)
             taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + io::format_number(gib, 6) + " GiB (no type)";
-        out.summary = "best-fit: plan " + std::to_string(ranked.ranks[i]) + " (sized for " + p.gpu + ", " +
+        out.summary = "best-fit: plan " + std::to_string(ranked.rank(i)) + " (sized for " + p.gpu + ", " +
                       io::format_fixed(p.peak_gib, 2) + " GiB per GPU) matched by memory to " + taken + " on " +
                       std::to_string(shares.size()) + " node(s)";
         if (o.csv) {  // one row per node the plan takes
             io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
                              "node", "gpu", "gpus", "memory_gib"});
             for (const auto& s : shares)
-                w.add_row({std::to_string(ranked.ranks[i]), p.gpu, io::format_fixed(p.peak_gib, 3),
+                w.add_row({std::to_string(ranked.rank(i)), p.gpu, io::format_fixed(p.peak_gib, 3),
                            io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
                            std::to_string(p.layout.pp), std::to_string(p.layout.dp),
                            std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus),

@@ -26,9 +26,6 @@ constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false};
 constexpr Field kLink{"link_gb_s", 0, 1e6, false};
 constexpr Field kNic{"nic_gb_s", 0, 1e6, false};
 constexpr Field kComputeCapability{"compute_capability", 0, 20, false};
-/// What a compute capability in the range but not of CUDA's form is told ("8.95").
-const std::string kComputeCapabilityForm =
-    "expected a compute capability major.minor such as 8.0 or 8.9 (0: unknown) for 'compute_capability', got '";
 constexpr Field kPerNode{"gpus_per_node", 1, 1024, true};
 constexpr Field kFp8{"fp8", 0, 1, true};
 constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
@@ -113,7 +110,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
         g.nic_gb_s = value(kNic, nic, 0);
         g.compute_capability = value(kComputeCapability, cc, 0);
         if (!valid_compute_capability(g.compute_capability))
-            throw DataError(kComputeCapabilityForm + t.cell(r, cc).text + "'", t.where(r, cc));
+            throw DataError(expected_compute_capability(t.cell(r, cc).text), t.where(r, cc));
         g.fp8 = static_cast<int>(value(kFp8, fp8, -1));
         g.gpus_per_node = static_cast<int>(value(kPerNode, per, 8));
         g.price_per_hour = value(kPrice, price, -1);
@@ -145,7 +142,7 @@ void read_gpu_list(const io::YamlDocument& doc, const YAML::Node& list, GpuCatal
         g.compute_capability = value(kComputeCapability, 0);
         if (!valid_compute_capability(g.compute_capability)) {
             const YAML::Node v = io::optional_child(doc, n, kComputeCapability.key);
-            throw DataError(kComputeCapabilityForm + v.Scalar() + "'", doc.where(v));
+            throw DataError(expected_compute_capability(v.Scalar()), doc.where(v));
         }
         g.fp8 = static_cast<int>(value(kFp8, -1));
         g.gpus_per_node = static_cast<int>(value(kPerNode, 8));

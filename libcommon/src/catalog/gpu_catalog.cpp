@@ -192,6 +192,11 @@ bool valid_compute_capability(double cc) {
     return cc == 0 || (cc >= 1 && cc <= 20 && std::fabs(cc * 10 - std::round(cc * 10)) < 1e-9);
 }
 
+std::string expected_compute_capability(const std::string& text) {
+    return "expected a compute capability major.minor such as 8.0 or 8.9 (0: unknown) for 'compute_capability', "
+           "got '" + text + "'";
+}
+
 double compute_capability_of(const GpuType& g) {
     return g.compute_capability > 0 ? g.compute_capability : default_family_compute_capability(g.name);
 }

@@ -73,11 +73,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                 out.message = "tp " + std::to_string(l.tp) + " needs " + std::to_string(l.tp) + " GPUs in one node, but a node of " +
                               gpu->name + " has " + std::to_string(gpu->gpus_per_node);
             else if (!unsupported.empty())
-                out.message = gpu->name +
-                              (on_type.compute_capability > 0
-                                   ? " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + ")"
-                                   : std::string()) +
-                              ": " + unsupported;
+                out.message = gpu->name + capability_note(on_type) + ": " + unsupported;
             else if (!out.fits)
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
                               io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +

@@ -196,8 +196,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
         const std::string near = io::did_you_mean(h.text, absent);
         if (!near.empty())
-            out.warnings.push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
-                                   h.text + "' is not one memest reads (ignored)" + near);
+            out.warnings.push_back(describe(DataError(
+                "column '" + h.text + "' is not one memest reads (ignored)" + near, {t.name(), h.line, h.col})));
     }
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
@@ -270,8 +270,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (given(capability)) {
             tr.compute_capability = t.number(r, capability, 0, 20);  // 0: unknown
             if (!catalog::valid_compute_capability(tr.compute_capability))
-                throw DataError("expected a compute capability major.minor such as 8.0 or 8.9 (0: unknown) in "
-                                "column 'compute_capability', got '" + t.cell(r, capability).text + "'",
+                throw DataError(catalog::expected_compute_capability(t.cell(r, capability).text),
                                 t.where(r, capability));
         } else if (given(gpu)) {
             const std::string& name = t.cell(r, gpu).text;
@@ -297,7 +296,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             alone.precision = tr.precision;
             validate_training(alone);
             if (std::string why = precision_unsupported(tr); !why.empty())
-                throw DataError(why + " (compute capability " + io::format_fixed(tr.compute_capability, 1) + ")");
+                throw DataError(why + capability_note(tr));
         });
         at(recompute, [&] { tr.recompute = parse_recompute(word(recompute)); });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";

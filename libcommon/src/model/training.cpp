@@ -125,6 +125,10 @@ Training on_gpu(const Training& t, const catalog::GpuType& g) {
     return out;
 }
 
+std::string capability_note(const Training& t) {
+    return t.compute_capability > 0 ? " (compute capability " + io::format_fixed(t.compute_capability, 1) + ")" : "";
+}
+
 std::string precision_unsupported(const Training& t) {
     if (t.precision == "fp8" && t.fp8_units >= 0)
         return t.fp8_units ? "" : "fp8 needs fp8 matrix units, which this type lacks (train in bf16 or fp16 there)";

@@ -59,6 +59,8 @@ double default_family_compute_capability(const std::string& gpu);
 /// Whether `cc` reads as a CUDA compute capability: 0 (unknown), or major.minor from 1.0 to 20 (one
 /// decimal: 8.9, not 8.95).
 bool valid_compute_capability(double cc);
+/// What a reader that found `text` where a compute capability was expected says (DataError's text).
+std::string expected_compute_capability(const std::string& text);
 
 /// `g`'s compute capability, else (a catalog file that does not give it) that of the default
 /// catalog's types of its family; 0 when neither knows.

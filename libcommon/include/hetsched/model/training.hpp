@@ -104,6 +104,8 @@ Training on_gpu(const Training& t, const catalog::GpuType& g);
 /// unless the catalog says whether the type has fp8 units (t.fp8_units: an AMD part has no compute
 /// capability). An unknown compute capability (0) is no objection.
 std::string precision_unsupported(const Training& t);
+/// " (compute capability 8.6)" for messages about t's GPU, or "" where it is unknown.
+std::string capability_note(const Training& t);
 
 /// The sharding stage a job runs when it does not say: 3 under FSDP (FSDP2 and torchtitan shard
 /// parameters, gradients and optimizer states by default), 0 (none) under Megatron-LM and DeepSpeed.
