@@ -145,6 +145,13 @@ TEST_CASE("a slip is one letter from one name, never a short or loosely similar 
     CHECK(io::likely_slip("scale", keys) == "scales");
     CHECK(io::likely_slip("througput", keys) == "throughput");
     CHECK(io::likely_slip("Scales", keys) == "scales");
+    // Two neighbours swapped is one slip; a name's leading words alone stand for it.
+    CHECK(io::likely_slip("dwon", {"name", "gpu", "gpus", "down"}) == "down");
+    CHECK(io::likely_slip("priority_wieght", {"priority_weight", "preemptible"}) == "priority_weight");
+    CHECK(io::likely_slip("priority", {"priority_weight", "preemptible"}) == "priority_weight");
+    CHECK(io::likely_slip("gpu_util", {"gpu_util_pct", "memory_gib"}) == "gpu_util_pct");
+    CHECK(io::likely_slip("memory", {"gpu_util_pct", "memory_gib"}) == "memory_gib");
+    CHECK(io::likely_slip("time", {"time_s", "time_per_type_s"}).empty());  // two names begin so: neither
     // What did_you_mean would offer for keys a state may well carry of its own.
     for (const char* own : {"status", "note", "node", "tags", "label", "tp", "dp", "iterations", "duration_s",
                             "model_name", "gpus", "owner"})

@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 
 #include <hetsched/io/number_format.hpp>
 
+using hetsched::io::format_exact;
 using hetsched::io::format_fixed;
 using hetsched::io::format_number;
 
@@ -17,6 +19,22 @@ TEST_CASE("format_number prints short exact decimals", "[io]") {
     CHECK(format_number(-2.5) == "-2.5");
     CHECK(format_number(1e-12) == "1e-12");
     CHECK(format_number(std::nan("")) == "nan");
+}
+
+TEST_CASE("format_exact writes the shortest decimal that reads back as the same double", "[io]") {
+    CHECK(format_exact(1234567.891) == "1234567.891");
+    CHECK(format_exact(0.1) == "0.1");
+    CHECK(format_exact(2e12) == "2e12");
+    CHECK(format_exact(1e30) == "1e30");
+    CHECK(format_exact(2.5e-7) == "2.5e-7");
+    CHECK(format_exact(-0.0) == "0");
+    CHECK(format_exact(6566945076) == "6566945076");
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> exponent(-12, 18), mantissa(1, 10);
+    for (int i = 0; i < 10000; ++i) {
+        const double v = mantissa(rng) * std::pow(10.0, exponent(rng));
+        CHECK(std::strtod(format_exact(v).c_str(), nullptr) == v);
+    }
 }
 
 TEST_CASE("format_fixed rounds and trims", "[io]") {

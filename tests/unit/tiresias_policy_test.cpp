@@ -65,6 +65,11 @@ TEST_CASE("Tiresias draws each job one type with the seed and keeps it", "[tires
     for (int n : seen) CHECK(n > 60);  // about a third each
     const Job only_b = job("x", 10, {0, 1, 0});
     CHECK(tiresias_type(s, only_b, 7) == 1);
+    // A job another policy placed keeps the type it runs on, whatever the draw would give.
+    Job placed = job("job0", 10, {1, 1, 1});
+    const int drawn = tiresias_type(s, placed, 7);
+    placed.placement.type = (drawn + 1) % 3;
+    CHECK(tiresias_type(s, placed, 7) == (drawn + 1) % 3);
 }
 
 TEST_CASE("Tiresias refuses a job in a queue its limits do not make, rather than starve it", "[tiresias]") {

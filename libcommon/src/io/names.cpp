@@ -46,13 +46,18 @@ std::vector<std::string> name_words(const std::string& s) {
     return out;
 }
 
+/// Edits from a to b: characters added, dropped or changed, and two neighbours swapped ("dwon" is one
+/// edit from "down", as a typist's slip is).
 size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    std::vector<size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
+        for (size_t j = 1; j <= b.size(); ++j) {
             cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
+        }
+        std::swap(before, prev);
         std::swap(prev, cur);
     }
     return prev[b.size()];
@@ -113,7 +118,9 @@ std::string likely_slip(const std::string& wanted, const std::vector<std::string
     std::string found;
     for (const auto& c : candidates) {
         const std::string n = fold(c);
-        if (n.size() < 4 || edit_distance(w, n) > 1) continue;
+        // A slip, or the name's leading words alone ("memory" for memory_gib, "gpu_util" for gpu_util_pct).
+        const bool leading_words = n.compare(0, w.size() + 1, w + "_") == 0;
+        if (n.size() < 4 || (edit_distance(w, n) > 1 && !leading_words)) continue;
         if (!found.empty()) return "";  // a slip of two names: say nothing
         found = c;
     }

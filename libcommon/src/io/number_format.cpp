@@ -1,6 +1,7 @@
 #include <hetsched/io/number_format.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -15,11 +16,8 @@ std::string trim_zeros(std::string s) {
     return s;
 }
 
-/// "%g" with its exponent tidied: 1e+15 -> 1e15, 2.5e-07 -> 2.5e-7.
-std::string exponent_form(double v, int significant) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", significant, v);
-    std::string s = buf;
+/// An exponent tidied: 1e+15 -> 1e15, 2.5e-07 -> 2.5e-7.
+std::string tidy_exponent(std::string s) {
     for (const char* from : {"e+0", "e+", "e-0"}) {
         const size_t at = s.find(from);
         if (at != std::string::npos) s.replace(at, std::string(from).size(), from[1] == '-' ? "e-" : "e");
@@ -27,7 +25,21 @@ std::string exponent_form(double v, int significant) {
     return s;
 }
 
+/// "%g" with its exponent tidied.
+std::string exponent_form(double v, int significant) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+    return tidy_exponent(buf);
+}
+
 }  // namespace
+
+std::string format_exact(double v) {
+    if (!std::isfinite(v) || v == 0.0) return format_fixed(v == 0.0 ? 0.0 : v, 0);  // -0 as 0
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // the shortest text that reads back as v
+    return tidy_exponent(std::string(buf, ec == std::errc() ? end : buf));
+}
 
 std::string format_fixed(double v, int decimals) {
     if (std::isnan(v)) return "nan";

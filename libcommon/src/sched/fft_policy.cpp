@@ -7,6 +7,7 @@
 #include <string>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/sched/state_document.hpp>
 #include <hetsched/sched/tie_break.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
@@ -126,7 +127,9 @@ double next_rho(const ClusterState& s, const Job& j, int type, const std::vector
     const double mu = std::max(0.0, s.time_s - j.submit_time_s) / lifetime;
     const double fair = j.work / (fastest * lifetime);  // fastest-type rounds per round under the fair share
     const double got = type >= 0 ? j.throughput[static_cast<size_t>(type)] / fastest : 0;
-    return std::max(0.0, j.book.rho + mu * (fair - got));
+    // A job running at its fair share gets nothing: a difference at the last digits is rounding.
+    const double owed = std::fabs(fair - got) <= 1e-12 * std::max(fair, got) ? 0 : fair - got;
+    return std::clamp(j.book.rho + mu * owed, 0.0, state_limits::rho);  // as a state may hold it
 }
 
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {

@@ -56,6 +56,7 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     const size_t m = s.types.size();
     const std::vector<int> cap = s.capacity();
     const double total = std::accumulate(cap.begin(), cap.end(), 0.0);
+    if (total <= 0) return std::vector<std::vector<double>>(s.jobs.size());  // no GPU up: nothing to share
 
     // Jobs with the same coefficients and GPUs are one class: averaging any optimum over a class keeps
     // it optimal, so the LP over classes (a class of n jobs takes n·sf GPUs per unit of X) has the same

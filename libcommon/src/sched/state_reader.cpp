@@ -477,16 +477,16 @@ private:
     void read_book(const YAML::Node& item, Job& j) {
         JobBook& b = j.book;
         b.rho = number(item, "rho", 0, lim::rho, false, 0);
-        b.tau_s = number(item, "tau_s", 0, lim::time_s, false, -1);
+        b.tau_s = number(item, "tau_s", 0, lim::tau_s, false, -1);
         b.attained_gpu_s = number(item, "attained_gpu_s", 0, lim::time_s * lim::gpus, false, 0);
         const YAML::Node per = io::optional_child(doc_, item, "time_per_type_s");
         b.time_per_type_s = per.IsDefined() ? per_type(per, "time_per_type_s", 0, lim::time_s)
                                             : std::vector<double>(s_.types.size(), 0);
         b.first_start_s = number(item, "first_start_s", 0, s_.time_s, false, -1, "the state's time_s");
         // Neither can come before the job arrived: a start before it would read as a negative queueing
-        // delay, a fair finish before it as a negative lifetime in FFT's rho. Within the step the state
-        // writer rounds times to (6 significant digits, whole seconds from 1e5 s) they may: a start at
-        // a fractional submit time is written rounded down.
+        // delay, a fair finish before it as a negative lifetime in FFT's rho. Within the step of 6
+        // significant digits they may: states written before the books were written exactly hold a
+        // start at a fractional submit time rounded down.
         const double step = io::format_step(j.submit_time_s);
         for (const auto& [key, v] : {std::pair<const char*, double>{"first_start_s", b.first_start_s}, {"tau_s", b.tau_s}})
             if (v >= 0 && v < j.submit_time_s - step)
@@ -533,22 +533,34 @@ const std::vector<std::string>& job_keys() {
     return keys;
 }
 
+/// A warning for each key of `map` that is not in `known` but a slip of one of them (dwon: for down:).
+void warn_near_misses(const io::YamlDocument& doc, const YAML::Node& map, const std::vector<std::string>& known,
+                      std::vector<std::string>& out) {
+    if (!map.IsMap()) return;
+    for (const auto& kv : map) {
+        const std::string key = kv.first.Scalar();
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        const std::string near = io::likely_slip(key, known);
+        if (near.empty()) continue;
+        const SourcePos at = doc.where(kv.first);
+        out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
+                      escape_control(key) + "' is not one schedround reads (it passes through), did you mean '" +
+                      near + "'?");
+    }
+}
+
+/// Keys that pass through unread but look like a misspelling of one the state's readers use: at the
+/// top, in gpu_types, nodes and jobs (a node's misspelt down: would leave a dead node in use).
 std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
+    static const std::vector<std::string> top = {"kind", "version", "time_s", "round", "round_length_s", "last_decision_s",
+                                                 "active_set", "gavel", "gpu_types", "nodes", "jobs", "solve"};
+    static const std::vector<std::string> type_keys = {"name", "memory_gib"}, node_keys = {"name", "gpu", "gpus", "down"};
     std::vector<std::string> out;
-    const YAML::Node jobs = io::optional_child(doc, doc.root, "jobs");
-    if (!jobs.IsSequence()) return out;
-    for (const auto& item : jobs) {
-        if (!item.IsMap()) continue;
-        for (const auto& kv : item) {
-            const std::string key = kv.first.Scalar();
-            if (std::find(job_keys().begin(), job_keys().end(), key) != job_keys().end()) continue;
-            const std::string near = io::likely_slip(key, job_keys());
-            if (near.empty()) continue;
-            const SourcePos at = doc.where(kv.first);
-            out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
-                          escape_control(key) + "' is not one schedround reads (it passes through), did you mean '" +
-                          near + "'?");
-        }
+    warn_near_misses(doc, doc.root, top, out);
+    for (const auto& [section, known] : {std::pair{"gpu_types", &type_keys}, {"nodes", &node_keys}, {"jobs", &job_keys()}}) {
+        const YAML::Node list = io::optional_child(doc, doc.root, section);
+        if (list.IsSequence())
+            for (const auto& item : list) warn_near_misses(doc, item, *known, out);
     }
     return out;
 }

@@ -8,14 +8,19 @@
 namespace hetsched::sched {
 namespace {
 
+/// A reported figure (the solve section), in the project's number format.
 YAML::Node num(double v) { return io::yaml_number_node(v); }
+
+/// A value the next round reads back (the clock and a job's books), exactly: rounded, a decision time
+/// could pass the next state's time_s, and FFT's tau or Gavel's shares drift from round to round.
+YAML::Node exact(double v) { return YAML::Node(io::format_exact(v)); }
 
 /// `{TYPE: value}` for the types whose value is non-zero, in the types' order.
 YAML::Node per_type(const ClusterState& s, const std::vector<double>& v) {
     YAML::Node m(YAML::NodeType::Map);
     m.SetStyle(YAML::EmitterStyle::Flow);
     for (size_t i = 0; i < v.size(); ++i)
-        if (v[i] != 0) m[io::yaml_text_node(s.types[i].name)] = num(v[i]);
+        if (v[i] != 0) m[io::yaml_text_node(s.types[i].name)] = exact(v[i]);
     return m;
 }
 
@@ -49,11 +54,11 @@ void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
         node["num_gpus"] = j.num_gpus;
     }
     set_or_drop(node, "placement", j.placement.running(), j.placement.running() ? placement_node(s, j.placement) : YAML::Node());
-    node["rho"] = num(b.rho);
-    set_or_drop(node, "tau_s", b.tau_s >= 0, num(b.tau_s));
-    node["attained_gpu_s"] = num(b.attained_gpu_s);
+    node["rho"] = exact(b.rho);
+    set_or_drop(node, "tau_s", b.tau_s >= 0, exact(b.tau_s));
+    node["attained_gpu_s"] = exact(b.attained_gpu_s);
     node["time_per_type_s"] = per_type(s, b.time_per_type_s);
-    set_or_drop(node, "first_start_s", b.first_start_s >= 0, num(b.first_start_s));
+    set_or_drop(node, "first_start_s", b.first_start_s >= 0, exact(b.first_start_s));
     node["migrations"] = b.migrations;
     if (!b.gavel_share.empty() || !b.gavel_deficit_s.empty()) {
         YAML::Node g(YAML::NodeType::Map);
@@ -66,9 +71,9 @@ void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
         YAML::Node t(YAML::NodeType::Map);
         t.SetStyle(YAML::EmitterStyle::Flow);
         t["queue"] = b.tiresias_queue;
-        t["entered_s"] = num(b.tiresias_entered_s);
-        t["base_gpu_s"] = num(b.tiresias_base_gpu_s);
-        if (b.tiresias_since_s >= 0) t["since_s"] = num(b.tiresias_since_s);
+        t["entered_s"] = exact(b.tiresias_entered_s);
+        t["base_gpu_s"] = exact(b.tiresias_base_gpu_s);
+        if (b.tiresias_since_s >= 0) t["since_s"] = exact(b.tiresias_since_s);
         node["tiresias"] = t;
     }
 }
@@ -129,12 +134,12 @@ std::string write_state(StateDocument doc, const RoundResult& r, bool explain, b
     const ClusterState& s = r.state;
     YAML::Node root = doc.yaml.root;
     root["round"] = s.round;
-    root["last_decision_s"] = num(s.last_decision_s);
+    root["last_decision_s"] = exact(s.last_decision_s);
     root["active_set"] = hex(s.active_set);
     if (s.gavel_reset_s >= 0) {
         YAML::Node g(YAML::NodeType::Map);
         g.SetStyle(YAML::EmitterStyle::Flow);
-        g["reset_s"] = num(s.gavel_reset_s);
+        g["reset_s"] = exact(s.gavel_reset_s);
         g["active_set"] = hex(s.gavel_active_set);
         root["gavel"] = g;
     }

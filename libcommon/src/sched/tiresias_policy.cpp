@@ -45,6 +45,8 @@ namespace {
 /// tiresias_type with the GPUs per type, up and installed, already counted (asked of every job a round).
 int draw_type(const ClusterState& s, const Job& j, unsigned long seed, const std::vector<int>& up,
               const std::vector<int>& installed) {
+    // A job running keeps its type: its own draw, or, in a state another policy placed, where it runs.
+    if (j.placement.running() && s.can_run(j, j.placement.type)) return j.placement.type;
     // Among the types whose GPUs hold the job, those with enough up now when there are any, else those
     // with enough installed (the draw stays the same while nodes come and go).
     std::vector<int> usable;

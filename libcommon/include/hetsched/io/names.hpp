@@ -18,9 +18,10 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
 /// ", did you mean 'a' or 'b'?" or "" when nothing is close.
 std::string did_you_mean(const std::string& wanted, const std::vector<std::string>& candidates);
 
-/// The one of `candidates` that `wanted` is a slip of (one character added, dropped or changed, case
-/// and '-' for '_' aside; names of 4 or more characters), or "": stricter than close_names, for warning
-/// about a name that is not an error to give (a key that passes through).
+/// The one of `candidates` that `wanted` is a slip of (one character added, dropped or changed, or two
+/// neighbours swapped, case and '-' for '_' aside; names of 4 or more characters) or the leading
+/// '_'-separated words of ("memory" of memory_gib), or "": stricter than close_names, for warning about
+/// a name that is not an error to give (a key that passes through).
 std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates);
 
 }  // namespace hetsched::io

@@ -9,6 +9,10 @@ namespace hetsched::io {
 /// non-finite values as "nan"/"inf"/"-inf".
 std::string format_number(double v, int significant = 6);
 
+/// `v` exactly: the shortest decimal that reads back as the same double ("1234567.891", "0.1",
+/// "2e12", "1.2607e-19"), for values a later run reads back (a cluster state's clock and books).
+std::string format_exact(double v);
+
 /// The step between the values format_number(·, significant) writes near `v` (how far a written value
 /// may be from the one it stands for, at most half of it): 1 for 1e5 <= |v| < 1e15 at 6 digits; 0
 /// for 0 or a non-finite value.

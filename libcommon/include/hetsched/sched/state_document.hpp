@@ -2,6 +2,7 @@
 /// The cluster-state file (`kind: cluster-state`, hetsched-formats(5)): read into a ClusterState with
 /// every field checked at its position, and written back with the keys the round owns (placements,
 /// bookkeeping, the clock's round counter, `solve:`) updated and every other key passed through.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,14 +16,16 @@ namespace hetsched::sched {
 
 /// The largest values the state's fields may take (documented in hetsched-formats(5)).
 namespace state_limits {
-inline constexpr double time_s = 1e12;           ///< clock, submit times, τ (about 31,700 years)
+inline constexpr double time_s = 1e12;           ///< clock and submit times (about 31,700 years)
+/// τ, a fair finish time: any finite time, as a job of 1e18 work at 1e-12 a second may finish then.
+inline constexpr double tau_s = std::numeric_limits<double>::max();
 inline constexpr double round_length_s = 1e7;
 inline constexpr double work = 1e18;
 inline constexpr double throughput = 1e15;       ///< work units per second
 inline constexpr double checkpoint_gib = 1e6;
 inline constexpr long gpus = 1L << 20;           ///< a job's GPUs
 inline constexpr long rounds = 1000000000000L;
-inline constexpr double rho = 1e15;
+inline constexpr double rho = 1e15;               ///< FFT's rho grows no further (fft_policy caps it)
 }  // namespace state_limits
 
 /// A state as read: the typed state and the YAML it came from, whose other keys are written back.

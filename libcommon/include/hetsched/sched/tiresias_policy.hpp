@@ -12,14 +12,15 @@
 ///    the others by when they entered it; a job runs if its GPU type has its GPUs free, else it is
 ///    skipped (later jobs may take what is left) and a running job not chosen is preempted;
 ///  - each job is given one GPU type on arrival, drawn with the seed from the types that can run it,
-///    and never leaves it; the round's placement consolidates it onto the fewest hosts.
+///    and never leaves it (a job running when Tiresias first decides keeps its type); the round's
+///    placement consolidates it onto the fewest hosts.
 #include <hetsched/cli/error.hpp>
 #include <hetsched/sched/policy.hpp>
 
 namespace hetsched::sched {
 
-/// The type Tiresias gives job `j`: a seeded draw (a hash of the seed and the job id) among the types
-/// that can run it and have its GPUs up (installed, when none has them up).
+/// The type Tiresias gives job `j`: the one it runs on, else a seeded draw (a hash of the seed and the
+/// job id) among the types that can run it and have its GPUs up (installed, when none has them up).
 int tiresias_type(const ClusterState& s, const Job& j, unsigned long seed);
 
 /// Refuses (DataError at `pos`) a job whose queue lies beyond the queues `o.tiresias_queues_s` makes:
