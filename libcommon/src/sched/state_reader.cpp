@@ -572,6 +572,19 @@ StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& cat
     io::require_kind(d.yaml, "cluster-state");
     d.state = StateReader(d.yaml, catalog, models).read();
     d.warnings = near_miss_keys(d.yaml);
+    // A job placed where its memory does not fit: the round moves or stops it, which a user should hear
+    // of (its memory_gib, or the type's, may be off).
+    const YAML::Node jobs = io::required_child(d.yaml, d.yaml.root, "jobs");
+    for (size_t k = 0; k < d.state.jobs.size(); ++k) {
+        const Job& j = d.state.jobs[k];
+        if (!j.placement.running() || d.state.can_run(j, j.placement.type)) continue;
+        const GpuTypeInfo& t = d.state.types[static_cast<size_t>(j.placement.type)];
+        const SourcePos at = d.yaml.where(io::required_child(d.yaml, io::required_child(d.yaml, jobs[k], "placement"), "gpu"));
+        d.warnings.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": job '" +
+                             escape_control(j.id) + "' runs on " + t.name + ", whose " + io::format_number(t.memory_gib) +
+                             " GiB do not hold its " + io::format_number(j.memory_on(j.placement.type)) +
+                             " GiB: the round moves or stops it");
+    }
     return d;
 }
 
