@@ -23,11 +23,18 @@ TEST_CASE("Tiresias demotes a job past its queue's limit and lets a new one pree
     CHECK(s.jobs[0].book.tiresias_entered_s == 4000);
     CHECK(s.jobs[1].book.tiresias_queue == 0);
     CHECK(d.type == std::vector<int>{-1, 0});
-    // Within a queue, the running job stays ahead of one that entered earlier but waits.
+    // A job demoted now goes to the back of its new queue, behind one waiting there since earlier
+    // (dlas-gpu appends it): the waiting job runs.
     s.jobs[1].book.attained_gpu_s = 3300;
     s.jobs[1].book.tiresias_queue = 1;
     s.jobs[1].book.tiresias_entered_s = 3000;
-    CHECK(tiresias_decide(s, o).type == std::vector<int>{0, -1});
+    ClusterState now = s;
+    CHECK(tiresias_decide(now, o).type == std::vector<int>{-1, 0});
+    // A round later, still running, it stays ahead of that waiting job (dlas-gpu moves the jobs left
+    // waiting behind those running after each pass).
+    ClusterState later = s;
+    later.time_s = 4300;
+    CHECK(tiresias_decide(later, o).type == std::vector<int>{0, -1});
 }
 
 TEST_CASE("Tiresias promotes a starving job back to the top queue", "[tiresias]") {

@@ -78,12 +78,15 @@ TypeDecision tiresias_decide(ClusterState& s, const RoundOptions& o) {
     for (const auto& j : s.jobs) check_tiresias_queue(j, o);
     update_queues(s, o);
     std::vector<size_t> order = arrival_order(s);
-    // Within a queue, jobs still running (on nodes that are all up) before the others.
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        const JobBook &x = s.jobs[a].book, &y = s.jobs[b].book;
-        return std::make_tuple(x.tiresias_queue, !s.hosts_up(s.jobs[a]), x.tiresias_entered_s) <
-               std::make_tuple(y.tiresias_queue, !s.hosts_up(s.jobs[b]), y.tiresias_entered_s);
-    });
+    // Within a queue, as dlas-gpu keeps its lists: the jobs that were in it at the last decision, those
+    // still running (on nodes that are all up) before the others, then the jobs that entered it now
+    // (demoted, promoted or arrived: appended at the back, a demoted job behind those waiting).
+    const auto key = [&](size_t k) {
+        const JobBook& b = s.jobs[k].book;
+        return std::make_tuple(b.tiresias_queue, b.tiresias_entered_s >= s.time_s, !s.hosts_up(s.jobs[k]),
+                               b.tiresias_entered_s);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
     TypeFill fill(s);
     const std::vector<int> up = s.capacity(), installed = s.installed();
     for (size_t k : order) {

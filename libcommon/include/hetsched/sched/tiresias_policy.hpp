@@ -9,7 +9,7 @@
 ///    queue that has run, and has waited at least --tiresias-starvation times the time it ran since its
 ///    last promotion, goes back to the back of the top queue with its service counted from zero;
 ///  - each round every GPU is handed out afresh: queues from the top; in a queue running jobs first, then
-///    the others by when they entered it; a job runs if its GPU type has its GPUs free, else it is
+///    the others by when they entered it, then those that entered it at this decision (appended); a job runs if its GPU type has its GPUs free, else it is
 ///    skipped (later jobs may take what is left) and a running job not chosen is preempted;
 ///  - each job is given one GPU type on arrival, drawn with the seed from the types that can run it,
 ///    and never leaves it (a job running when Tiresias first decides keeps its type); the round's
