@@ -19,6 +19,8 @@ TEST_CASE("format_number prints short exact decimals", "[io]") {
     CHECK(format_number(-2.5) == "-2.5");
     CHECK(format_number(1e-12) == "1e-12");
     CHECK(format_number(std::nan("")) == "nan");
+    CHECK(format_number(-0.0) == "0");
+    CHECK(format_fixed(-0.4, 0) == "0");
 }
 
 TEST_CASE("format_exact writes the shortest decimal that reads back as the same double", "[io]") {

@@ -9,10 +9,11 @@ namespace hetsched::io {
 namespace {
 
 std::string trim_zeros(std::string s) {
-    if (s.find('.') == std::string::npos) return s;
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    if (s == "-0") s = "0";
+    if (s.find('.') != std::string::npos) {
+        while (!s.empty() && s.back() == '0') s.pop_back();
+        if (!s.empty() && s.back() == '.') s.pop_back();
+    }
+    if (s == "-0") s = "0";  // -0.0, or a small negative rounded to nothing
     return s;
 }
 
@@ -35,7 +36,7 @@ std::string exponent_form(double v, int significant) {
 }  // namespace
 
 std::string format_exact(double v) {
-    if (!std::isfinite(v) || v == 0.0) return format_fixed(v == 0.0 ? 0.0 : v, 0);  // -0 as 0
+    if (!std::isfinite(v) || v == 0.0) return format_fixed(v, 0);
     char buf[64];
     const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // the shortest text that reads back as v
     return tidy_exponent(std::string(buf, ec == std::errc() ? end : buf));
