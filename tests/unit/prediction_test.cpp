@@ -70,6 +70,26 @@ TEST_CASE("predict_table appends the predictions to each profile row", "[fit][pr
     CHECK_THROWS_AS(fit::predict_table(other, {pollux_fit()}), DataError);
 }
 
+TEST_CASE("predict_table names the rows beyond their fit's samples, and predicts them all the same", "[fit][predict]") {
+    // The fit saw per-GPU batches 6-40 on up to 4 GPUs.
+    const auto p = fit::read_profile({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch\n"
+                                               "bert,T4,1,1,32\nbert,T4,1,1,64\nbert,T4,2,8,4\nbert,T4,1,4,6\n"},
+                                     {"", "", false, ""});
+    std::string beyond;
+    const std::string table = fit::predict_table(p, {pollux_fit()}, &beyond);
+    CHECK(table == fit::predict_table(p, {pollux_fit()}));
+    CHECK(beyond == "2 of 4 rows extrapolated beyond their fit's samples: p.csv:3: per-GPU batch 64 (profiled 6-40), "
+                    "p.csv:4: per-GPU batch 4 (profiled 6-40) and 8 GPUs (profiled up to 4)");
+    std::string rows = "app,gpu,num_nodes,num_gpus,per_gpu_batch\n";
+    for (int i = 0; i < 7; ++i) rows += "bert,T4,1,1,100\n";
+    beyond.clear();
+    (void)fit::predict_table(fit::read_profile({"q.csv", rows}, {"", "", false, ""}), {pollux_fit()}, &beyond);
+    CHECK(beyond.rfind("7 of 7 rows", 0) == 0);
+    CHECK(beyond.find("q.csv:6: per-GPU batch 100") != std::string::npos);
+    CHECK(beyond.find("q.csv:7:") == std::string::npos);
+    CHECK(beyond.substr(beyond.size() - 12) == ", and 2 more");
+}
+
 TEST_CASE("fitted_throughput splits a per-GPU batch beyond the fit into accumulation steps", "[fit][predict]") {
     // As above: m = 32 on 1 GPU, 0.052 s: 615.385 samples/s.
     CHECK(fit::fitted_throughput(pollux_fit(), 1, 4, 32) == Approx(32 / 0.052));

@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
         if (opt.mode == fit::Mode::predict) inputs = {predict};
         if (opt.mode == fit::Mode::fit && inputs.empty()) inputs = {"-"};
         cli::check_distinct_inputs(inputs, "profiles");
+        std::vector<cli::NamedPath> read{{"--params", params}, {"--layer-stats", layer_stats}, {"--sharing", sharing}};
+        for (const auto& path : inputs) read.push_back({opt.mode == fit::Mode::predict ? "--predict" : "FILE", path});
+        cli::check_outputs_spare_inputs({{"-o", output}}, read);
         if (opt.mode == fit::Mode::fit || opt.mode == fit::Mode::predict)
             for (const auto& path : inputs) {
                 in.profiles.push_back(io::read_input(path));

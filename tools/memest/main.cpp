@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
+        cli::check_outputs_spare_inputs({{"-o", io.output}},
+                                        {{"FILE", io.input}, {"--check", check}, {"--catalog", catalog}});
         if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         opt.method = model::parse_method(method);
         if (!check.empty()) {

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
+        cli::check_outputs_spare_inputs({{"-o", io.output}, {"--timeline", timeline}},
+                                        {{"FILE", io.input}, {"--profile", profile}, {"--catalog", catalog}});
         if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         opt.method = place::parse_method(method);
         opt.model = model_flags.problem(*app);

@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
     cli::add_list_flags(*app, lists);
 
     return cli::run_tool(*app, argc, argv, [&] {
+        cli::check_outputs_spare_inputs({{"-o", io.output}},
+                                        {{"FILE", io.input}, {"--cluster", cluster}, {"--catalog", catalog}});
         if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         if (app->count("--types") > 0) io::comma_list(opt.types, "--types");  // given empty: refused, not "every type"
         opt.method = alloc::parse_search_method(method);

@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
         if (from_stdin.size() > 1)
             throw UsageError("standard input can be read once: " + io::join(from_stdin) + " name '-'");
         cli::check_policy_flags(*app, opt.round);
+        cli::check_outputs_spare_inputs({{"-o", output}, {"--jobs-out", jobs_out}, {"--rounds-out", rounds_out}},
+                                        {{"--trace", trace}, {"--cluster", cluster}, {"--throughputs", throughputs},
+                                         {"--app-work", app_work}, {"--catalog", catalog}});
         const std::vector<sched::PolicyKind> kinds = sched::parse_policy_list(policies);
         jobs_opt.seed = opt.round.seed;
         const auto cat = cli::load_catalog(catalog);

@@ -67,6 +67,14 @@ int main(int argc, char** argv) {
         if (!state_path.empty() && !io.output.empty() && !dry_run)
             throw UsageError("--state rewrites its own file; -o is for a state read from FILE or stdin");
         if (dry_run && state_path.empty()) throw UsageError("--dry-run goes with --state");
+        // -o may rewrite the state it read (a state in, the next state out), not with --state (which
+        // --dry-run would then change) nor with actions; no output may replace another input.
+        const cli::NamedPath state_in = state_path.empty() ? cli::NamedPath{"FILE", io.input} : cli::NamedPath{"--state", state_path};
+        const std::vector<cli::NamedPath> others{{"--throughputs", throughputs}, {"--catalog", catalog}};
+        std::vector<cli::NamedPath> all = others;
+        all.push_back(state_in);
+        cli::check_outputs_spare_inputs({{"--actions", actions_path}}, all);
+        cli::check_outputs_spare_inputs({{"-o", io.output}}, format == "actions" || !state_path.empty() ? all : others);
         opt.policy = sched::parse_policy(policy);
         cli::check_policy_flags(*app, opt);
         if (verbosity.verbose > 0) opt.solver_log = [](const std::string& s) { std::cerr << s; };

@@ -58,4 +58,21 @@ void check_distinct_inputs(const std::vector<std::string>& paths, const std::str
         }
 }
 
+void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+    for (const NamedPath& out : outputs) {
+        struct stat o {};
+        // Only a regular file can be lost this way (a terminal or a pipe is not replaced by a rename).
+        if (out.path.empty() || out.path == "-" || ::stat(out.path.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) continue;
+        for (const NamedPath& in : inputs) {
+            struct stat i {};
+            const bool seen = in.path == "-" ? ::fstat(STDIN_FILENO, &i) == 0
+                                             : !in.path.empty() && ::stat(in.path.c_str(), &i) == 0;
+            if (seen && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+                throw UsageError(out.flag + " " + out.path + " is the " + in.flag + " input" +
+                                 (in.path == out.path ? "" : in.path == "-" ? " (standard input)" : " (" + in.path + ")") +
+                                 ": writing it would replace the input with the result; name another file");
+        }
+    }
+}
+
 }  // namespace hetsched::cli

@@ -300,7 +300,9 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
         const auto fits = read_params(in, "--predict");
         if (in.profiles.size() != 1) throw UsageError("--predict reads one profile");
         const Profile p = read_profile(in.profiles.front(), profile_options(in, o, 0, false));
-        return {predict_table(p, fits), "predicted " + std::to_string(p.samples.size()) + " rows", ""};
+        std::string beyond;
+        std::string text = predict_table(p, fits, &beyond);
+        return {std::move(text), "predicted " + std::to_string(p.samples.size()) + " rows", beyond};
     }
     case Mode::tune: return run_tune(in, o);
     case Mode::sharing: return run_sharing(in, o);

@@ -63,7 +63,20 @@ double fitted_throughput(const GroupFit& f, int gpus, int per_node, double globa
     return best;
 }
 
-std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits) {
+namespace {
+/// Why `s` lies beyond what `f` was fitted on ("" when within): the clause of a warning.
+std::string extrapolation(const GroupFit& f, const Sample& s) {
+    std::vector<std::string> why;
+    if (f.range.min_batch > 0 && (s.per_gpu_batch < f.range.min_batch || s.per_gpu_batch > f.range.max_batch))
+        why.push_back("per-GPU batch " + io::format_number(s.per_gpu_batch, 6) + " (profiled " +
+                      io::format_number(f.range.min_batch, 6) + "-" + io::format_number(f.range.max_batch, 6) + ")");
+    if (f.range.max_gpus > 0 && s.num_gpus > f.range.max_gpus)
+        why.push_back(std::to_string(s.num_gpus) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")");
+    return why.empty() ? "" : why.size() == 1 ? why[0] : why[0] + " and " + why[1];
+}
+}  // namespace
+
+std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits, std::string* beyond) {
     std::vector<std::string> header;
     for (const auto& c : profile.table.header()) header.push_back(c.text);
     // A table predicted before gets its predictions replaced, not a second pair of columns.
@@ -75,11 +88,17 @@ std::string predict_table(const Profile& profile, const std::vector<GroupFit>& f
     };
     const size_t time_col = column("predicted_step_time_s"), rate_col = column("predicted_throughput");
     io::CsvWriter w(header);
+    size_t extrapolated = 0;
+    std::vector<std::string> named;  // the first few rows beyond their fit
     for (size_t r = 0; r < profile.samples.size(); ++r) {
         const Sample& s = profile.samples[r];
         const GroupFit& f = find_fit(fits, s.app, s.gpu, s.where);
         require_priceable(f.kind, s);
         const double t = step_time(f, s);
+        if (const std::string why = extrapolation(f, s); !why.empty()) {
+            ++extrapolated;
+            if (extrapolated <= 5) named.push_back(s.where.file + ":" + std::to_string(s.where.line) + ": " + why);
+        }
         std::vector<std::string> row;
         for (const auto& c : profile.table.row(r)) row.push_back(c.text);
         row.resize(header.size());
@@ -87,6 +106,10 @@ std::string predict_table(const Profile& profile, const std::vector<GroupFit>& f
         row[rate_col] = io::format_number(s.throughput(t), 6);
         w.add_row(row);
     }
+    if (beyond && extrapolated > 0)
+        *beyond = std::to_string(extrapolated) + " of " + std::to_string(profile.samples.size()) +
+                  " rows extrapolated beyond their fit's samples: " + io::join(named) +
+                  (extrapolated > named.size() ? ", and " + std::to_string(extrapolated - named.size()) + " more" : "");
     return w.text();
 }
 

@@ -26,4 +26,15 @@ std::optional<io::TextInput> optional_input(const std::string& path);
 /// names): its rows would be read, and counted, twice. `what` names them in the stdin message.
 void check_distinct_inputs(const std::vector<std::string>& paths, const std::string& what);
 
+/// A file named on the command line with the flag that named it ("--trace", "FILE" for the operand).
+struct NamedPath {
+    std::string flag;
+    std::string path;
+};
+
+/// UsageError when an output (a regular file already there) is one of the inputs, by any name: the
+/// atomic rename would replace the input with the result, and the input would be gone. Empty paths
+/// and "-" (stdout) pass; an input "-" is standard input's file (a redirect from the output's file).
+void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
 }  // namespace hetsched::cli

@@ -11,8 +11,10 @@ namespace hetsched::fit {
 
 /// The profile's table with predicted_step_time_s and predicted_throughput (samples/s) appended (or,
 /// where it has them from an earlier prediction, replaced).
-/// DataError at a row whose (app, gpu) has no fit.
-std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits);
+/// DataError at a row whose (app, gpu) has no fit. Rows beyond their fit's samples (a per-GPU batch
+/// outside its profiled range, more GPUs than its largest sample) are predicted all the same and, when
+/// `beyond` is given, named there as a warning's text ("" when none).
+std::string predict_table(const Profile& profile, const std::vector<GroupFit>& fits, std::string* beyond = nullptr);
 
 /// Powers of two within the batch range the fit saw (its smallest batch when none lies inside).
 std::vector<double> default_batches(const GroupFit& fit);
