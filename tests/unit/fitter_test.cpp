@@ -269,6 +269,40 @@ TEST_CASE("ICEFROG recovers exact data's parameters, strong overlap included", "
     }
 }
 
+TEST_CASE("measured compute times (sync, forward, backward) do not stop an exact fit short", "[fit]") {
+    // The audit's sets: Pollux with sync_time_s stopped at an 8% miss (gamma 2.16 for 2) where the same
+    // rows without it fitted back exactly; ICEFROG-DDP with forward and backward times (a quarter
+    // forward) at 41%. Both losses add a root-mean-square error of the compute times, which is 0 at the
+    // right compute terms, a kink BOBYQA stalled on; the network terms now go first, compute held.
+    const auto pollux = params_of(ModelKind::pollux, {{"alpha_c", 0.02}, {"beta_c", 0.001}, {"alpha_r", 0.01},
+                                                      {"beta_r", 0.002}, {"alpha_n", 0.05}, {"beta_n", 0.01},
+                                                      {"gamma", 2}});
+    auto ss = exact(ModelKind::pollux, pollux);
+    for (auto& s : ss) s.sync_time_s = s.step_time_s - fit::predict(ModelKind::pollux, pollux, s).compute;
+    const auto g = fit::fit_group(ModelKind::pollux, ss);
+    INFO("pollux: max APE " << g.quality.max_ape_pct);
+    CHECK(g.quality.max_ape_pct < 0.05);
+    for (const char* n : {"alpha_c", "beta_c", "alpha_r", "beta_r", "alpha_n", "beta_n", "gamma"}) {
+        INFO(n << " = " << param(g, n));
+        CHECK(rel(param(g, n), pollux[static_cast<size_t>(fit::param_index(ModelKind::pollux, n))]) < 0.01);
+    }
+    const ModelKind k = ModelKind::icefrog_ddp;
+    const auto ice = params_of(k, {{"alpha_c", 0.02}, {"beta_c", 0.001}, {"fwd_share", 0.25}, {"alpha_r", 0.01},
+                                   {"beta_r", 0.002}, {"alpha_n", 0.05}, {"beta_n", 0.01}, {"gamma", 2}});
+    auto fb = exact(k, ice);
+    for (auto& s : fb) {
+        const double c = 0.02 + 0.001 * s.per_gpu_batch;
+        s.fwd_time_s = 0.25 * c, s.bwd_time_s = 0.75 * c;
+    }
+    const auto h = fit::fit_group(k, fb, {false});
+    INFO("icefrog-ddp: max APE " << h.quality.max_ape_pct);
+    CHECK(h.quality.max_ape_pct < 0.05);
+    for (const char* n : {"alpha_c", "beta_c", "fwd_share", "alpha_r", "beta_r", "gamma"}) {
+        INFO(n << " = " << param(h, n));
+        CHECK(rel(param(h, n), ice[static_cast<size_t>(fit::param_index(k, n))]) < 0.01);
+    }
+}
+
 TEST_CASE("no sample across nodes: the cross-node terms take adaptdl's prior, 1.1 x within a node", "[fit]") {
     // Pollux's form, one node of up to 4 GPUs: alpha_n and beta_n cannot be fitted; left at 1e-9 s they
     // made 8 GPUs on 2 nodes step as fast as one GPU.
