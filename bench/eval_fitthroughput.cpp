@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
                 for (auto& s : p.samples) s.gpu = cluster, g.push_back(s);
             }
         }
+    // A measurement in both files of a cluster (dgx-ext's two files are copies) counts once, as in fitthroughput.
+    for (auto& [name, g] : groups) g = fit::distinct_samples(g);
     const fit::ModelKind kinds[] = {fit::ModelKind::pollux, fit::ModelKind::icefrog_ddp};
     if (!dump.empty()) {
         const auto& samples = groups.at(dump);

@@ -69,6 +69,28 @@ TEST_CASE("profile errors say where and what", "[fit]") {
     CHECK(err("p.csv", "a,b\n1,2\n").find("unrecognised profile header") != std::string::npos);
 }
 
+TEST_CASE("a measurement in two files counts once, keeping the placement's fuller node", "[fit]") {
+    // Sia's dgx-ext pair: the same step in a placements file ("31": 3 and 1 replicas) and a scalability
+    // file (2 nodes, 4 replicas, spread unknown: 2 a node at best).
+    auto all = fit::read_profile({"bert/scalability-aws.csv",
+                                  "num_nodes,num_replicas,local_bsz,step_time,sync_time\n2,4,8,0.5,0.1\n1,1,8,0.3,0\n"},
+                                 {}).samples;
+    const auto placed = fit::read_profile({"bert/placements-aws.csv",
+                                           "placement,local_bsz,step_time,sync_time\n31,8,0.5,0.1\n31,8,0.5,0.2\n"},
+                                          {}).samples;
+    all.insert(all.end(), placed.begin(), placed.end());
+    std::string repeats;
+    const auto kept = fit::distinct_samples(all, &repeats);
+    REQUIRE(kept.size() == 3);  // the second placement row's sync time differs: another measurement
+    CHECK(kept[0].max_per_node == 3);
+    CHECK(kept[0].where.file == "bert/scalability-aws.csv");
+    CHECK(repeats == "1 profile row repeats an earlier row exactly (configuration and times), counted once "
+                     "(the first: bert/placements-aws.csv:2 repeats bert/scalability-aws.csv:2)");
+    std::string none;
+    CHECK(fit::distinct_samples(placed, &none).size() == 2);
+    CHECK(none.empty());
+}
+
 TEST_CASE("factor curves interpolate on a log axis and hold their ends", "[fit]") {
     fit::FactorCurve c{{8, 32}, {1.0, 4.0}};
     CHECK(c.at(4) == Approx(1.0));

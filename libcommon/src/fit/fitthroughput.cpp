@@ -21,14 +21,16 @@ ProfileOptions profile_options(const FitthroughputInputs& in, const Fitthroughpu
     return {o.app, o.gpu, times, i < in.profile_folders.size() ? in.profile_folders[i] : ""};
 }
 
-std::vector<Sample> read_samples(const FitthroughputInputs& in, const FitthroughputOptions& o) {
+/// The samples of every profile, a row that repeats an earlier one counted once (distinct_samples);
+/// `repeats` gets the warning's text.
+std::vector<Sample> read_samples(const FitthroughputInputs& in, const FitthroughputOptions& o, std::string& repeats) {
     if (in.profiles.empty()) throw UsageError("a fit needs at least one profile");
     std::vector<Sample> all;
     for (size_t i = 0; i < in.profiles.size(); ++i) {
         Profile p = read_profile(in.profiles[i], profile_options(in, o, i, true));
         all.insert(all.end(), p.samples.begin(), p.samples.end());
     }
-    return all;
+    return distinct_samples(all, &repeats);
 }
 
 FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOptions& o) {
@@ -37,7 +39,8 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     double worst = 0;
     size_t unscored = 0;  // groups whose every fold failed to fit
     const FitOptions fo{!o.no_curves};
-    const auto groups = group_samples(read_samples(in, o));
+    std::string repeats;
+    const auto groups = group_samples(read_samples(in, o, repeats));
     const auto fits = fit_groups(kind, groups, fo);
     for (size_t i = 0; i < groups.size(); ++i) {
         const auto& group = groups[i];
@@ -53,9 +56,11 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.text = o.csv ? write_quality_csv(kind, entries) : write_model_document(kind, entries);
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
+    r.warning = repeats;
     if (unscored > 0)
-        r.warning = std::to_string(unscored) + " of " + std::to_string(entries.size()) +
-                    " app x GPU groups not validated: no training fold could identify the model (failed_folds)";
+        r.warning += std::string(r.warning.empty() ? "" : "; ") + std::to_string(unscored) + " of " +
+                     std::to_string(entries.size()) +
+                     " app x GPU groups not validated: no training fold could identify the model (failed_folds)";
     return r;
 }
 

@@ -1,10 +1,14 @@
 #include <hetsched/fit/profile.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/fit/limits.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 
 namespace hetsched::fit {
@@ -236,6 +240,36 @@ void read_own(Profile& p, const ProfileOptions& opt) {
 }
 
 }  // namespace
+
+std::vector<Sample> distinct_samples(const std::vector<Sample>& samples, std::string* repeats) {
+    // Times not measured (NaN) compare as -1, so that they compare at all.
+    const auto time = [](double t) { return std::isnan(t) ? -1.0 : t; };
+    using Key = std::tuple<std::string, std::string, int, int, int, double, int, int, double, double, double, double,
+                           double, double>;
+    std::map<Key, size_t> seen;  // the first copy's place in `out`
+    std::vector<Sample> out;
+    size_t repeated = 0;
+    std::string first_repeat;
+    for (const Sample& s : samples) {
+        const Key key{s.app, io::folded_name(s.gpu), s.num_nodes, s.num_gpus, s.stages, s.per_gpu_batch,
+                      s.frozen_layers, s.total_layers, s.unfrozen_flops, s.unfrozen_params, s.step_time_s,
+                      time(s.sync_time_s), time(s.fwd_time_s), time(s.bwd_time_s)};
+        const auto [at, fresh] = seen.emplace(key, out.size());
+        if (fresh) {
+            out.push_back(s);
+            continue;
+        }
+        Sample& first = out[at->second];
+        first.max_per_node = std::max(first.max_per_node, s.max_per_node);
+        if (++repeated == 1)
+            first_repeat = s.where.file + ":" + std::to_string(s.where.line) + " repeats " + first.where.file + ":" +
+                           std::to_string(first.where.line);
+    }
+    if (repeats && repeated > 0)
+        *repeats = std::to_string(repeated) + (repeated == 1 ? " profile row repeats an earlier row" : " profile rows repeat earlier rows") +
+                   " exactly (configuration and times), counted once (the first: " + first_repeat + ")";
+    return out;
+}
 
 std::string sia_cluster_gpu(const std::string& cluster) {
     // The Sia artifact's clusters: aws g4dn.12xlarge, azure ND40rs_v2, DGX A100 40GB, Quadro RTX 6000,

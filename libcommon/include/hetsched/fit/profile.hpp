@@ -61,6 +61,14 @@ struct Profile {
 /// Sia file's app or GPU type can be told neither from its path nor from the options.
 Profile read_profile(const io::TextInput& in, const ProfileOptions& opt);
 
+/// `samples` with a row that repeats an earlier one exactly (same app, GPU type, configuration and
+/// every time, to the last digit) counted once: Sia's placements-dgx-ext.csv and scalability-dgx-ext.csv
+/// hold the same 396 measurements, and counted twice they weighed double and put copies of training rows
+/// into --validate's held-out folds. A scalability row says nodes and replicas, not how they are spread:
+/// of two copies the fuller node (a placement's) is kept. `repeats`, when given and any row repeats,
+/// gets a warning's text naming the count and the first.
+std::vector<Sample> distinct_samples(const std::vector<Sample>& samples, std::string* repeats = nullptr);
+
 /// The GPU type a Sia cluster suffix stands for ("aws" -> "T4"), or "" when unknown.
 std::string sia_cluster_gpu(const std::string& cluster);
 
