@@ -367,6 +367,19 @@ TEST_CASE("A gang job's isolated JCT counts only the types with its GPUs: alone 
     CHECK(jobs[0].isolated_s == Approx(500));
 }
 
+TEST_CASE("A trace column that looks like a slip of one read gets a warning, others pass", "[replay]") {
+    std::vector<std::string> warnings;
+    const auto trace = read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,modle,memory_gb,user,status\n"
+                                            "a,0,1,1000,m,20,u,ok\n"},
+                                  &warnings);
+    CHECK(trace[0].model.empty());  // not read: drawn later, which is what the warning is for
+    CHECK(warnings == std::vector<std::string>{"t.csv:1:42: column 'modle' is not read, did you mean 'model'?",
+                                               "t.csv:1:48: column 'memory_gb' is not read, did you mean 'memory_gib'?"});
+    warnings.clear();
+    (void)read_trace({"w.csv", "name,time,application,num_replicas,batch_size,bach_size\nj,0,bert,1,32,8\n"}, &warnings);
+    CHECK(warnings == std::vector<std::string>{"w.csv:1:47: column 'bach_size' is not read, did you mean 'batch_size'?"});
+}
+
 TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory that holds them", "[replay]") {
     const auto trace = read_trace({"t.csv", "job_id,submit_time_s,num_gpus,duration_s,model,memory_gib\n"
                                             "a,0,1,1000,m,20\nb,0,1,1000,m,\nc,0,1,1000,m,200\n"});

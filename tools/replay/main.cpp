@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
                 sim::read_application_work(io::read_input(app_work), jobs_opt.applications, &app_work_names);
         const io::TextInput trace_text = io::read_input(trace);
         sim::JobCounts counts;
-        const std::vector<sim::TraceJob> trace_jobs = sim::read_trace(trace_text);
+        std::vector<std::string> trace_warnings;
+        const std::vector<sim::TraceJob> trace_jobs = sim::read_trace(trace_text, &trace_warnings);
         const auto jobs = sim::build_jobs(trace_jobs, table, c, jobs_opt, counts, trace_text.name);
         if (jobs.empty())
             throw DataError("no job of the trace can be replayed on this cluster: " + std::to_string(counts.too_big) +
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
                             std::to_string(counts.too_much_memory) + " need more memory than those types hold, " +
                             std::to_string(counts.unknown_model) + " models the table lacks");
         if (!verbosity.quiet) {
+            for (const auto& w : trace_warnings) std::cerr << "replay: warning: " << w << "\n";
             if (counts.too_big > 0)
                 std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has up)\n";
             if (counts.no_type > 0)

@@ -116,7 +116,7 @@ int CsvTable::require(const std::string& column) const {
         if (!likely_slip(h.text, {column}).empty())
             throw DataError("missing column '" + column + "': '" + h.text + "' looks mistyped for it",
                             {name_, h.line, h.col});
-    throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, 1, 0});
+    throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, header_.empty() ? 1 : header_.front().line, 0});
 }
 
 SourcePos CsvTable::where(size_t row, int column) const {

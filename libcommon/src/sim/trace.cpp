@@ -1,10 +1,12 @@
 #include <hetsched/sim/trace.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_set>
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
@@ -91,9 +93,26 @@ std::vector<TraceJob> read_sia(const io::CsvTable& t) {
     return out;
 }
 
-std::vector<TraceJob> read_csv(const io::TextInput& in) {
+/// Columns not read that look like a slip of one that is (memory_gb for memory_gib, modle for model):
+/// the trace runs without what they meant, so each gets a warning.
+void warn_near_misses(const io::CsvTable& t, const std::vector<std::string>& known, std::vector<std::string>* out) {
+    if (!out) return;
+    for (const auto& h : t.header()) {
+        if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
+        const std::string near = io::likely_slip(h.text, known);
+        if (!near.empty())
+            out->push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
+                           escape_control(h.text) + "' is not read, did you mean '" + near + "'?");
+    }
+}
+
+std::vector<TraceJob> read_csv(const io::TextInput& in, std::vector<std::string>* warnings) {
     const io::CsvTable t = io::CsvTable::parse(in);
-    if (t.find("application") >= 0 && t.find("num_replicas") >= 0) return read_sia(t);
+    if (t.find("application") >= 0 && t.find("num_replicas") >= 0) {
+        warn_near_misses(t, {"name", "time", "application", "num_replicas", "batch_size"}, warnings);
+        return read_sia(t);
+    }
+    warn_near_misses(t, {"job_id", "submit_time_s", "num_gpus", "duration_s", "model", "memory_gib"}, warnings);
     const int id = t.require("job_id"), submit = t.require("submit_time_s"), gpus = t.require("num_gpus"),
               duration = t.require("duration_s"), model = t.find("model"), memory = t.find("memory_gib");
     std::vector<TraceJob> out;
@@ -118,8 +137,8 @@ std::vector<TraceJob> read_csv(const io::TextInput& in) {
 
 }  // namespace
 
-std::vector<TraceJob> read_trace(const io::TextInput& in) {
-    std::vector<TraceJob> jobs = gavel_shaped(in.text) ? read_gavel(in) : read_csv(in);
+std::vector<TraceJob> read_trace(const io::TextInput& in, std::vector<std::string>* warnings) {
+    std::vector<TraceJob> jobs = gavel_shaped(in.text) ? read_gavel(in) : read_csv(in, warnings);
     std::unordered_set<std::string> ids;
     for (size_t k = 0; k < jobs.size(); ++k) {
         const TraceJob& j = jobs[k];

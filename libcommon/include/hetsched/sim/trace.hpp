@@ -32,7 +32,8 @@ struct TraceJob {
 
 /// A trace's jobs in submission order. DataError (65) at the offending cell: missing columns, a
 /// non-positive duration or GPU count, a memory_gib outside 0.01-100000 (an empty cell: not given),
-/// duplicate ids, rows out of submission order.
-std::vector<TraceJob> read_trace(const io::TextInput& in);
+/// duplicate ids, rows out of submission order. Columns not read that look like a slip of one that is
+/// get a warning in `warnings` (file:line:col), when given.
+std::vector<TraceJob> read_trace(const io::TextInput& in, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace hetsched::sim
