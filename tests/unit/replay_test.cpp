@@ -91,14 +91,35 @@ TEST_CASE("A replay whose work needs more rounds than it decides is refused, or 
     ReplayOptions o = options(sched::PolicyKind::srtf, 100);
     o.max_rounds = 10;
     // 'a' is present 0-150 s at least, 'b' 500-1400 s (1800 units at 2/s), 'c' 1000-1100 s: 1050 s,
-    // 10.5 rounds of 100 s at least (the idle 150-500 s is jumped over).
+    // 10.5 rounds of 100 s at least (the idle 150-500 s is jumped over); on one GPU c cannot run beside
+    // b, so they need 1150 GPU-seconds: 11.5 rounds.
     const std::vector<ReplayJob> jobs = {rjob("a", 0, 300, {2}), rjob("b", 500, 1800, {2}), rjob("c", 1000, 200, {2})};
     CHECK_THROWS_WITH(replay(jobs, one_gpu_each({"A"}), o),
-                      "the trace needs at least 10.5 rounds of 100 s (its jobs are present 1050 s at least; job 'b' "
-                      "cannot finish before 1400 s), more than the 10 a replay decides: give a round length of at "
-                      "least 105 s (at most 1e7), or a shorter trace");
+                      "the trace needs at least 11.5 rounds of 100 s (its jobs need 1150 GPU-seconds at least, 1150 s "
+                      "of the cluster's 1 GPU), more than the 10 a replay decides: give a round length of at least "
+                      "115 s (at most 1e7), or a shorter trace");
+    o.max_rounds = 8;
+    CHECK_THROWS_WITH(replay({jobs[1]}, one_gpu_each({"A"}), o),
+                      "the trace needs at least 9 rounds of 100 s (its jobs are present 900 s at least; job 'b' "
+                      "cannot finish before 1400 s), more than the 8 a replay decides: give a round length of at "
+                      "least 113 s (at most 1e7), or a shorter trace");
     o.max_rounds = 20;
     CHECK(replay(jobs, one_gpu_each({"A"}), o).rounds.size() >= 11);
+    // Capacity: two 1000 s jobs from 0 on one GPU are each present 1000 s at least, but the GPU serves
+    // one at a time: 2000 GPU-seconds, 20 rounds (the time bound alone said 10, and the replay ran all
+    // its rounds before stopping with a misleading "migrations" message).
+    o.max_rounds = 15;
+    const std::vector<ReplayJob> pair = {rjob("p", 0, 2000, {2}), rjob("q", 0, 2000, {2})};
+    CHECK_THROWS_WITH(replay(pair, one_gpu_each({"A"}), o),
+                      "the trace needs at least 20 rounds of 100 s (its jobs need 2000 GPU-seconds at least, 2000 s "
+                      "of the cluster's 1 GPU), more than the 15 a replay decides: give a round length of at least "
+                      "134 s (at most 1e7), or a shorter trace");
+    // A job that may share a GPU (a utilisation given) may take half of one: 1000 GPU-seconds, 10 rounds.
+    std::vector<ReplayJob> shared = pair;
+    for (auto& rj : shared) rj.job.util_pct = 40;
+    CHECK_NOTHROW(replay(shared, one_gpu_each({"A"}), options(sched::PolicyKind::fifo, 200)));
+    o.max_rounds = 20;
+    CHECK(replay(pair, one_gpu_each({"A"}), o).rounds.size() >= 20);
     // srtf moves L and S between a fast and a slow GPU, and each move costs a 1e6 s restart: neither
     // finishes within 1000 rounds, though their work needs 3 and 8.
     o.max_rounds = 1000;

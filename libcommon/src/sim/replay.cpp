@@ -44,17 +44,30 @@ double alone_s_per_work(const sched::Job& j) {
     return fastest > 0 ? 1 / fastest : 0.0;
 }
 
-/// The least rounds `jobs` need: each job is present from its submission at least until its work is
-/// done at its fastest type and size, and while any job is present a decision comes every
-/// round_length_s at the latest (an idle cluster jumps to the next arrival, so only the union of those
-/// spans counts).
-void check_round_count(const std::vector<ReplayJob>& jobs, double round_length_s, long max_rounds) {
-    double busy_s = 0, span_from = 0, span_to = -1, last_finish = 0;
+/// The least GPU-seconds `j` can take: its work at the size and type that do the most of it per GPU,
+/// halved where it may share a GPU (a shared GPU runs two jobs, each at most at its rate alone).
+double least_gpu_s(const sched::Job& j) {
+    double per_gpu = 0;  // work units a GPU-second
+    for (double x : j.throughput) per_gpu = std::max(per_gpu, x / j.num_gpus);
+    for (const auto& sc : j.scales)
+        for (double x : sc.throughput) per_gpu = std::max(per_gpu, x / sc.gpus);
+    if (per_gpu <= 0) return 0;
+    return (j.util_pct > 0 ? 0.5 : 1) * j.remaining() / per_gpu;
+}
+
+/// The least rounds `jobs` need, from two bounds. Time: each job is present from its submission at
+/// least until its work is done at its fastest type and size, and while any job is present a decision
+/// comes every round_length_s at the latest (an idle cluster jumps to the next arrival, so only the
+/// union of those spans counts). Capacity: the cluster's `gpus` serve at most gpus x round_length_s
+/// GPU-seconds a round, and the jobs need their least GPU-seconds between them.
+void check_round_count(const std::vector<ReplayJob>& jobs, int gpus, double round_length_s, long max_rounds) {
+    double busy_s = 0, span_from = 0, span_to = -1, last_finish = 0, gpu_s = 0;
     const ReplayJob* last = nullptr;
     for (const auto& rj : jobs) {  // in submission order
         const sched::Job& j = rj.job;
         const double fastest = j.fastest_throughput();
         if (fastest <= 0) continue;  // never runs: the stuck check reports it
+        gpu_s += least_gpu_s(j);
         const double finish = j.submit_time_s + j.work / fastest;
         if (!last || finish > last_finish) last_finish = finish, last = &rj;
         if (j.submit_time_s > span_to) {
@@ -65,23 +78,27 @@ void check_round_count(const std::vector<ReplayJob>& jobs, double round_length_s
         }
     }
     if (span_to > span_from) busy_s += span_to - span_from;
-    const double rounds = busy_s / round_length_s;
-    if (rounds > static_cast<double>(max_rounds))
-        throw Error(Exit::usage, "the trace needs at least " + io::format_number(rounds, 3) + " rounds of " +
-                                     io::format_number(round_length_s, 6) + " s (its jobs are present " +
-                                     io::format_number(busy_s, 6) + " s at least; job '" + last->job.id +
-                                     "' cannot finish before " + io::format_number(last_finish, 6) +
-                                     " s), more than the " + std::to_string(max_rounds) +
-                                     " a replay decides: give a round length of at least " +
-                                     io::format_number(std::ceil(busy_s / static_cast<double>(max_rounds) * (1 - 1e-12)), 6) +
-                                     " s (at most 1e7), or a shorter trace");
+    const double served_s = gpus > 0 ? gpu_s / gpus : 0;  // the cluster's busy time at the least
+    const double least_s = std::max(busy_s, served_s);
+    const double rounds = least_s / round_length_s;
+    if (rounds <= static_cast<double>(max_rounds)) return;
+    const std::string why =
+        busy_s >= served_s
+            ? "its jobs are present " + io::format_number(busy_s, 6) + " s at least; job '" + last->job.id +
+                  "' cannot finish before " + io::format_number(last_finish, 6) + " s"
+            : "its jobs need " + io::format_number(gpu_s, 6) + " GPU-seconds at least, " +
+                  io::format_number(served_s, 6) + " s of the cluster's " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+    throw Error(Exit::usage, "the trace needs at least " + io::format_number(rounds, 3) + " rounds of " +
+                                 io::format_number(round_length_s, 6) + " s (" + why + "), more than the " +
+                                 std::to_string(max_rounds) + " a replay decides: give a round length of at least " +
+                                 io::format_number(std::ceil(least_s / static_cast<double>(max_rounds) * (1 - 1e-12)), 6) +
+                                 " s (at most 1e7), or a shorter trace");
 }
 
 }  // namespace
 
 ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& cluster, const ReplayOptions& o,
                     const ReplayProgress& progress) {
-    check_round_count(jobs, o.round_length_s, o.max_rounds);
     ReplayResult out;
     sched::ClusterState s;
     s.types = cluster.types;
@@ -90,6 +107,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
     const std::vector<int> capacity = s.capacity();
     int total_gpus = 0;
     for (int c : capacity) total_gpus += c;
+    check_round_count(jobs, total_gpus, o.round_length_s, o.max_rounds);
 
     // The trace's work in seconds at each job's fastest rate, and what of it is done: the share for
     // progress reports.
