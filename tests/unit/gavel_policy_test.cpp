@@ -120,6 +120,24 @@ TEST_CASE("Gavel's rounds realise X by priority X / share received, and hold a j
     CHECK(r.state.jobs[2].placement.running());
 }
 
+TEST_CASE("Gavel visits types fastest first for the jobs at hand, whatever the state's order", "[gavel]") {
+    // A lone job, twice as fast on the V100, with the K80 listed first: X puts it on the V100, and a
+    // job may take leftover GPUs of a type where its X is 0, so the visiting order decides. In the
+    // state's order it ran on the K80.
+    ClusterState s = cluster({"K80", "V100"}, 1, 360);
+    s.jobs = {job("A", 1e6, {1, 2})};
+    RoundOptions o;
+    o.policy = PolicyKind::gavel;
+    CHECK(run_round(s, o).state.jobs[0].placement.type == 1);
+    // The order is by throughput relative to each job's best, summed over the jobs: two jobs faster on
+    // the K80 (Gavel's recommendation models are) and one on the V100 put the K80 first.
+    s.nodes.push_back({"K80-2", 0, 1, false});
+    s.nodes.push_back({"V100-2", 1, 1, false});
+    s.jobs = {job("R1", 1e6, {3, 1}), job("R2", 1e6, {3, 1}), job("V", 1e6, {1, 2})};
+    const RoundResult r = run_round(s, o);
+    CHECK(r.state.jobs[2].placement.type == 1);
+}
+
 TEST_CASE("Gavel-agnostic sees every type alike", "[gavel]") {
     ClusterState s = cluster({"V100", "K80"});
     s.jobs = {job("A", 100, {4, 1}), job("B", 100, {1.2, 1})};

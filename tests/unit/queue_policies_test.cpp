@@ -42,6 +42,13 @@ TEST_CASE("has: the smallest GPU type whose memory holds the job", "[baselines]"
     s.jobs[2].memory_gib = 60;
     const TypeDecision d = has_decide(s, {});
     CHECK(d.type == std::vector<int>{2, 1, 0});
+    // Types alike in memory, or of unknown memory: the job's faster first, whatever the listed order.
+    for (const auto& [names, rates] : {std::pair{std::vector<std::string>{"K80", "V100"}, std::vector<double>{1, 2}},
+                                       {{"V100", "K80"}, {2, 1}}}) {
+        ClusterState u = cluster(names, 1);
+        u.jobs = {job("lone", 10, rates)};
+        CHECK(u.types[static_cast<size_t>(has_decide(u, {}).type[0])].name == "V100");
+    }
 }
 
 TEST_CASE("Every baseline leaves down nodes and memory-infeasible types alone", "[baselines]") {

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
             if (counts.memory_unknown > 0 && std::find(kinds.begin(), kinds.end(), sched::PolicyKind::has) != kinds.end())
                 std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
                           << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
-                             "memory alone (the least first)\n";
+                             "memory alone (the least first, then the job's faster)\n";
             for (const auto& w : sim::unrun_applications(app_work_names, trace_jobs)) std::cerr << "replay: warning: " << w << "\n";
             if (counts.extrapolated > 0)
                 std::cerr << "replay: warning: " << counts.extrapolated

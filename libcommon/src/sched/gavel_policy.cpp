@@ -179,7 +179,23 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
     const std::vector<size_t> arrivals = arrival_order(s);
     std::vector<int> types(m);
     std::iota(types.begin(), types.end(), 0);
-    if (!aware) std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
+    if (aware) {
+        // Fastest first, as Gavel's fixed list (v100, p100, k80): by the jobs' throughput on the type
+        // relative to their best, summed; ties in the state's order. A job with no X there can still
+        // take a type's leftover GPUs, so the order decides where such a job runs: in the state's order
+        // a lone job on K80,V100 ran on the K80.
+        std::vector<double> speed(m, 0);
+        for (const auto& j : s.jobs) {
+            const double best = j.fastest_throughput();
+            if (best > 0)
+                for (size_t t = 0; t < m; ++t) speed[t] += j.throughput[t] / best;
+        }
+        std::stable_sort(types.begin(), types.end(), [&](int a, int b) {
+            return speed[static_cast<size_t>(a)] > speed[static_cast<size_t>(b)];
+        });
+    } else {
+        std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
+    }
     TypeFill fill(s);
     std::vector<char> held(s.jobs.size(), 0);  // picked without an allocation: not started
     for (int t : types) {

@@ -47,8 +47,11 @@ TypeDecision has_decide(const ClusterState& s, const RoundOptions&) {
         std::vector<int> types;
         for (int t = 0; t < static_cast<int>(s.types.size()); ++t)
             if (s.can_run(j, t)) types.push_back(t);
+        // The least memory first; of types alike in memory (or all unknown), the job's faster first, so
+        // that the order the state lists them in does not choose.
         std::stable_sort(types.begin(), types.end(), [&](int a, int b) {
-            return s.types[static_cast<size_t>(a)].memory_gib < s.types[static_cast<size_t>(b)].memory_gib;
+            const auto ua = static_cast<size_t>(a), ub = static_cast<size_t>(b);
+            return std::tie(s.types[ua].memory_gib, j.throughput[ub]) < std::tie(s.types[ub].memory_gib, j.throughput[ua]);
         });
         return types;
     });
