@@ -144,12 +144,14 @@ std::string summary_csv(const std::vector<ReplayResult>& results, const ReportOp
 std::string jobs_csv(const std::vector<ReplayResult>& results) {
     io::CsvWriter w({"policy", "job_id", "model", "submit_time_s", "start_time_s", "finish_time_s", "jct_s", "queue_s",
                      "ftf", "migrations", "starvation_s", "gpu_time_s"});
+    // Times to the millisecond, whatever their size: at 6 significant digits a finish past 1e6 s lost
+    // seconds, and finish less submit no longer gave jct_s.
+    const auto ms = [](double v) { return io::format_fixed(v, 3); };
     for (const auto& r : results)
         for (const auto& j : r.jobs)
-            w.add_row({r.summary.policy, j.id, j.model, format_number(j.submit_time_s), format_number(j.start_time_s),
-                       format_number(j.finish_time_s), format_number(j.jct_s()), format_number(j.queue_s()),
-                       format_number(j.ftf()), std::to_string(j.migrations), format_number(j.starvation_s()),
-                       format_number(j.gpu_time_s())});
+            w.add_row({r.summary.policy, j.id, j.model, ms(j.submit_time_s), ms(j.start_time_s), ms(j.finish_time_s),
+                       ms(j.jct_s()), ms(j.queue_s()), format_number(j.ftf()), std::to_string(j.migrations),
+                       ms(j.starvation_s()), ms(j.gpu_time_s())});
     return w.text();
 }
 
@@ -159,7 +161,7 @@ std::string rounds_csv(const std::vector<ReplayResult>& results, const ReplayClu
     io::CsvWriter w(header);
     for (const auto& r : results)
         for (const auto& rec : r.rounds) {
-            std::vector<std::string> row = {r.summary.policy, format_number(rec.time_s), std::to_string(rec.queued),
+            std::vector<std::string> row = {r.summary.policy, io::format_fixed(rec.time_s, 3), std::to_string(rec.queued),
                                             std::to_string(rec.running)};
             for (double b : rec.busy) row.push_back(format_number(b));
             w.add_row(row);
