@@ -456,7 +456,7 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOpt
     // network terms and overlap are fitted first with those held: the loss adds two root-mean-square
     // errors, and with the compute error at its minimum (0 on exact data) it has a kink along the
     // compute parameters, where BOBYQA's quadratic model stalled (exact Pollux data with sync times
-    // stopped at an 8% miss, the same rows without them fitted back exactly).
+    // stopped at a 12% miss, the same rows without them fitted back exactly).
     if (compute_measured(kind, ss)) {
         Problem network = pr;
         network.free.clear();
