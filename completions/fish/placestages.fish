@@ -33,6 +33,7 @@ complete -c placestages -l unfused-fp32-softmax -d 'With --no-flash-attention (m
 complete -c placestages -l compile -f -a 'model loss model+loss none' -d 'torch.compile\'d blocks and loss (deepspeed, fsdp); =model or =loss for one of them, =none for neither; the value only after \'=\''
 complete -c placestages -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c placestages -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
+complete -c placestages -l tf32 -d 'fp32 matrix multiplies on TF32 tensor cores (allow_tf32): time only'
 complete -c placestages -l reduce-bucket-size -x -d 'DeepSpeed ZeRO\'s reduce_bucket_size, elements (default 5e8)'
 complete -c placestages -l overlap-comm -d 'DeepSpeed ZeRO-1/2\'s overlap_comm: a second reduce bucket'
 complete -c placestages -l sub-group-size -x -d 'DeepSpeed ZeRO-3\'s sub_group_size, elements (default 1e9; 1e12 before 0.4.1)'

@@ -97,6 +97,17 @@ TEST_CASE("a catalog's misspelt key or column is refused, and tflops_kind reads 
     CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,tflops_kind\nX,16,100,bf16\n"}), ConfigError);
 }
 
+TEST_CASE("a catalog's FP32 peak: gpus.csv's column, a file's fp32_tflops, and tflops itself where that is FP32", "[catalog]") {
+    const auto& def = catalog::named_catalog("default");
+    CHECK(def.find("A100-80GB-SXM").fp32_tflops == Approx(19.5));
+    CHECK(def.find("A100-80GB-SXM").tflops == Approx(312));
+    const std::string yaml = "kind: gpu-catalog\nversion: 1\ngpus:\n  - {name: X, memory_gib: 16, tflops: 100, ";
+    CHECK(catalog::parse_catalog({"c.yaml", yaml + "fp32_tflops: 12.5}\n"}).gpus[0].fp32_tflops == 12.5);
+    CHECK(catalog::parse_catalog({"c.yaml", yaml + "}\n"}).gpus[0].fp32_tflops == 0);  // unknown
+    CHECK(catalog::parse_catalog({"c.yaml", yaml + "tflops_kind: fp32}\n"}).gpus[0].fp32_tflops == 100);
+    CHECK(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,fp32_tflops\nX,16,100,7\n"}).gpus[0].fp32_tflops == 7);
+}
+
 TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family", "[catalog]") {
     const auto c = catalog::named_catalog("default");
     CHECK(c.find("H200-SXM").compute_capability == Approx(9.0));

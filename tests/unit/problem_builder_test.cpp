@@ -148,7 +148,7 @@ TEST_CASE("each type's layer times follow the attention kernel it runs", "[place
         const double matmul = model::layer_matmul_flops(job.model, 2048), scores = model::attention_flops(job.model, 2048, 2048);
         const auto w = model::micro_batch_work(job.model, on, 1);
         CHECK(w.layer_forward == Approx(matmul + (on.compute_capability < 8 ? scores : scores / 2)));
-        CHECK(t.forward[1] == Approx(model::roofline_s(cat.find(t.name), w.layer_forward, w.layer_forward_bytes, 0.5)));
+        CHECK(t.forward[1] == Approx(model::roofline_s(cat.find(t.name), cat.find(t.name).tflops, w.layer_forward, w.layer_forward_bytes, 0.5)));
     }
 }
 

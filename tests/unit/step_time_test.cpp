@@ -19,11 +19,33 @@ catalog::GpuType gpu(double tflops, double bw_gb_s) {
 
 TEST_CASE("the roofline takes the slower of compute and memory traffic", "[model]") {
     // 1e12 FLOPs at 100 TFLOPS x 0.5 = 20 ms; 8e9 bytes at 1000 GB/s x 0.8 = 10 ms.
-    CHECK(model::roofline_s(gpu(100, 1000), 1e12, 8e9, 0.5) == Approx(0.02));
+    CHECK(model::roofline_s(gpu(100, 1000), 100, 1e12, 8e9, 0.5) == Approx(0.02));
     // The same work on a type with a quarter of the bandwidth is bound by memory: 40 ms.
-    CHECK(model::roofline_s(gpu(100, 250), 1e12, 8e9, 0.5) == Approx(0.04));
+    CHECK(model::roofline_s(gpu(100, 250), 100, 1e12, 8e9, 0.5) == Approx(0.04));
     // Unknown bandwidth: compute alone.
-    CHECK(model::roofline_s(gpu(100, 0), 1e12, 8e9, 0.5) == Approx(0.02));
+    CHECK(model::roofline_s(gpu(100, 0), 100, 1e12, 8e9, 0.5) == Approx(0.02));
+}
+
+TEST_CASE("matrix multiplies run at the tensor peak, fp32 at the FP32 one unless TF32 is allowed", "[model]") {
+    catalog::GpuType a100 = gpu(312, 2039);
+    a100.fp32_tflops = 19.5;
+    a100.compute_capability = 8.0;
+    model::Training t;
+    t.precision = "bf16";
+    CHECK(model::matmul_tflops(a100, t) == 312);
+    t.precision = "fp32";
+    CHECK(model::matmul_tflops(a100, t) == 19.5);
+    t.tf32 = true;
+    CHECK(model::matmul_tflops(a100, t) == 156);  // TF32 dense: half of BF16
+    catalog::GpuType v100 = gpu(125, 900);  // FP16 tensor cores, no TF32
+    v100.fp32_tflops = 15.7;
+    v100.compute_capability = 7.0;
+    CHECK(model::matmul_tflops(v100, t) == 15.7);
+    v100.fp32_tflops = 0;  // unknown: the tensor figure, as before the column
+    CHECK(model::matmul_tflops(v100, t) == 125);
+    catalog::GpuType p100 = gpu(9.5, 732);  // a catalog with only the FP32 figure
+    p100.tflops_from_fp32 = true;
+    CHECK(model::matmul_tflops(p100, t) == 9.5);
 }
 
 TEST_CASE("a layer's traffic counts its weights and every operator's inputs and outputs", "[model]") {

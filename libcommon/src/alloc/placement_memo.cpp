@@ -42,7 +42,7 @@ std::string placement_context(const model::JobSpec& job, const catalog::GpuCatal
     out << io::emit_yaml(doc) << catalog.name << '\n';
     for (const auto& name : types) {
         const catalog::GpuType& g = catalog.find(name);
-        out << g.name << ' ' << g.memory_gib << ' ' << g.tflops << ' ' << g.mem_bw_gb_s << ' ' << g.link_gb_s << ' '
+        out << g.name << ' ' << g.memory_gib << ' ' << g.tflops << ' ' << g.fp32_tflops << ' ' << g.mem_bw_gb_s << ' ' << g.link_gb_s << ' '
             << g.nic_gb_s << ' ' << g.compute_capability << ' ' << g.gpus_per_node << '\n';
     }
     out << static_cast<int>(problem.measure) << ' ' << problem.usable_fraction << ' ' << problem.efficiency << ' '

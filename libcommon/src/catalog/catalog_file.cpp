@@ -22,6 +22,7 @@ struct Field {
 };
 constexpr Field kMemory{"memory_gib", 0.01, 1e5, false};
 constexpr Field kTflops{"tflops", 0.001, 1e6, false};
+constexpr Field kFp32Tflops{"fp32_tflops", 0, 1e6, false};
 constexpr Field kMemBw{"mem_bw_gb_s", 0, 1e6, false};
 constexpr Field kLink{"link_gb_s", 0, 1e6, false};
 constexpr Field kNic{"nic_gb_s", 0, 1e6, false};
@@ -36,7 +37,7 @@ constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
 /// tflops_kind as --list-gpus writes it.
 const std::vector<std::string> kGpuKeys = {"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s",
                                            "nic_gb_s", "compute_capability", "fp8", "gpus_per_node", "price_per_hour",
-                                           "quota"};
+                                           "quota", "fp32_tflops"};
 
 /// tensor (a tensor-core peak) or fp32 (the FP32 peak, where no tensor figure is known).
 bool fp32_kind(const std::string& kind, const std::function<SourcePos()>& where) {
@@ -57,6 +58,7 @@ double read(const io::CsvTable& t, size_t row, int col, const Field& f) {
 
 void add_gpu(GpuCatalog& c, GpuType g, const SourcePos& pos) {
     if (g.name.empty()) throw ConfigError("empty GPU name", pos);
+    if (g.tflops_from_fp32 && g.fp32_tflops == 0) g.fp32_tflops = g.tflops;  // tflops is that peak
     for (const auto& other : c.gpus)
         if (io::same_name(other.name, g.name))
             throw ConfigError("GPU '" + g.name + "' is listed twice (names must be unique, ignoring case)", pos);
@@ -85,7 +87,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
     int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), nic = t.find("nic_gb_s"), cc = t.find("compute_capability"),
         per = t.find("gpus_per_node"), fp8 = t.find("fp8"),
         price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency"),
-        kind = t.find("tflops_kind");
+        kind = t.find("tflops_kind"), fp32 = t.find("fp32_tflops");
     GpuCatalog c{in.name, "USD", {}};
     for (size_t r = 0; r < t.rows(); ++r) {
         // One currency for the whole catalog (--list-gpus writes it on every row): the first row's,
@@ -105,6 +107,7 @@ GpuCatalog from_csv(const io::TextInput& in) {
         g.name = t.cell(r, name).text;
         g.memory_gib = read(t, r, mem, kMemory);
         g.tflops = read(t, r, tf, kTflops);
+        g.fp32_tflops = value(kFp32Tflops, fp32, 0);
         g.mem_bw_gb_s = value(kMemBw, bw, 0);
         g.link_gb_s = value(kLink, link, 0);
         g.nic_gb_s = value(kNic, nic, 0);
@@ -136,6 +139,7 @@ void read_gpu_list(const io::YamlDocument& doc, const YAML::Node& list, GpuCatal
         g.name = io::yaml_string(doc, io::required_child(doc, n, "name"), "name");
         g.memory_gib = value(kMemory, 0, true);
         g.tflops = value(kTflops, 0, true);
+        g.fp32_tflops = value(kFp32Tflops, 0);
         g.mem_bw_gb_s = value(kMemBw, 0);
         g.link_gb_s = value(kLink, 0);
         g.nic_gb_s = value(kNic, 0);

@@ -40,8 +40,9 @@ std::vector<GpuType> parse_spec_rows() {
         g.name = t.cell(r, name).text;
         g.memory_gib = t.number(r, mem, 0.01, 1e5);
         g.tflops = optional_number(t, r, bf16);
+        g.fp32_tflops = optional_number(t, r, fp32);
         if (g.tflops == 0) {
-            g.tflops = optional_number(t, r, fp32);
+            g.tflops = g.fp32_tflops;
             g.tflops_from_fp32 = true;
         }
         g.mem_bw_gb_s = optional_number(t, r, bw);

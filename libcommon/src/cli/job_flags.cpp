@@ -88,6 +88,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     app.add_flag("--fp32-allreduce", o.fp32_allreduce,
                  "DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)")
         ->group(t);
+    app.add_flag("--tf32", o.tf32, "fp32 matrix multiplies on TF32 tensor cores (allow_tf32): time only")->group(t);
     app.add_option("--reduce-bucket-size", o.reduce_bucket_size,
                    "DeepSpeed ZeRO's reduce_bucket_size, elements (default 5e8)")
         ->group(t)

@@ -69,6 +69,7 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.compile.empty()) parse_compile(o.compile, t);
     if (o.fp8_all_gather) t.fp8_all_gather = true;
     if (o.fp32_allreduce) t.fp32_allreduce = true;
+    if (o.tf32) t.tf32 = true;
     if (o.overlap_comm) t.overlap_comm = true;
     if (o.reduce_bucket_size > 0) t.reduce_bucket_size = o.reduce_bucket_size;
     if (o.sub_group_size > 0) t.sub_group_size = o.sub_group_size;

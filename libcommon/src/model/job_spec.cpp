@@ -20,7 +20,7 @@ const std::vector<std::string> kModelKeys = {
 const std::vector<std::string> kTrainingKeys = {
     "seq_len", "global_batch", "micro_batch", "iterations", "layers_per_stage", "precision", "optimizer",
     "zero_stage", "distributed_optimizer", "seq_parallel", "flash_attention", "unfused_fp32_softmax",
-    "attention_backend", "fp8_all_gather", "fp32_allreduce", "overlap_comm", "reduce_bucket_size",
+    "attention_backend", "fp8_all_gather", "fp32_allreduce", "tf32", "overlap_comm", "reduce_bucket_size",
     "sub_group_size", "stage3_max_live_parameters", "first_iteration", "framework_version",
     "cublas_workspace_config", "transformer_impl", "deepspeed_model", "checkpoint_every", "compile", "recompute",
     "framework", "slo_s"};
@@ -167,6 +167,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     read_setting(doc, sec, "attention_backend", parse_attention_backend, t);
     t.fp8_all_gather = read_flag(doc, sec, "fp8_all_gather", t.fp8_all_gather);
     t.fp32_allreduce = read_flag(doc, sec, "fp32_allreduce", t.fp32_allreduce);
+    t.tf32 = read_flag(doc, sec, "tf32", t.tf32);
     t.overlap_comm = read_flag(doc, sec, "overlap_comm", t.overlap_comm);
     t.reduce_bucket_size = read_elements(doc, sec, "reduce_bucket_size", t.reduce_bucket_size);
     t.sub_group_size = read_elements(doc, sec, "sub_group_size", t.sub_group_size);
@@ -248,6 +249,7 @@ YAML::Node training_to_yaml(const JobSpec& job) {
     if (t.compiled || t.compiled_loss) n["compile"] = compile_name(t);
     if (t.fp8_all_gather) n["fp8_all_gather"] = true;
     if (t.fp32_allreduce) n["fp32_allreduce"] = true;
+    if (t.tf32) n["tf32"] = true;
     if (t.reduce_bucket_size > 0) n["reduce_bucket_size"] = io::yaml_number_node(t.reduce_bucket_size);
     if (t.overlap_comm) n["overlap_comm"] = true;
     if (t.sub_group_size > 0) n["sub_group_size"] = io::yaml_number_node(t.sub_group_size);

@@ -181,7 +181,7 @@ std::string list_models_csv() {
 
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
     io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "compute_capability",
-                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s", "fp8"});
+                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s", "fp8", "fp32_tflops"});
     // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
     auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
@@ -190,7 +190,7 @@ std::string list_gpus_csv(const catalog::GpuCatalog& c) {
                    known(g.compute_capability), std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
                    g.quota < 0 ? "" : std::to_string(g.quota), known(g.nic_gb_s),
-                   g.fp8 < 0 ? "" : std::to_string(g.fp8)});
+                   g.fp8 < 0 ? "" : std::to_string(g.fp8), known(g.fp32_tflops)});
     return w.text();
 }
 

@@ -34,7 +34,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     const double bytes = static_cast<double>(m.layers) * (f.layer_forward_bytes + f.layer_backward_bytes) /
                          (l.tp * l.pp * l.cp);
     const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
-    double time = roofline_s(g, flops, bytes, kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
+    double time = roofline_s(g, matmul_tflops(g, t), flops, bytes, kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
     time += optimizer_step_s(g, t, l.dp, total_params(m) / (l.tp * l.pp));
     const double link = intra_node_bytes_s(g, net);
     if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)

@@ -71,8 +71,15 @@ MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, 
     return f;
 }
 
-double roofline_s(const catalog::GpuType& g, double flops, double bytes, double efficiency) {
-    const double compute = flops / (g.tflops * 1e12 * efficiency);
+double matmul_tflops(const catalog::GpuType& g, const Training& t) {
+    if (t.precision != "fp32" || g.tflops_from_fp32) return g.tflops;
+    const bool tf32_units = g.compute_capability == 0 || g.compute_capability >= 8.0;
+    if (t.tf32 && tf32_units) return g.tflops / 2;  // dense TF32 is half the dense BF16 rate (A100 156/312, H100 494/989)
+    return g.fp32_tflops > 0 ? g.fp32_tflops : g.tflops;
+}
+
+double roofline_s(const catalog::GpuType& g, double tflops, double flops, double bytes, double efficiency) {
+    const double compute = flops / (tflops * 1e12 * efficiency);
     if (g.mem_bw_gb_s <= 0) return compute;
     return std::max(compute, bytes / (g.mem_bw_gb_s * 1e9 * kBandwidthEfficiency));
 }

@@ -372,6 +372,8 @@ void validate_training(const Training& t) {
                         " shards the optimizer by zero_stage), got framework " + framework_name(t.framework));
     if ((t.compiled || t.compiled_loss) && t.framework == Framework::megatron)
         throw DataError("compile applies to deepspeed and fsdp (Megatron-LM runs its own fused kernels), got megatron");
+    if (t.tf32 && t.precision != "fp32")
+        throw DataError("tf32 applies to precision fp32 (its matrix multiplies on TF32 tensor cores), got " + t.precision);
     if (t.fp32_allreduce && t.framework != Framework::deepspeed)
         throw DataError("fp32_allreduce applies to deepspeed (Megatron-LM and FSDP reduce fp32 gradients already), "
                         "got " +

@@ -16,19 +16,19 @@ using model::kGiB;
 
 /// Seconds per micro-batch on one type, from the compute model or the profile.
 /// `tp_sync_s`: the tensor-parallel all-reduces of one layer's forward (its backward has as many).
-void fill_times(StageType& st, const catalog::GpuType& g, const model::MicroBatchWork& work, long layers,
-                const ProblemOptions& o, int tp, double tp_sync_s) {
-    const double speed = g.tflops * 1e12 * o.efficiency;
+void fill_times(StageType& st, const catalog::GpuType& g, double tflops, const model::MicroBatchWork& work,
+                long layers, const ProblemOptions& o, int tp, double tp_sync_s) {
+    const double speed = tflops * 1e12 * o.efficiency;
     st.forward.assign(static_cast<size_t>(layers) + 1, 0);
     st.backward.assign(static_cast<size_t>(layers) + 1, 0);
     st.tail_forward = work.tail_forward / tp / speed;
     st.tail_backward = work.tail_backward / tp / speed;
-    st.tflops = g.tflops;
+    st.tflops = tflops;
     const model::ProfiledTimes* prof = o.profile ? &o.profile->complete(g.name) : nullptr;
     const double forward =
-        model::roofline_s(g, work.layer_forward / tp, work.layer_forward_bytes / tp, o.efficiency) + tp_sync_s;
+        model::roofline_s(g, tflops, work.layer_forward / tp, work.layer_forward_bytes / tp, o.efficiency) + tp_sync_s;
     const double backward =
-        model::roofline_s(g, work.layer_backward / tp, work.layer_backward_bytes / tp, o.efficiency) + tp_sync_s;
+        model::roofline_s(g, tflops, work.layer_backward / tp, work.layer_backward_bytes / tp, o.efficiency) + tp_sync_s;
     for (size_t i = 0; i < static_cast<size_t>(layers); ++i) {
         st.forward[i + 1] = st.forward[i] + (prof ? prof->forward[i] : forward);
         st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] : backward);
@@ -147,7 +147,8 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const double intra = model::intra_node_bytes_s(g, options_.network);
     // On the type's own compute capability: below 8.0 Transformer Engine runs attention unfused.
     const model::MicroBatchWork work = model::micro_batch_work(model_, on_type, layout_.micro_batch);
-    fill_times(st, g, work, L, options_, tp_, 2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
+    fill_times(st, g, model::matmul_tflops(g, training_), work, L, options_, tp_,
+               2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
     st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
     // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;
     // a type's stages fill its nodes in pipeline order, so adjacent stages of it share a node unless

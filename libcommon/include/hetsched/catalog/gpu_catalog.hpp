@@ -16,6 +16,8 @@ struct GpuType {
     double memory_gib = 0;          ///< device memory as sold (80 for an 80 GB part)
     double tflops = 0;              ///< dense tensor-core peak used for training (BF16, else FP16)
     bool tflops_from_fp32 = false;  ///< no tensor figure known: `tflops` is the FP32 peak
+    double fp32_tflops = 0;         ///< FP32 peak without tensor cores, what fp32 training's matrix
+                                    ///< multiplies run at unless TF32 is allowed (0 = unknown)
     double mem_bw_gb_s = 0;         ///< peak memory bandwidth (0 = unknown)
     double link_gb_s = 0;           ///< intra-node GPU link, bidirectional per GPU (0 = unknown)
     double nic_gb_s = 0;            ///< a node's network to other nodes, GB/s one way, shared by its GPUs

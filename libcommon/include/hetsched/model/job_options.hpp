@@ -19,7 +19,7 @@ struct JobOptions {
     int zero_stage = -1;
     int checkpoint_every = 0;
     bool distributed_optimizer = false, seq_parallel = false, no_flash_attention = false, fp8_all_gather = false;
-    bool unfused_fp32_softmax = false, fp32_allreduce = false, overlap_comm = false;
+    bool unfused_fp32_softmax = false, fp32_allreduce = false, overlap_comm = false, tf32 = false;
     double reduce_bucket_size = 0, sub_group_size = 0, max_live_parameters = 0;
     bool first_iteration = false;
     std::string compile;  ///< --compile[=model|loss|model+loss]; bare --compile is model+loss

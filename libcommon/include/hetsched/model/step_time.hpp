@@ -44,10 +44,16 @@ struct MicroBatchWork {
 /// backward moves about twice the forward's, plus the replayed forward under recompute.
 MicroBatchWork micro_batch_work(const catalog::ModelSpec& m, const Training& t, long micro_batch);
 
+/// The peak TFLOPS the job's matrix multiplies run at on `g`: the tensor peak (BF16, else FP16) for
+/// 16- and 8-bit training; for fp32, the FP32 units' peak (PyTorch's default since 1.12), or with tf32
+/// TF32 tensor cores at half the BF16 peak (compute capability 8.0 on, or not said; below it, and where
+/// the catalog has only an FP32 figure, the FP32 peak). The tensor peak where the FP32 one is unknown.
+double matmul_tflops(const catalog::GpuType& g, const Training& t);
+
 /// Seconds `g` takes for `flops` that move `bytes`, by the roofline: the slower of compute at
-/// `efficiency` x peak TFLOPS and traffic at kBandwidthEfficiency x peak bandwidth (compute alone
-/// when the type's bandwidth is unknown, as in a user's catalog without it).
-double roofline_s(const catalog::GpuType& g, double flops, double bytes, double efficiency);
+/// `efficiency` x `tflops` (matmul_tflops) and traffic at kBandwidthEfficiency x peak bandwidth
+/// (compute alone when the type's bandwidth is unknown, as in a user's catalog without it).
+double roofline_s(const catalog::GpuType& g, double tflops, double flops, double bytes, double efficiency);
 
 /// Bytes of device memory the optimizer step moves per parameter a GPU holds: the gradient norm
 /// reads the gradients, the fused Adam (or SGD) kernel reads the gradient and reads and writes the

@@ -49,6 +49,11 @@ struct Training {
     /// before the all-reduce, so twice the bytes cross the network. The pipeline's tied-weight
     /// all-reduce is unchanged. Needs framework deepspeed (under ZeRO, 0.9.0 or later).
     bool fp32_allreduce = false;
+    /// fp32 training whose matrix multiplies run on TF32 tensor cores (PyTorch's
+    /// torch.backends.cuda.matmul.allow_tf32, off by default since 1.12; NVIDIA's NGC containers turn it
+    /// on): times at half the BF16 tensor peak instead of the FP32 units' peak. Memory is unchanged.
+    /// Needs precision fp32.
+    bool tf32 = false;
     /// DeepSpeed ZeRO's reduce_bucket_size, in elements (0: its default, 5e8): stages 1-2 allocate a
     /// 16-bit bucket this size as each backward starts and free it once the grads are reduced, stage 3
     /// keeps one from start-up. Needs framework deepspeed and zero_stage 1-3.
