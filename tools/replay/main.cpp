@@ -116,6 +116,11 @@ int main(int argc, char** argv) {
                             std::to_string(counts.unknown_model) + " models the table lacks");
         if (!verbosity.quiet) {
             for (const auto& w : trace_warnings) std::cerr << "replay: warning: " << w << "\n";
+            if (opt.round.migration_restart_s >= opt.round_length_s)
+                std::cerr << "replay: warning: --migration-restart-s " << io::format_number(opt.round.migration_restart_s)
+                          << " is a round (--round-length-s " << io::format_number(opt.round_length_s)
+                          << ") or more: a job restarted does no work that round, and one a policy stops every round "
+                             "(gavel, fft, tiresias time-share) may never finish\n";
             if (counts.too_big > 0)
                 std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has up)\n";
             if (counts.no_type > 0)
