@@ -73,6 +73,30 @@ TEST_CASE("the last pipeline stage holds its own 16-bit logits through its loss 
     CHECK(st.logits == Approx((12 + 2) * 128 * 50000.0));
 }
 
+TEST_CASE("before torchtitan 0.2.1 the last stage keeps every output, and the schedule's step merges them", "[model]") {
+    // The schedule keeps each micro-batch's 16-bit logits to return them: at its end all of them, and
+    // the torch.cat of them it returns, stand beside every gradient, before the optimizer step. With 16
+    // micro-batches that is 32 micro-batches' logits, more than the last loss holds (15 kept, its own
+    // and the eager cross entropy's 12 bytes a logit: 22).
+    Pipelined p(1);
+    p.m.layers = 2;
+    p.m.vocab = 500000;
+    p.t.global_batch = 32;  // 16 micro-batches a rank
+    p.t.framework_version = "0.2.0";
+    const double one = 2 * 128 * 500000.0;  // one micro-batch's 16-bit logits
+    const auto st = p.stage(1);
+    CHECK(st.phase == Phase::backward);
+    CHECK(st.logits == Approx(32 * one));
+    // The same logits in bigger micro-batches: never less memory (the step counted the earlier
+    // micro-batches' only, so the estimate fell as they grew).
+    Pipelined q = p;
+    q.l.micro_batch = 2;
+    CHECK(q.stage(1).total() >= st.total());
+    // From 0.2.1 (return_outputs=False) nothing is kept past a micro-batch's backward: the loss's 7.
+    p.t.framework_version = "0.2.1";
+    CHECK(p.stage(1).logits == Approx(7 * one));
+}
+
 TEST_CASE("torchtitan's fused AdamW (from 0.1.0) steps in place: before, foreach's sqrt(v) per shard", "[model]") {
     // Bytes a parameter the optimizer step allocates beside the states, over two shards.
     auto t = training(Framework::fsdp);

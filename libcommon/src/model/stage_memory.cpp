@@ -101,9 +101,15 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
         }
         p.receive = buffers * static_cast<double>(micro_batches) * boundary;
         // Before torchtitan 0.2.1 the schedule keeps every output of the last stage, the 16-bit logits,
-        // to return them from its step: the earlier micro-batches' stand beside the last one's loss.
-        if (stage == l.pp - 1 && torchtitan_keeps_pipeline_outputs(t))
+        // to return them from its step: the earlier micro-batches' stand beside the last one's loss, and
+        // all of them (the last one's too) stay through the optimizer step, until the next step clears
+        // the stage (clear_runtime_states). As the schedule's step ends it returns them merged
+        // (_merge_outputs: torch.cat over the micro-batches), a second copy as large, which torchtitan
+        // drops at once: both stand, beside every gradient, before the optimizer step.
+        if (stage == l.pp - 1 && torchtitan_keeps_pipeline_outputs(t)) {
             p.kept_logits = static_cast<double>(micro_batches - 1) * logits;
+            p.step_logits = p.merged_logits = static_cast<double>(micro_batches) * logits;
+        }
         // The schedule's backward takes the micro-batch's output from its forward cache and holds it
         // until the stage's backward returns: unlike torchtitan's own step without a pipeline, which
         // deletes `pred` once the loss is computed, the last stage keeps its 16-bit logits beside the
@@ -133,6 +139,7 @@ PipeBuffers pipe_buffers(const catalog::ModelSpec& m, const Training& t, const L
     // The last stage's two pipe buffers never free its outputs, the logits: fp32 from a
     // Megatron-DeepSpeed GPT model, whose last layer upcasts them.
     if (last) p.kept_logits = 2 * logits * (megatron_deepspeed(m, t) ? 4 / element_bytes(t) : 1);
+    p.step_logits = p.kept_logits;  // the pipe buffers stay
     p.own_logits = p.kept_logits / 2;  // one of the two buffers holds the micro-batch at work's
     return p;
 }
@@ -470,15 +477,15 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const bool pipelined_reduce = grads_on_reduce_stream_ && layout_.pp > 1;
     const double before_reduce = pipelined_reduce ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     // A fixed array: planalloc's capacity bisections call this millions of times.
-    std::array<Candidate, 10> candidates{{
+    std::array<Candidate, 11> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
          comm + head_whole,
          (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          forward_grads_absent_ * params + before_reduce, lazy_optimizer},
-        {Phase::step, 0, pipe.kept_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
+        {Phase::step, 0, pipe.step_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
          step_grads_freed_ * params, update_per_param_ > 0 ? lazy_optimizer : 0},
-        {Phase::step, 0, pipe.kept_logits,
+        {Phase::step, 0, pipe.step_logits,
          std::min(reduce_per_param_ * params, reduce_cap_) + reduce_bucket + pipe.receive + fixed, lazy_grads,
          lazy_optimizer},
         {loss_phase_, stash, loss_ + loss_kept + (loss_holds_logits_ ? 0 : pipe.output_logits), loss_comm,
@@ -489,11 +496,14 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
          gradients_ * (params - static_cast<double>(count) * layer_ - head_sharded) + lazy_grads, lazy_optimizer},
         {Phase::backward, 0, 0, embedding_reduce + pipe.receive + fixed,
          (grads_made_in_backward_ ? gradients_ * embedding_unit : 0) + lazy_grads, lazy_optimizer},
-        {Phase::step, 0, pipe.kept_logits, update_per_param_ * params + pipe.receive + fixed,
+        {Phase::step, 0, pipe.step_logits, update_per_param_ * params + pipe.receive + fixed,
          update_grads_freed_ * params, 0},
         // The micro-batch's own 16-bit logits are among those DeepSpeed's pipe buffers keep.
         {Phase::forward, stash, loss_forward_ + pipe.kept_logits - pipe.own_logits, loss_forward_comm,
-         forward_grads_absent_ * params + before_reduce, lazy_optimizer}}};
+         forward_grads_absent_ * params + before_reduce, lazy_optimizer},
+        // The schedule's merged outputs (torchtitan before 0.2.1), as its step returns: every gradient
+        // made, the optimizer step not begun.
+        {Phase::backward, 0, pipe.step_logits + pipe.merged_logits, pipe.receive + fixed, lazy_grads, lazy_optimizer}}};
     // FSDP2, reserved: no sharded gradient is absent, its blocks cached for the reduce-scatter stream
     // (see the constructor).
     if (grads_on_reduce_stream_ && measure_ != Measure::allocated)
@@ -528,7 +538,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     for (size_t k = 0; k < candidates.size(); ++k) {
         if ((k == 4 && !last) || (k == 5 && largest == 0 && embedding_new == 0) || (k == 6 && !grads_made_in_backward_) ||
             (k == 7 && !fsdp_units_) || (k == 8 && update_per_param_ == 0) ||
-            (k == 9 && (!last || loss_forward_ == 0)))
+            (k == 9 && (!last || loss_forward_ == 0)) || (k == 10 && pipe.merged_logits == 0))
             continue;
         const Candidate& c = candidates[k];
         const double overhead =

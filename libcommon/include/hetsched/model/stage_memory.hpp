@@ -25,6 +25,8 @@ bool pads_vocab(const catalog::ModelSpec& m, const Training& t);
 struct PipeBuffers {
     double per_micro_batch = 0, receive = 0, backward = 0, kept_logits = 0, own_logits = 0;
     double output_logits = 0;  ///< the last stage's own output, held through its loss and backward
+    double step_logits = 0;    ///< logits still held through the optimizer step
+    double merged_logits = 0;  ///< a copy made once the schedule ends, beside step_logits, before the step
 };
 
 class StageMemoryModel {
