@@ -93,6 +93,15 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
             doc.root["memory"]["precision"] = fp32;
             if (out.message.empty()) out.message = fp32;
         }
+        // Selective recompute that keeps more than none: say why, as a user who asked for it would not guess.
+        if (method == Method::framework && on_type.recompute == Recompute::selective && on_type.precision == "fp8" &&
+            !on_type.compiled && torchtitan_sac_saves_abs(on_type)) {
+            const std::string note = "selective recompute before torchtitan 0.1.0 saves every abs() the eager fp8 "
+                                     "casts make (its op list saves aten.abs), which can keep more than no recompute; "
+                                     "--framework-version 0.1.0 or --compile saves none of them";
+            doc.root["memory"]["recompute"] = note;
+            if (out.message.empty()) out.message = note;
+        }
         // Asked for flash attention, the estimate is of unfused attention: say why.
         if (method == Method::framework && on_type.flash_attention && !runs_fused_attention(on_type))
             doc.root["memory"]["attention"] = "unfused: Transformer Engine has no flash or cuDNN attention below "
