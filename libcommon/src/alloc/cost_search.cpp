@@ -579,7 +579,9 @@ std::vector<int> dp_range(const SearchSpace& space) {
     long gpus = 0;
     for (const auto& c : space.types) gpus += c.quota;
     std::vector<int> out;
-    for (long dp = 1; dp <= gpus; dp *= 2)
+    // No layout past the model's limits (dp 2^16, 2^20 GPUs): quotas may allow more GPUs than a
+    // layout takes, and such a plan was refused as bad data instead of left out.
+    for (long dp = 1; dp <= std::min(gpus, model::limits::degree); dp *= 2)
         if (batch % (mb * dp) == 0) out.push_back(static_cast<int>(dp));
     return out;
 }

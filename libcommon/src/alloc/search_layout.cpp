@@ -13,7 +13,7 @@ std::vector<SearchLayout> build_search_layouts(const SearchSpace& space, SearchS
         // No pipeline where the job cannot run one, nor where torchtitan would run it in fp32 (no FSDP).
         const bool pipelines = model::can_pipeline(space.job->training) &&
                                !model::torchtitan_trains_fp32(space.job->training, model::Layout{1, 2, dp, 1, 1, 1, {}});
-        max_k = static_cast<int>(std::min<long>(max_k, pipelines ? layers : 1));
+        max_k = static_cast<int>(std::min<long>({max_k, pipelines ? layers : 1, model::limits::layout_gpus / dp}));
         for (int k = 1; k <= max_k; ++k) {
             SearchLayout l;
             l.dp = dp;

@@ -1,8 +1,10 @@
 #include <hetsched/place/allocation.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -62,6 +64,19 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         throw DataError("missing key 'allocation' (the dp degree and stage GPU types; or give --dp and --stages)",
                         doc.where(doc.root));
     if (!sec.IsMap()) throw DataError("expected a map under 'allocation'", doc.where(sec));
+    Allocation a;
+    // What is read here; the rest (planalloc's cost, times, method...) passes through.
+    static const std::vector<std::string> read = {"catalog", "dp", "tp", "stages", "gpus", "gpus_by_memory", "nodes",
+                                                  "schedule", "usable_fraction", "efficiency", "measure"};
+    for (const auto& kv : sec) {
+        const std::string key = kv.first.Scalar();
+        if (std::find(read.begin(), read.end(), key) != read.end()) continue;
+        if (const std::string near = io::likely_slip(key, read); !near.empty()) {
+            const SourcePos at = doc.where(kv.first);
+            a.warnings.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
+                                 escape_control(key) + "' in allocation is not read, did you mean '" + near + "'?");
+        }
+    }
     // A plan timed with one catalog's GPU specs (planalloc writes which) is not timed with another's.
     if (const YAML::Node planned = io::optional_child(doc, sec, "catalog"); planned.IsDefined()) {
         const std::string name = io::yaml_string(doc, planned, "catalog");
@@ -71,7 +86,6 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
                                 c.name + "': give --catalog " + name + " so its GPUs are timed alike",
                             doc.where(planned));
     }
-    Allocation a;
     a.where = doc.where(sec);
     const YAML::Node dp = io::required_child(doc, sec, "dp");
     a.dp = static_cast<int>(io::yaml_integer(doc, dp, "dp", 1, model::limits::degree));

@@ -29,6 +29,7 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
         a.measure = given.measure;
         a.usable_fraction = given.usable_fraction;
         a.efficiency = given.efficiency;
+        a.warnings = given.warnings;
     }
     // Another dp takes other GPUs than the nodes the document's allocation names hold.
     if (o.dp > 0 && o.dp != a.dp) a.gpus_per_node.clear();
@@ -99,8 +100,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
                   (e.allreduce_bound ? " (its all-reduce and optimizer step)" : "") + "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
+    for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
     if (r.stopped)
-        out.note = method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
+        out.note += std::string(out.note.empty() ? "" : "; ") + method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
                    " nodes with the best placement found (iteration " + io::format_number(r.iteration_s, 6) +
                    " s; it starts from cmr's split" + (method == Method::hph ? " of its order" : "") +
                    "), not proven best: raise --search-limit to search on";

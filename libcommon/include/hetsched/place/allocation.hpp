@@ -38,6 +38,9 @@ struct Allocation {
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
     SourcePos layers_where;           ///< of `stages` when they give layers
     SourcePos tp_where;               ///< of `tp` when the allocation gives it
+    /// Keys not read that look like a slip of one that is (schedle for schedule), file:line:col first:
+    /// the allocation passes through with them, so a user is told.
+    std::vector<std::string> warnings;
 };
 
 /// The document's `allocation:` section with types resolved in `catalog`; DataError at the offending
