@@ -341,7 +341,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         }
         return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
-               (free == 1 ? " such GPU is free" : " such GPUs are free") + stages;
+               (free == 1 ? " such GPU is free" : " such GPUs are free") +
+               (p.layout.tp > 1 ? " in whole groups of " + std::to_string(p.layout.tp) + " on a node" : "") + stages;
     };
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
