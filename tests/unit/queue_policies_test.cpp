@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <hetsched/sched/policy.hpp>
 #include <hetsched/sched/queue_policies.hpp>
 #include <hetsched/sched/round.hpp>
 
@@ -158,4 +159,11 @@ TEST_CASE("Every policy takes jobs that tie in order of submission, then id, wha
             for (const auto& id : order) two.jobs.push_back(job(id, 1000, {2, 1}));
             CHECK(runs(run_round(two, o)) == std::vector<std::string>{"x", "y"});
         }
+}
+
+TEST_CASE("the first-come, first-served policies never preempt, the others may", "[baselines]") {
+    for (auto p : {PolicyKind::fifo, PolicyKind::opportunistic, PolicyKind::has, PolicyKind::allox}) CHECK_FALSE(preempts(p));
+    for (auto p : {PolicyKind::fft, PolicyKind::gavel, PolicyKind::gavel_agnostic, PolicyKind::tiresias, PolicyKind::srtf,
+                   PolicyKind::sia, PolicyKind::iceshare})
+        CHECK(preempts(p));
 }

@@ -116,11 +116,8 @@ int main(int argc, char** argv) {
                             std::to_string(counts.unknown_model) + " models the table lacks");
         if (!verbosity.quiet) {
             for (const auto& w : trace_warnings) std::cerr << "replay: warning: " << w << "\n";
-            const bool preempts = std::any_of(kinds.begin(), kinds.end(), [](sched::PolicyKind k) {
-                return k != sched::PolicyKind::fifo && k != sched::PolicyKind::opportunistic && k != sched::PolicyKind::has &&
-                       k != sched::PolicyKind::allox;
-            });
-            if (preempts && opt.round.migration_restart_s >= opt.round_length_s)
+            if (std::any_of(kinds.begin(), kinds.end(), sched::preempts) &&
+                opt.round.migration_restart_s >= opt.round_length_s)
                 std::cerr << "replay: warning: --migration-restart-s " << io::format_number(opt.round.migration_restart_s)
                           << " is a round (--round-length-s " << io::format_number(opt.round_length_s)
                           << ") or more: a job restarted does no work that round, and one a policy stops every round "

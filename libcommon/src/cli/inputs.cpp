@@ -42,12 +42,15 @@ std::optional<io::TextInput> optional_input(const std::string& path) {
     return io::read_input(path);
 }
 
+namespace {
+/// The file `path` names, in `st` (device and inode tell it apart): "-" is standard input's, which
+/// /dev/stdin reaches too. False where it cannot be looked at (reported when it is read).
+bool identity(const std::string& path, struct stat& st) {
+    return path == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : !path.empty() && ::stat(path.c_str(), &st) == 0;
+}
+}  // namespace
+
 void check_distinct_inputs(const std::vector<std::string>& paths, const std::string& what) {
-    // A file, a pipe or a terminal by device and inode: "-" is standard input's, /dev/stdin reaches the
-    // same; a path that cannot be looked at is reported when it is read.
-    auto identity = [](const std::string& p, struct stat& st) {
-        return p == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
-    };
     for (size_t i = 0; i < paths.size(); ++i)
         for (size_t j = i + 1; j < paths.size(); ++j) {
             if (paths[i] == "-" && paths[j] == "-")
@@ -65,9 +68,7 @@ void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std
         if (out.path.empty() || out.path == "-" || ::stat(out.path.c_str(), &o) != 0 || !S_ISREG(o.st_mode)) continue;
         for (const NamedPath& in : inputs) {
             struct stat i {};
-            const bool seen = in.path == "-" ? ::fstat(STDIN_FILENO, &i) == 0
-                                             : !in.path.empty() && ::stat(in.path.c_str(), &i) == 0;
-            if (seen && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            if (identity(in.path, i) && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
                 throw UsageError(out.flag + " " + out.path + " is the " + in.flag + " input" +
                                  (in.path == out.path ? "" : in.path == "-" ? " (standard input)" : " (" + in.path + ")") +
                                  ": writing it would replace the input with the result; name another file");

@@ -156,7 +156,8 @@ std::vector<double> initial_guess(ModelKind kind, const std::vector<Sample>& ss,
     std::vector<double> gaps;
     for (const auto& s : ss)
         if (s.replicas() > 1) {
-            const double c = measured(measured_compute(kind, s)) ? measured_compute(kind, s) : a + b * s.per_gpu_batch;
+            const double measured_c = measured_compute(kind, s);
+            const double c = measured(measured_c) ? measured_c : a + b * s.per_gpu_batch;
             gaps.push_back(std::max(s.step_time_s - c, 0.05 * s.step_time_s));
         }
     std::sort(gaps.begin(), gaps.end());

@@ -64,15 +64,21 @@ double fitted_throughput(const GroupFit& f, int gpus, int per_node, double globa
 }
 
 namespace {
-/// Why `s` lies beyond what `f` was fitted on ("" when within): the clause of a warning.
+/// Clauses of the extrapolation warnings: "" when the fit saw the batch, or as many GPUs.
+std::string batch_beyond(const GroupFit& f, double batch) {
+    if (f.range.min_batch <= 0 || (batch >= f.range.min_batch && batch <= f.range.max_batch)) return "";
+    return "per-GPU batch " + io::format_number(batch, 6) + " (profiled " + io::format_number(f.range.min_batch, 6) +
+           "-" + io::format_number(f.range.max_batch, 6) + ")";
+}
+std::string gpus_beyond(const GroupFit& f, int gpus) {
+    if (f.range.max_gpus <= 0 || gpus <= f.range.max_gpus) return "";
+    return std::to_string(gpus) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")";
+}
+
+/// Why `s` lies beyond what `f` was fitted on ("" when within).
 std::string extrapolation(const GroupFit& f, const Sample& s) {
-    std::vector<std::string> why;
-    if (f.range.min_batch > 0 && (s.per_gpu_batch < f.range.min_batch || s.per_gpu_batch > f.range.max_batch))
-        why.push_back("per-GPU batch " + io::format_number(s.per_gpu_batch, 6) + " (profiled " +
-                      io::format_number(f.range.min_batch, 6) + "-" + io::format_number(f.range.max_batch, 6) + ")");
-    if (f.range.max_gpus > 0 && s.num_gpus > f.range.max_gpus)
-        why.push_back(std::to_string(s.num_gpus) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")");
-    return why.empty() ? "" : why.size() == 1 ? why[0] : why[0] + " and " + why[1];
+    const std::string batch = batch_beyond(f, s.per_gpu_batch), gpus = gpus_beyond(f, s.num_gpus);
+    return batch.empty() ? gpus : gpus.empty() ? batch : batch + " and " + gpus;
 }
 }  // namespace
 
@@ -142,13 +148,11 @@ std::string throughput_grid(const std::vector<GroupFit>& fits, const GridOptions
         // Asked-for points beyond what the fit was profiled on are predicted all the same, and said.
         std::vector<std::string> beyond;
         for (double b : o.batches)
-            if (b < f.range.min_batch || b > f.range.max_batch)
-                beyond.push_back("per-GPU batch " + io::format_number(b, 6) + " (profiled " +
-                                 io::format_number(f.range.min_batch, 6) + "-" + io::format_number(f.range.max_batch, 6) +
-                                 ")");
+            if (std::string why = batch_beyond(f, b); !why.empty()) beyond.push_back(std::move(why));
         for (int g : o.gpus)
-            if (g > f.range.max_gpus && std::find(none.begin(), none.end(), std::to_string(g)) == none.end())  // (said above)
-                beyond.push_back(std::to_string(g) + " GPUs (profiled up to " + std::to_string(f.range.max_gpus) + ")");
+            if (std::string why = gpus_beyond(f, g);
+                !why.empty() && std::find(none.begin(), none.end(), std::to_string(g)) == none.end())  // (said above)
+                beyond.push_back(std::move(why));
         if (left_out && !beyond.empty())
             *left_out += std::string(left_out->empty() ? "" : "; ") + f.app + " on " + f.gpu +
                          " extrapolated beyond its samples: " + io::join(beyond);

@@ -136,4 +136,13 @@ std::string did_you_mean(const std::string& wanted, const std::vector<std::strin
     return out + "?";
 }
 
+std::string near_miss_warning(const std::string& name, const std::vector<std::string>& known, const SourcePos& at,
+                              const std::string& noun, const std::string& not_read) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) return "";
+    const std::string near = likely_slip(name, known);
+    if (near.empty()) return "";
+    return at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + noun + " '" +
+           escape_control(name) + "' " + not_read + ", did you mean '" + near + "'?";
+}
+
 }  // namespace hetsched::io

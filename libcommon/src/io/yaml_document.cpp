@@ -46,6 +46,14 @@ YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const 
     return YAML::Node(YAML::NodeType::Undefined);
 }
 
+void warn_near_miss_keys(const YamlDocument& doc, const YAML::Node& map, const std::vector<std::string>& known,
+                         const std::string& not_read, std::vector<std::string>& out) {
+    if (!map.IsMap()) return;
+    for (const auto& kv : map)
+        if (std::string w = near_miss_warning(kv.first.Scalar(), known, doc.where(kv.first), "key", not_read); !w.empty())
+            out.push_back(std::move(w));
+}
+
 YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key) {
     YAML::Node child = optional_child(doc, map, key);
     if (child.IsDefined()) return child;

@@ -1,10 +1,8 @@
 #include <hetsched/place/allocation.hpp>
 
-#include <algorithm>
 #include <map>
 
 #include <hetsched/io/comma_list.hpp>
-#include <hetsched/io/names.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -68,15 +66,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     // What is read here; the rest (planalloc's cost, times, method...) passes through.
     static const std::vector<std::string> read = {"catalog", "dp", "tp", "stages", "gpus", "gpus_by_memory", "nodes",
                                                   "schedule", "usable_fraction", "efficiency", "measure"};
-    for (const auto& kv : sec) {
-        const std::string key = kv.first.Scalar();
-        if (std::find(read.begin(), read.end(), key) != read.end()) continue;
-        if (const std::string near = io::likely_slip(key, read); !near.empty()) {
-            const SourcePos at = doc.where(kv.first);
-            a.warnings.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
-                                 escape_control(key) + "' in allocation is not read, did you mean '" + near + "'?");
-        }
-    }
+    io::warn_near_miss_keys(doc, sec, read, "in allocation is not read", a.warnings);
     // A plan timed with one catalog's GPU specs (planalloc writes which) is not timed with another's.
     if (const YAML::Node planned = io::optional_child(doc, sec, "catalog"); planned.IsDefined()) {
         const std::string name = io::yaml_string(doc, planned, "catalog");

@@ -21,6 +21,10 @@ const std::vector<std::pair<PolicyKind, std::string>>& names() {
 
 }  // namespace
 
+bool preempts(PolicyKind p) {
+    return p != PolicyKind::fifo && p != PolicyKind::opportunistic && p != PolicyKind::has && p != PolicyKind::allox;
+}
+
 std::vector<std::string> policy_names() {
     std::vector<std::string> out;
     for (const auto& [kind, name] : names()) out.push_back(name);

@@ -13,6 +13,7 @@
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/model/training.hpp>
 #include <hetsched/sched/fitted_scales.hpp>
+#include <hetsched/sched/state_near_misses.hpp>
 #include <hetsched/sched/job_model.hpp>
 #include <hetsched/sched/allox_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
@@ -518,52 +519,6 @@ private:
     std::vector<int> used_;     ///< whole GPUs placed on each node
     std::vector<int> sharing_;  ///< jobs sharing GPUs on each node
 };
-
-}  // namespace
-
-namespace {
-
-/// The keys of a job that schedround reads or writes.
-const std::vector<std::string>& job_keys() {
-    static const std::vector<std::string> keys = {
-        "id", "submit_time_s", "num_gpus", "work", "done", "scales", "throughput", "app", "min_gpus", "max_gpus",
-        "batch_size", "memory_gib", "model", "training", "network", "checkpoint_gib", "gpu_util_pct", "preemptible",
-        "priority_weight", "parallelism", "placement", "rho", "tau_s", "attained_gpu_s", "time_per_type_s",
-        "migrations", "first_start_s", "gavel", "tiresias"};
-    return keys;
-}
-
-/// A warning for each key of `map` that is not in `known` but a slip of one of them (dwon: for down:).
-void warn_near_misses(const io::YamlDocument& doc, const YAML::Node& map, const std::vector<std::string>& known,
-                      std::vector<std::string>& out) {
-    if (!map.IsMap()) return;
-    for (const auto& kv : map) {
-        const std::string key = kv.first.Scalar();
-        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-        const std::string near = io::likely_slip(key, known);
-        if (near.empty()) continue;
-        const SourcePos at = doc.where(kv.first);
-        out.push_back(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": key '" +
-                      escape_control(key) + "' is not one schedround reads (it passes through), did you mean '" +
-                      near + "'?");
-    }
-}
-
-/// Keys that pass through unread but look like a misspelling of one the state's readers use: at the
-/// top, in gpu_types, nodes and jobs (a node's misspelt down: would leave a dead node in use).
-std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
-    static const std::vector<std::string> top = {"kind", "version", "time_s", "round", "round_length_s", "last_decision_s",
-                                                 "active_set", "gavel", "gpu_types", "nodes", "jobs", "solve"};
-    static const std::vector<std::string> type_keys = {"name", "memory_gib"}, node_keys = {"name", "gpu", "gpus", "down"};
-    std::vector<std::string> out;
-    warn_near_misses(doc, doc.root, top, out);
-    for (const auto& [section, known] : {std::pair{"gpu_types", &type_keys}, {"nodes", &node_keys}, {"jobs", &job_keys()}}) {
-        const YAML::Node list = io::optional_child(doc, doc.root, section);
-        if (list.IsSequence())
-            for (const auto& item : list) warn_near_misses(doc, item, *known, out);
-    }
-    return out;
-}
 
 }  // namespace
 

@@ -1,6 +1,5 @@
 #include <hetsched/sim/trace.hpp>
 
-#include <algorithm>
 #include <sstream>
 #include <unordered_set>
 
@@ -97,13 +96,10 @@ std::vector<TraceJob> read_sia(const io::CsvTable& t) {
 /// the trace runs without what they meant, so each gets a warning.
 void warn_near_misses(const io::CsvTable& t, const std::vector<std::string>& known, std::vector<std::string>* out) {
     if (!out) return;
-    for (const auto& h : t.header()) {
-        if (std::find(known.begin(), known.end(), h.text) != known.end()) continue;
-        const std::string near = io::likely_slip(h.text, known);
-        if (!near.empty())
-            out->push_back(t.name() + ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": column '" +
-                           escape_control(h.text) + "' is not read, did you mean '" + near + "'?");
-    }
+    for (const auto& h : t.header())
+        if (std::string w = io::near_miss_warning(h.text, known, {t.name(), h.line, h.col}, "column", "is not read");
+            !w.empty())
+            out->push_back(std::move(w));
 }
 
 std::vector<TraceJob> read_csv(const io::TextInput& in, std::vector<std::string>* warnings) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <hetsched/cli/error.hpp>
+
 namespace hetsched::io {
 
 /// Whether two names are the same apart from ASCII letter case: the only leniency name matching has.
@@ -23,5 +25,11 @@ std::string did_you_mean(const std::string& wanted, const std::vector<std::strin
 /// '_'-separated words of ("memory" of memory_gib), or "": stricter than close_names, for warning about
 /// a name that is not an error to give (a key that passes through).
 std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates);
+
+/// The warning a name that is read nowhere gets where it is a slip of one in `known` (likely_slip):
+/// "file:line:col: NOUN 'name' NOT_READ, did you mean 'near'?"; "" for a known name or no slip.
+/// (A key or column passed through unread would otherwise leave its setting at the default silently.)
+std::string near_miss_warning(const std::string& name, const std::vector<std::string>& known, const SourcePos& at,
+                              const std::string& noun, const std::string& not_read);
 
 }  // namespace hetsched::io

@@ -3,6 +3,7 @@
 /// typed accessors that say where a bad value sits, and written back with every key the tool did not
 /// touch passed through in its original order and spelling.
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -35,6 +36,9 @@ void require_version(const YamlDocument& doc);
 YAML::Node optional_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);
 /// `map[key]`; DataError "missing key" at the mapping's position when absent.
 YAML::Node required_child(const YamlDocument& doc, const YAML::Node& map, const std::string& key);
+/// near_miss_warning() for each key of `map` (none when it is no map), in the map's order.
+void warn_near_miss_keys(const YamlDocument& doc, const YAML::Node& map, const std::vector<std::string>& known,
+                         const std::string& not_read, std::vector<std::string>& out);
 
 /// Numbers from files: finite and within [lo, hi] (whole for yaml_integer), else DataError at the
 /// node naming `what`, the range and what came. Every reader states its field's range here.

@@ -17,6 +17,9 @@ PolicyKind parse_policy(const std::string& name);  ///< UsageError with close na
 std::vector<PolicyKind> parse_policy_list(const std::string& names);
 std::string policy_name(PolicyKind p);
 std::vector<std::string> policy_names();
+/// Whether the policy may stop a running job to run another (all but the first-come, first-served
+/// ones: fifo, opportunistic, has, allox).
+bool preempts(PolicyKind p);
 
 /// Options of a round, for every policy (each reads its own).
 struct RoundOptions {
