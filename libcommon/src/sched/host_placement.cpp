@@ -88,7 +88,7 @@ std::vector<Placement> place_on_hosts(const ClusterState& s, const std::vector<i
     if (s.churned()) {  // re-pack spread data-parallel jobs, the cheapest to move first
         std::vector<size_t> spread;
         for (size_t k : kept)
-            if (out[k].shares.size() > 1 && s.jobs[k].parallelism == Parallelism::data) spread.push_back(k);
+            if (out[k].shares.size() > 1 && s.jobs[k].parallelism == Parallelism::data && !s.jobs[k].pinned) spread.push_back(k);
         std::sort(spread.begin(), spread.end(), [&](size_t a, size_t b) {
             return std::make_tuple(migration_seconds(s.jobs[a], o), s.jobs[a].id) <
                    std::make_tuple(migration_seconds(s.jobs[b], o), s.jobs[b].id);

@@ -9,6 +9,7 @@
 #include <hetsched/sched/fft_policy.hpp>
 #include <hetsched/sched/gavel_policy.hpp>
 #include <hetsched/sched/iceshare_policy.hpp>
+#include <hetsched/sched/kept_jobs.hpp>
 #include <hetsched/sched/queue_policies.hpp>
 #include <hetsched/sched/sia_policy.hpp>
 #include <hetsched/sched/tiresias_policy.hpp>
@@ -136,9 +137,21 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
     jobs.reserve(s.jobs.size());
     for (size_t k : order) jobs.push_back(std::move(s.jobs[k]));
     s.jobs = std::move(jobs);
-    r.decision = decide(s, o);
-    resize(s, r.decision);
-    std::vector<Placement> placed = place_on_hosts(s, r.decision.type, o, r.decision.shared);
+    const auto decide_and_place = [&](ClusterState& state) {
+        r.decision = decide(state, o);
+        resize(state, r.decision);
+        return place_on_hosts(state, r.decision.type, o, r.decision.shared);
+    };
+    std::vector<Placement> placed;
+    const std::vector<char> kept = kept_jobs(s, o.policy);
+    if (std::find(kept.begin(), kept.end(), 1) == kept.end()) {
+        placed = decide_and_place(s);
+    } else {  // the policy decides the other jobs on the GPUs the kept ones leave
+        ClusterState rest = without_kept(s, kept);
+        if (rest.jobs.empty()) r.decision.policy = policy_name(o.policy);
+        else placed = decide_and_place(rest);
+        merge_kept(s, kept, std::move(rest), r.decision, placed);
+    }
     put_back(s.jobs, order);
     put_back(placed, order);
     put_back(r.decision.type, order);

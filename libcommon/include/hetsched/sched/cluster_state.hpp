@@ -102,8 +102,11 @@ struct Job {
     /// each type's GPU; empty: memory_gib on every type.
     std::vector<double> memory_gib_by_type;
     double util_pct = 0;        ///< GPU utilisation alone on one GPU, %; 0 = unknown (it never shares)
-    /// Must keep its placement this round (sia pins it): the state says it is not preemptible, or
-    /// replay's engine sees it still restoring from its last move.
+    /// The state says it may not be stopped or moved once it runs (`preemptible: false`): every
+    /// policy's round keeps it where it runs (sched/kept_jobs.hpp).
+    bool preemptible = true;
+    /// Must keep its placement this round (sia's program pins it): it may not be preempted, or replay's
+    /// engine sees it still restoring from its last move.
     bool pinned = false;
     double checkpoint_gib = 0;  ///< state moved on a migration
     double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)

@@ -1,0 +1,79 @@
+#include <hetsched/sched/kept_jobs.hpp>
+
+namespace hetsched::sched {
+namespace {
+
+/// v (one value per job of the rest) spread over all the jobs, `fill(k)` at each kept job; a vector a
+/// decision may leave empty (`optional`) stays empty.
+template <class T, class Fill>
+void spread(std::vector<T>& v, const std::vector<char>& kept, Fill fill, bool optional = true) {
+    if (optional && v.empty()) return;
+    std::vector<T> out;
+    out.reserve(kept.size());
+    size_t next = 0;
+    for (size_t k = 0; k < kept.size(); ++k) out.push_back(kept[k] ? fill(k) : std::move(v[next++]));
+    v = std::move(out);
+}
+
+}  // namespace
+
+std::vector<char> kept_jobs(const ClusterState& s, PolicyKind policy) {
+    std::vector<char> kept(s.jobs.size(), 0);
+    if (policy == PolicyKind::sia) return kept;
+    std::vector<char> kept_sharer(s.nodes.size(), 0);  // nodes where a kept job shares a GPU
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        kept[k] = !j.preemptible && j.remaining() > 0 && s.hosts_up(j) && s.can_run(j, j.placement.type);
+        if (kept[k] && j.placement.shared) kept_sharer[static_cast<size_t>(j.placement.shares.front().node)] = 1;
+    }
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Placement& p = s.jobs[k].placement;
+        if (p.shared && s.hosts_up(s.jobs[k]) && kept_sharer[static_cast<size_t>(p.shares.front().node)]) kept[k] = 1;
+    }
+    return kept;
+}
+
+ClusterState without_kept(const ClusterState& s, const std::vector<char>& kept) {
+    ClusterState rest;
+    rest.time_s = s.time_s;
+    rest.round = s.round;
+    rest.round_length_s = s.round_length_s;
+    rest.types = s.types;
+    rest.nodes = s.nodes;
+    rest.last_decision_s = s.last_decision_s;
+    rest.gavel_reset_s = s.gavel_reset_s;
+    rest.gavel_active_set = s.gavel_active_set;
+    std::vector<int> sharers(s.nodes.size(), 0);
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        const Job& j = s.jobs[k];
+        if (!kept[k]) {
+            rest.jobs.push_back(j);
+            continue;
+        }
+        if (j.placement.shared) ++sharers[static_cast<size_t>(j.placement.shares.front().node)];
+        else
+            for (const NodeShare& sh : j.placement.shares) rest.nodes[static_cast<size_t>(sh.node)].gpus -= sh.gpus;
+    }
+    for (size_t n = 0; n < sharers.size(); ++n) rest.nodes[n].gpus -= (sharers[n] + 1) / 2;
+    // Jobs arriving or leaving since the last decision is what the policies and the host placement
+    // call churn: the rest churned when the whole did, not because the kept jobs are left out.
+    rest.active_set = s.churned() ? 0 : active_set_digest(rest.jobs);
+    return rest;
+}
+
+void merge_kept(ClusterState& s, const std::vector<char>& kept, ClusterState&& rest, TypeDecision& d,
+                std::vector<Placement>& placed) {
+    const auto& jobs = s.jobs;
+    spread(d.type, kept, [&](size_t k) { return jobs[k].placement.type; }, false);
+    spread(d.gpus, kept, [&](size_t k) { return jobs[k].num_gpus; });
+    spread(d.shared, kept, [&](size_t k) { return static_cast<char>(jobs[k].placement.shared); });
+    spread(d.explain, kept, [](size_t) { return std::vector<CostTerms>{}; });
+    spread(placed, kept, [&](size_t k) { return jobs[k].placement; }, false);
+    size_t next = 0;
+    for (size_t k = 0; k < kept.size(); ++k)
+        if (!kept[k]) s.jobs[k] = std::move(rest.jobs[next++]);
+    s.gavel_reset_s = rest.gavel_reset_s;
+    s.gavel_active_set = rest.gavel_active_set;
+}
+
+}  // namespace hetsched::sched

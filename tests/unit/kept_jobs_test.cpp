@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include <hetsched/sched/kept_jobs.hpp>
+#include <hetsched/sched/round.hpp>
+
+#include "sched_fixture.hpp"
+
+using namespace hetsched::sched;
+using test::cluster;
+using test::job;
+using test::running;
+
+namespace {
+
+/// Two GPUs on one node: `held` runs on one, submitted last with the most work; two short jobs
+/// submitted first wait: a preempting policy may give the two GPUs to the waiting pair.
+ClusterState held_and_two_waiting(bool preemptible) {
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {job("e1", 10, {1}, 1, 0), job("e2", 10, {1}, 1, 1), running(job("held", 1000, {1}, 1, 100), 0)};
+    s.jobs[2].preemptible = preemptible;
+    s.jobs[2].pinned = !preemptible;  // as the state reader sets it
+    s.time_s = 200;
+    return s;
+}
+
+const Action* action_of(const RoundResult& r, const std::string& id) {
+    for (const auto& a : r.actions)
+        if (a.job_id == id) return &a;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("Every policy keeps a job that may not be preempted where it runs", "[kept]") {
+    for (PolicyKind p : {PolicyKind::fft, PolicyKind::gavel, PolicyKind::gavel_agnostic, PolicyKind::tiresias,
+                         PolicyKind::srtf, PolicyKind::fifo, PolicyKind::opportunistic, PolicyKind::allox,
+                         PolicyKind::has, PolicyKind::sia, PolicyKind::iceshare}) {
+        INFO(policy_name(p));
+        RoundOptions o;
+        o.policy = p;
+        const ClusterState s = held_and_two_waiting(false);
+        const RoundResult r = run_round(s, o);
+        const Action* held = action_of(r, "held");
+        REQUIRE(held);
+        CHECK(held->kind == ActionKind::keep);
+        CHECK(r.state.jobs[2].placement == s.jobs[2].placement);
+        CHECK(r.decision.type.size() == 3);
+        CHECK(r.decision.type[2] == 0);
+        CHECK(r.decision.policy == policy_name(p));
+        int busy = 0;  // the other GPU goes to one of the waiting jobs, never beyond the node's two
+        for (const auto& j : r.state.jobs) busy += j.placement.gpus();
+        CHECK(busy == 2);
+    }
+    // The same job when preemptible: shortest remaining time first stops it.
+    RoundOptions srtf;
+    srtf.policy = PolicyKind::srtf;
+    const RoundResult r = run_round(held_and_two_waiting(true), srtf);
+    REQUIRE(action_of(r, "held"));
+    CHECK(action_of(r, "held")->kind == ActionKind::stop);
+}
+
+TEST_CASE("Which jobs a round keeps whatever its policy decides", "[kept]") {
+    ClusterState s = held_and_two_waiting(false);
+    CHECK(kept_jobs(s, PolicyKind::fifo) == std::vector<char>{0, 0, 1});
+    CHECK(kept_jobs(s, PolicyKind::sia) == std::vector<char>{0, 0, 0});  // sia's program pins it itself
+    const ClusterState rest = without_kept(s, kept_jobs(s, PolicyKind::fifo));
+    REQUIRE(rest.jobs.size() == 2);
+    CHECK(rest.jobs[0].id == "e1");
+    CHECK(rest.nodes[0].gpus == 1);
+    CHECK(rest.churned());  // no decision before: churned as the whole is
+
+    ClusterState done = s;  // no work left: nothing to keep it for
+    done.jobs[2].done = done.jobs[2].work;
+    CHECK(kept_jobs(done, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+    ClusterState down = s;  // its node is down: it runs nowhere
+    down.nodes[0].down = true;
+    CHECK(kept_jobs(down, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+    ClusterState waiting = s;  // not running: nothing to keep
+    waiting.jobs[2].placement = {};
+    CHECK(kept_jobs(waiting, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+}
+
+TEST_CASE("A job sharing a node's GPU with a kept sharer is kept with it", "[kept]") {
+    // One GPU shared by x (not preemptible) and y; z, submitted first, waits.
+    ClusterState s = cluster({"A"}, 1);
+    s.jobs = {job("z", 10, {1}, 1, 0), job("x", 100, {1}, 1, 5), job("y", 100, {1}, 1, 6)};
+    for (size_t k : {1, 2}) s.jobs[k].placement = {0, {{0, 1}}, true};
+    s.jobs[1].preemptible = false;
+    CHECK(kept_jobs(s, PolicyKind::fifo) == std::vector<char>{0, 1, 1});
+    CHECK(without_kept(s, kept_jobs(s, PolicyKind::fifo)).nodes[0].gpus == 0);  // two sharers, one GPU
+    RoundOptions o;
+    o.policy = PolicyKind::fifo;
+    const RoundResult r = run_round(s, o);
+    CHECK(!r.state.jobs[0].placement.running());
+    CHECK(r.state.jobs[1].placement == s.jobs[1].placement);
+    CHECK(r.state.jobs[2].placement == s.jobs[2].placement);
+}
+
+TEST_CASE("A pinned job spread over nodes is not re-packed at churn", "[kept]") {
+    // Two nodes of 2 GPUs; a job of 2 GPUs runs one on each. A new job arrives (churn): re-packing would
+    // move the spread job onto one node, unless it is pinned (restoring, or not preemptible).
+    for (bool pinned : {false, true}) {
+        ClusterState s = cluster({"A"}, 2);
+        s.nodes.push_back({"A-node2", 0, 2, false});
+        Job spread = job("spread", 100, {1}, 2, 0);
+        spread.placement = {0, {{0, 1}, {1, 1}}};
+        spread.pinned = pinned;
+        s.jobs = {spread, job("new", 10, {1}, 1, 50)};
+        s.time_s = 60;
+        RoundOptions o;
+        o.policy = PolicyKind::fifo;
+        const RoundResult r = run_round(s, o);
+        CHECK((r.state.jobs[0].placement == spread.placement) == pinned);
+    }
+}
