@@ -80,7 +80,14 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
-    const Problem problem = make_problem(job, alloc, cat, po);
+    const Problem problem = [&] {
+        try {
+            return make_problem(job, alloc, cat, po);
+        } catch (const DataError& e) {  // a layout --stages and --dp make is the flags' fault (64), not an input's
+            if (o.stages.empty() || e.pos().file != alloc.where.file) throw;
+            throw UsageError(e.pos().file + ": " + e.what());
+        }
+    }();
 
     PlaceOptions opts;
     opts.keep_order = o.keep_order;
