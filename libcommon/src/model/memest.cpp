@@ -14,14 +14,6 @@
 namespace hetsched::model {
 namespace {
 
-/// Why torchtitan would train this layout in fp32 (see torchtitan_trains_fp32); empty when it would not.
-std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
-    if (!torchtitan_trains_fp32(t, l)) return {};
-    return "torchtitan trains this layout in fp32 (tensor or pipeline parallelism without FSDP or context "
-           "parallelism runs no mixed precision); this estimate is for " + t.precision + ": give --precision fp32 "
-           "for torchtitan's";
-}
-
 /// Frenzy's formula spreads a model over tp x dp and holds a rank's whole batch at once: a layout it
 /// does not compute is refused rather than reported as if it had; the micro-batch is the rank's batch.
 void frenzy_layout(const JobSpec& job, Layout& l) {

@@ -199,6 +199,13 @@ bool torchtitan_trains_fp32(const Training& t, const Layout& l) {
     return t.framework == Framework::fsdp && t.precision != "fp32" && l.dp * l.cp == 1 && (l.tp > 1 || l.pp > 1);
 }
 
+std::string torchtitan_fp32_note(const Training& t, const Layout& l) {
+    if (!torchtitan_trains_fp32(t, l)) return {};
+    return "torchtitan trains this layout in fp32 (tensor or pipeline parallelism without FSDP or context "
+           "parallelism runs no mixed precision); this estimate is for " + t.precision + ": give --precision fp32 "
+           "for torchtitan's";
+}
+
 bool can_pipeline(const Training& t) { return !(t.framework == Framework::deepspeed && t.zero_stage >= 2); }
 
 bool optimizer_sharded(const Training& t) {

@@ -108,6 +108,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   (e.allreduce_bound ? " (its all-reduce and optimizer step)" : "") + "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
+    const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
+    if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
+        out.note += (out.note.empty() ? "" : "; ") + fp32;
     if (r.stopped)
         out.note += std::string(out.note.empty() ? "" : "; ") + method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
                    " nodes with the best placement found (iteration " + io::format_number(r.iteration_s, 6) +

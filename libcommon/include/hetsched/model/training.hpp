@@ -311,6 +311,8 @@ inline constexpr double max_slo_s = 1e12;
 /// parallelism without FSDP or context parallelism (dp x cp = 1) leaves FSDP2's mixed-precision
 /// policy out, and its maybe_enable_amp gives autocast to a single device only.
 bool torchtitan_trains_fp32(const Training& t, const Layout& l);
+/// Says so, for a note beside an estimate at the job's own precision; empty when it does not.
+std::string torchtitan_fp32_note(const Training& t, const Layout& l);
 
 /// Whether the job can run as a pipeline (pp > 1): not under DeepSpeed at ZeRO-2 or 3, which its
 /// pipeline engine refuses (deepspeed/runtime/pipe/engine.py).
