@@ -61,9 +61,8 @@ TEST_CASE("Every policy keeps a job that may not be preempted where it runs", "[
 
 TEST_CASE("Which jobs a round keeps whatever its policy decides", "[kept]") {
     ClusterState s = held_and_two_waiting(false);
-    CHECK(kept_jobs(s, PolicyKind::fifo) == std::vector<char>{0, 0, 1});
-    CHECK(kept_jobs(s, PolicyKind::sia) == std::vector<char>{0, 0, 0});  // sia's program pins it itself
-    const ClusterState rest = without_kept(s, kept_jobs(s, PolicyKind::fifo));
+    CHECK(kept_jobs(s) == std::vector<char>{0, 0, 1});
+    const ClusterState rest = without_kept(s, kept_jobs(s));
     REQUIRE(rest.jobs.size() == 2);
     CHECK(rest.jobs[0].id == "e1");
     CHECK(rest.nodes[0].gpus == 1);
@@ -71,13 +70,13 @@ TEST_CASE("Which jobs a round keeps whatever its policy decides", "[kept]") {
 
     ClusterState done = s;  // no work left: nothing to keep it for
     done.jobs[2].done = done.jobs[2].work;
-    CHECK(kept_jobs(done, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+    CHECK(kept_jobs(done) == std::vector<char>{0, 0, 0});
     ClusterState down = s;  // its node is down: it runs nowhere
     down.nodes[0].down = true;
-    CHECK(kept_jobs(down, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+    CHECK(kept_jobs(down) == std::vector<char>{0, 0, 0});
     ClusterState waiting = s;  // not running: nothing to keep
     waiting.jobs[2].placement = {};
-    CHECK(kept_jobs(waiting, PolicyKind::fifo) == std::vector<char>{0, 0, 0});
+    CHECK(kept_jobs(waiting) == std::vector<char>{0, 0, 0});
 }
 
 TEST_CASE("A job sharing a node's GPU with a kept sharer is kept with it", "[kept]") {
@@ -86,14 +85,46 @@ TEST_CASE("A job sharing a node's GPU with a kept sharer is kept with it", "[kep
     s.jobs = {job("z", 10, {1}, 1, 0), job("x", 100, {1}, 1, 5), job("y", 100, {1}, 1, 6)};
     for (size_t k : {1, 2}) s.jobs[k].placement = {0, {{0, 1}}, true};
     s.jobs[1].preemptible = false;
-    CHECK(kept_jobs(s, PolicyKind::fifo) == std::vector<char>{0, 1, 1});
-    CHECK(without_kept(s, kept_jobs(s, PolicyKind::fifo)).nodes[0].gpus == 0);  // two sharers, one GPU
+    CHECK(kept_jobs(s) == std::vector<char>{0, 1, 1});
+    CHECK(without_kept(s, kept_jobs(s)).nodes[0].gpus == 0);  // two sharers, one GPU
+    for (PolicyKind p : {PolicyKind::fifo, PolicyKind::sia, PolicyKind::iceshare}) {  // sia's program has no sharing
+        INFO(policy_name(p));
+        RoundOptions o;
+        o.policy = p;
+        const RoundResult r = run_round(s, o);
+        CHECK(!r.state.jobs[0].placement.running());
+        CHECK(r.state.jobs[1].placement == s.jobs[1].placement);
+        CHECK(r.state.jobs[2].placement == s.jobs[2].placement);
+        CHECK(!r.decision.stats.method.empty());
+    }
+}
+
+TEST_CASE("Gavel recomputes its allocation when a kept job leaves or is no longer kept", "[kept]") {
+    // A (not preemptible) holds both GPUs; B arrives and gets no share of the GPUs A leaves (none).
+    ClusterState s = cluster({"V100"}, 2);
+    s.jobs = {running(job("A", 1600, {1}, 2, 0), 0), job("B", 500, {1}, 2, 500)};
+    s.jobs[0].done = 1000;
+    s.jobs[0].preemptible = false;
+    s.time_s = 1000;
     RoundOptions o;
-    o.policy = PolicyKind::fifo;
-    const RoundResult r = run_round(s, o);
-    CHECK(!r.state.jobs[0].placement.running());
-    CHECK(r.state.jobs[1].placement == s.jobs[1].placement);
-    CHECK(r.state.jobs[2].placement == s.jobs[2].placement);
+    o.policy = PolicyKind::gavel;
+    RoundResult r = run_round(s, o);
+    CHECK(!r.state.jobs[1].placement.running());
+    ClusterState next = r.state;  // A finished and left; a reset is due
+    next.jobs.erase(next.jobs.begin());
+    next.time_s = 1000 + o.gavel_reset_s;
+    r = run_round(next, o);
+    CHECK(!r.decision.stats.reused);
+    CHECK(r.state.jobs[0].placement.running());
+    // The same with A still there but preemptible again: the kept set changed.
+    ClusterState again = run_round(s, o).state;
+    again.jobs[0].preemptible = true;
+    again.time_s = 1000 + o.gavel_reset_s;
+    CHECK(!run_round(again, o).decision.stats.reused);
+    // Nothing changed: the allocation stands.
+    ClusterState same = run_round(s, o).state;
+    same.time_s = 1000 + o.gavel_reset_s;
+    CHECK(run_round(same, o).decision.stats.reused);
 }
 
 TEST_CASE("A pinned job spread over nodes is not re-packed at churn", "[kept]") {

@@ -89,6 +89,19 @@ TEST_CASE("Sia keeps a pinned job where it runs", "[sia]") {
     CHECK(d.gpus == std::vector<int>{1, 1});
 }
 
+TEST_CASE("Sia values a pinned job's configuration against its least over all of them", "[sia]") {
+    // x runs pinned on the type where it does 10 for 1 elsewhere: G = 10, value 10^-0.5, as unpinned.
+    ClusterState s = cluster({"fast", "slow"});
+    s.jobs = {running(job("x", 100, {10, 1}), 0)};
+    RoundOptions o;
+    const double unpinned = sia_program(s, o).options[0].value;
+    s.jobs[0].pinned = true;
+    const SiaProgram p = sia_program(s, o);
+    REQUIRE(p.options.size() == 1);
+    CHECK(p.options[0].value == Approx(std::pow(10.0, -0.5)));
+    CHECK(p.options[0].value == Approx(unpinned));
+}
+
 TEST_CASE("Sia with p > 0 maximises, and λ_n still costs a job left out", "[sia]") {
     ClusterState s = cluster({"A"}, 1);
     s.jobs = {job("r", 100, {1})};

@@ -3,6 +3,8 @@
 namespace hetsched::sched {
 namespace {
 
+constexpr std::uint64_t kKeptSeed = 0x6b657074;  // "kept"
+
 /// v (one value per job of the rest) spread over all the jobs, `fill(k)` at each kept job; a vector a
 /// decision may leave empty (`optional`) stays empty.
 template <class T, class Fill>
@@ -15,11 +17,21 @@ void spread(std::vector<T>& v, const std::vector<char>& kept, Fill fill, bool op
     v = std::move(out);
 }
 
+/// The job set Gavel's allocation stands for: the jobs it was computed over, and the kept ones apart
+/// (hashed with another seed); with none kept, the digest of all the jobs, as gavel records it.
+std::uint64_t gavel_key(const ClusterState& s, const std::vector<char>& kept) {
+    std::uint64_t key = 0, rest = 0;
+    for (size_t k = 0; k < s.jobs.size(); ++k) {
+        if (kept[k]) key += id_hash(s.jobs[k].id, kKeptSeed);
+        else rest += id_hash(s.jobs[k].id);
+    }
+    return key + (rest == 0 ? 1 : rest);
+}
+
 }  // namespace
 
-std::vector<char> kept_jobs(const ClusterState& s, PolicyKind policy) {
+std::vector<char> kept_jobs(const ClusterState& s) {
     std::vector<char> kept(s.jobs.size(), 0);
-    if (policy == PolicyKind::sia) return kept;
     std::vector<char> kept_sharer(s.nodes.size(), 0);  // nodes where a kept job shares a GPU
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Job& j = s.jobs[k];
@@ -58,6 +70,11 @@ ClusterState without_kept(const ClusterState& s, const std::vector<char>& kept) 
     // Jobs arriving or leaving since the last decision is what the policies and the host placement
     // call churn: the rest churned when the whole did, not because the kept jobs are left out.
     rest.active_set = s.churned() ? 0 : active_set_digest(rest.jobs);
+    // Gavel recomputes its allocation when the job set changed (and a reset is due): for the rest, when
+    // the jobs it was computed for or the jobs kept out of it changed, so that a kept job leaving, or
+    // one no longer kept, is a change.
+    const std::uint64_t digest = active_set_digest(rest.jobs);
+    rest.gavel_active_set = s.gavel_active_set == gavel_key(s, kept) ? digest : digest + 1;
     return rest;
 }
 
@@ -69,11 +86,13 @@ void merge_kept(ClusterState& s, const std::vector<char>& kept, ClusterState&& r
     spread(d.shared, kept, [&](size_t k) { return static_cast<char>(jobs[k].placement.shared); });
     spread(d.explain, kept, [](size_t) { return std::vector<CostTerms>{}; });
     spread(placed, kept, [&](size_t k) { return jobs[k].placement; }, false);
+    // The rest's allocation is for its current jobs (recomputed, or unchanged): record them with the
+    // kept ones; else the change stays pending for a round when a reset is due.
+    if (rest.gavel_active_set == active_set_digest(rest.jobs)) s.gavel_active_set = gavel_key(s, kept);
+    s.gavel_reset_s = rest.gavel_reset_s;
     size_t next = 0;
     for (size_t k = 0; k < kept.size(); ++k)
         if (!kept[k]) s.jobs[k] = std::move(rest.jobs[next++]);
-    s.gavel_reset_s = rest.gavel_reset_s;
-    s.gavel_active_set = rest.gavel_active_set;
 }
 
 }  // namespace hetsched::sched

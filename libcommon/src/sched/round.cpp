@@ -143,13 +143,12 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
         return place_on_hosts(state, r.decision.type, o, r.decision.shared);
     };
     std::vector<Placement> placed;
-    const std::vector<char> kept = kept_jobs(s, o.policy);
+    const std::vector<char> kept = kept_jobs(s);
     if (std::find(kept.begin(), kept.end(), 1) == kept.end()) {
         placed = decide_and_place(s);
     } else {  // the policy decides the other jobs on the GPUs the kept ones leave
         ClusterState rest = without_kept(s, kept);
-        if (rest.jobs.empty()) r.decision.policy = policy_name(o.policy);
-        else placed = decide_and_place(rest);
+        placed = decide_and_place(rest);
         merge_kept(s, kept, std::move(rest), r.decision, placed);
     }
     put_back(s.jobs, order);

@@ -60,6 +60,8 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             for (int t = 0; t < m; ++t)
                 if (sc.gpus <= cap[static_cast<size_t>(t)] && s.can_run(j, sc.throughput, t))
                     configs.push_back({t, sc.gpus, sc.throughput[static_cast<size_t>(t)]});
+        double least = HUGE_VAL;  // over every configuration, a pinned job's too
+        for (const auto& c : configs) least = std::min(least, c.goodput);
         // Pinned where it runs, if its hosts are up (the reader has checked they hold it).
         const bool pinned = j.pinned && s.hosts_up(j);
         if (pinned)  // its held configuration only, taken
@@ -67,8 +69,6 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
                                          [&](const Config& c) { return c.type != j.placement.type || c.gpus != j.num_gpus; }),
                           configs.end());
         if (configs.empty()) continue;
-        double least = HUGE_VAL;
-        for (const auto& c : configs) least = std::min(least, c.goodput);
         const double r = restart_factor(j, s.time_s, o);
         for (const auto& c : configs) {
             // Elastic: relative to the job's least configuration. Rigid: so that its slowest type counts
