@@ -40,21 +40,15 @@ std::vector<char> kept_jobs(const ClusterState& s) {
     }
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Placement& p = s.jobs[k].placement;
-        if (p.shared && s.hosts_up(s.jobs[k]) && kept_sharer[static_cast<size_t>(p.shares.front().node)]) kept[k] = 1;
+        if (p.shared && s.jobs[k].remaining() > 0 && s.hosts_up(s.jobs[k]) && kept_sharer[static_cast<size_t>(p.shares.front().node)])
+            kept[k] = 1;
     }
     return kept;
 }
 
 ClusterState without_kept(const ClusterState& s, const std::vector<char>& kept) {
-    ClusterState rest;
-    rest.time_s = s.time_s;
-    rest.round = s.round;
-    rest.round_length_s = s.round_length_s;
-    rest.types = s.types;
-    rest.nodes = s.nodes;
-    rest.last_decision_s = s.last_decision_s;
-    rest.gavel_reset_s = s.gavel_reset_s;
-    rest.gavel_active_set = s.gavel_active_set;
+    ClusterState rest = s;  // every field, the jobs then chosen
+    rest.jobs.clear();
     std::vector<int> sharers(s.nodes.size(), 0);
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Job& j = s.jobs[k];
