@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
   NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "gpus_per_node") n = i; if ($i == "nic_gb_s") c = i } print; next }
   $1 == "RTX-3090" { $n = 8; $c = 0.115; print }
   $1 == "GH200-96GB" { $c = 22.93; print }
-  END { print "RTX-2080,8,10.1,fp32,448,32,7.5,8,,USD,,2.86,,10.1"; print "Titan-RTX,24,16.3,fp32,672,32,7.5,8,,USD,,2.86,,16.3" }' \
+  END { print "RTX-2080,8,10.1,fp32,448,32,7.5,8,,USD,,2.86,,10.1,"; print "Titan-RTX,24,16.3,fp32,672,32,7.5,8,,USD,,2.86,,16.3," }' \
   > "$tmp/catalog.csv"
 
 # evaluate CLUSTER RUNS TIED NETWORK_GB_S: one row a run of RUNS, the summary on stderr.

@@ -3,6 +3,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/names.hpp>
+#include <hetsched/model/memest.hpp>
 
 using namespace hetsched;
 
@@ -82,6 +83,27 @@ TEST_CASE("a CSV catalog keeps its currency column, one currency for all rows", 
     CHECK(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops\nA,24,100\n"}).currency == "USD");
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,4,CNY\nB,48,150,6,USD\n"}),
                       Catch::Contains("expected the catalog's one currency 'CNY' in column 'currency', got 'USD'"));
+    // A row that leaves it blank takes the one the others give.
+    CHECK(catalog::parse_catalog({"c.csv", header + "A,24,100,4,\nB,48,150,6,EUR\n"}).currency == "EUR");
+}
+
+TEST_CASE("a CSV catalog keeps its network, one for all rows, and --list-gpus reads back whole", "[catalog]") {
+    const std::string header = "name,memory_gib,tflops,inter_node_gb_s\n";
+    CHECK(catalog::parse_catalog({"c.csv", header + "A,24,100,0.3125\nB,48,150,0.3125\n"}).inter_node_gb_s == 0.3125);
+    CHECK(catalog::parse_catalog({"c.csv", header + "A,24,100,\nB,48,150,\n"}).inter_node_gb_s == 25);
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,0.3125\nB,48,150,0.5\n"}),
+                      Catch::Contains("expected the catalog's one network '0.3125' in column 'inter_node_gb_s', got '0.5'"));
+    CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", header + "A,24,100,0\n"}), ConfigError);
+    const catalog::GpuCatalog juchi = catalog::named_catalog("juchi");
+    const catalog::GpuCatalog back = catalog::parse_catalog({"juchi.csv", model::list_gpus_csv(juchi)});
+    CHECK(back.inter_node_gb_s == juchi.inter_node_gb_s);
+    CHECK(back.currency == juchi.currency);
+    REQUIRE(back.gpus.size() == juchi.gpus.size());
+    for (size_t i = 0; i < juchi.gpus.size(); ++i) {
+        CHECK(back.gpus[i].name == juchi.gpus[i].name);
+        CHECK(back.gpus[i].price_per_hour == juchi.gpus[i].price_per_hour);
+        CHECK(back.gpus[i].mem_bw_gb_s == juchi.gpus[i].mem_bw_gb_s);
+    }
 }
 
 TEST_CASE("a catalog's misspelt key or column is refused, and tflops_kind reads back", "[catalog]") {

@@ -8,6 +8,7 @@
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/names.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
@@ -33,8 +34,8 @@ constexpr Field kPrice{"price_per_hour", 0, 1e6, false};
 constexpr Field kQuota{"quota", 0, 1e6, true};
 constexpr Field kNetwork{"inter_node_gb_s", 0.001, 1e6, false};
 
-/// A GPU's keys (YAML) or columns (CSV); a CSV catalog has the catalog's currency on every row, and
-/// tflops_kind as --list-gpus writes it.
+/// A GPU's keys (YAML) or columns (CSV); a CSV catalog has the catalog's currency and network
+/// (inter_node_gb_s) on every row, and tflops_kind as --list-gpus writes it.
 const std::vector<std::string> kGpuKeys = {"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s",
                                            "nic_gb_s", "compute_capability", "fp8", "gpus_per_node", "price_per_hour",
                                            "quota", "fp32_tflops"};
@@ -82,23 +83,35 @@ GpuCatalog from_csv(const io::TextInput& in) {
     auto t = io::CsvTable::parse(in);
     std::vector<std::string> columns = kGpuKeys;
     columns.push_back("currency");
+    columns.push_back(kNetwork.key);
     check_known_columns(t, columns);
     int name = t.require("name"), mem = t.require("memory_gib"), tf = t.require("tflops");
     int bw = t.find("mem_bw_gb_s"), link = t.find("link_gb_s"), nic = t.find("nic_gb_s"), cc = t.find("compute_capability"),
         per = t.find("gpus_per_node"), fp8 = t.find("fp8"),
         price = t.find("price_per_hour"), quota = t.find("quota"), currency = t.find("currency"),
-        kind = t.find("tflops_kind"), fp32 = t.find("fp32_tflops");
+        kind = t.find("tflops_kind"), fp32 = t.find("fp32_tflops"), network = t.find(kNetwork.key);
     GpuCatalog c{in.name, "USD", {}};
+    // One currency and one network for the whole catalog (--list-gpus writes them on every row): the
+    // first row's that gives it, which every other row giving it must repeat.
+    std::string currency_of, network_of;  // as first given; empty: not yet
+    auto once = [&](size_t r, int col, const char* what, std::string& first, const std::string& value) {
+        if (first.empty()) {
+            first = value;
+            return true;
+        }
+        if (value != first)
+            throw DataError("expected the catalog's one " + std::string(what) + " '" + first + "' in column '" +
+                                t.header()[static_cast<size_t>(col)].text + "', got '" + io::shown_value(t.cell(r, col).text) + "'",
+                            t.where(r, col));
+        return false;
+    };
     for (size_t r = 0; r < t.rows(); ++r) {
-        // One currency for the whole catalog (--list-gpus writes it on every row): the first row's,
-        // which every other row must repeat.
-        if (currency >= 0 && !t.cell(r, currency).text.empty()) {
-            const std::string cur = t.cell(r, currency).text;
-            if (r == 0) c.currency = cur;
-            else if (cur != c.currency)
-                throw DataError("expected the catalog's one currency '" + c.currency + "' in column 'currency', got '" +
-                                    io::shown_value(cur) + "'",
-                                t.where(r, currency));
+        if (currency >= 0 && !t.cell(r, currency).text.empty() &&
+            once(r, currency, "currency", currency_of, t.cell(r, currency).text))
+            c.currency = currency_of;
+        if (network >= 0 && !t.cell(r, network).text.empty()) {
+            const double gb_s = read(t, r, network, kNetwork);
+            if (once(r, network, "network", network_of, io::format_number(gb_s))) c.inter_node_gb_s = gb_s;
         }
         auto value = [&](const Field& f, int col, double fallback) {
             return col < 0 || t.cell(r, col).text.empty() ? fallback : read(t, r, col, f);

@@ -182,7 +182,8 @@ std::string list_models_csv() {
 
 std::string list_gpus_csv(const catalog::GpuCatalog& c) {
     io::CsvWriter w({"name", "memory_gib", "tflops", "tflops_kind", "mem_bw_gb_s", "link_gb_s", "compute_capability",
-                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s", "fp8", "fp32_tflops"});
+                     "gpus_per_node", "price_per_hour", "currency", "quota", "nic_gb_s", "fp8", "fp32_tflops",
+                     "inter_node_gb_s"});
     // Blank means unknown, as for prices and quotas: a catalog without a bandwidth holds 0.
     auto known = [](double v) { return v > 0 ? io::format_number(v) : std::string(); };
     for (const auto& g : c.gpus)
@@ -191,7 +192,8 @@ std::string list_gpus_csv(const catalog::GpuCatalog& c) {
                    known(g.compute_capability), std::to_string(g.gpus_per_node),
                    g.price_per_hour < 0 ? "" : io::format_number(g.price_per_hour), c.currency,
                    g.quota < 0 ? "" : std::to_string(g.quota), known(g.nic_gb_s),
-                   g.fp8 < 0 ? "" : std::to_string(g.fp8), known(g.fp32_tflops)});
+                   g.fp8 < 0 ? "" : std::to_string(g.fp8), known(g.fp32_tflops),
+                   io::format_exact(c.inter_node_gb_s)});  // the catalog's network, on every row as the currency
     return w.text();
 }
 
