@@ -4,13 +4,13 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <random>
 #include <string>
 #include <tuple>
 
 #include <glpk.h>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/sched/tie_break.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
 namespace hetsched::sched {
@@ -49,6 +49,26 @@ bool holds_allocation(const ClusterState& s) {
                        [](const Job& j) { return j.remaining() > 0 && !j.book.gavel_share.empty(); });
 }
 
+/// The types fastest first for the jobs at hand, as Gavel's fixed list (v100, p100, k80): by the jobs'
+/// throughput on the type relative to their best, summed; types alike for the jobs in the state's
+/// order. The order a round visits the types in (aware) and builds the allocation LP in, so that
+/// neither the round nor the LP's pick among equally fair allocations depends on the order the state
+/// lists the types in, but for types alike.
+std::vector<int> fastest_first(const ClusterState& s) {
+    const size_t m = s.types.size();
+    std::vector<double> speed(m, 0);
+    for (const auto& j : s.jobs) {
+        const double best = j.fastest_throughput();
+        if (best > 0)
+            for (size_t t = 0; t < m; ++t) speed[t] += j.throughput[t] / best;
+    }
+    std::vector<int> types(m);
+    std::iota(types.begin(), types.end(), 0);
+    std::stable_sort(types.begin(), types.end(),
+                     [&](int a, int b) { return speed[static_cast<size_t>(a)] > speed[static_cast<size_t>(b)]; });
+    return types;
+}
+
 }  // namespace
 
 std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aware, const RoundOptions& o,
@@ -62,19 +82,22 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     // it optimal, so the LP over classes (a class of n jobs takes n·sf GPUs per unit of X) has the same
     // max-min value and gives each member the class's X. Jobs from a trace share a few job types, so
     // 2048 jobs are typically a hundred classes.
-    std::map<std::vector<double>, size_t> class_of;  // (c per type, sf) → class
-    std::vector<std::vector<double>> coef;           // per class: c per type, then sf
+    const std::vector<int> order = fastest_first(s);  // the LP's types, by position: order[i]
+    std::map<std::vector<double>, size_t> class_of;  // (c per type in that order, sf) → class
+    std::vector<std::vector<double>> coef;           // per class: c per type in that order, then sf
     std::vector<double> members;
     std::vector<long> job_class(s.jobs.size(), -1);
     for (size_t k = 0; k < s.jobs.size(); ++k) {
         const Job& j = s.jobs[k];
         if (j.remaining() <= 0) continue;
-        double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster
-        for (size_t t = 0; t < m; ++t) share += seen_throughput(s, j, static_cast<int>(t), cap[t], aware) * cap[t] / total;
+        double share = 0;  // Σ_t θ_t N_t / N: the job's throughput on an even slice of the cluster (summed in order)
+        for (int t : order) share += seen_throughput(s, j, t, cap[static_cast<size_t>(t)], aware) * cap[static_cast<size_t>(t)] / total;
         if (share <= 0) continue;  // nothing it can use is up: no allocation this time
         std::vector<double> key(m + 1);
-        for (size_t t = 0; t < m; ++t)
-            key[t] = seen_throughput(s, j, static_cast<int>(t), cap[t], aware) * j.num_gpus / (j.priority_weight * share);
+        for (size_t i = 0; i < m; ++i) {
+            const auto t = static_cast<size_t>(order[i]);
+            key[i] = seen_throughput(s, j, order[i], cap[t], aware) * j.num_gpus / (j.priority_weight * share);
+        }
         key[m] = j.num_gpus;
         const auto [it, added] = class_of.emplace(key, coef.size());
         if (added) {
@@ -93,22 +116,22 @@ std::vector<std::vector<double>> gavel_allocation(const ClusterState& s, bool aw
     glp_set_col_bnds(g, z, GLP_LO, 0, 0);
     glp_set_obj_coef(g, z, 1);
     const int type_rows = glp_add_rows(g, static_cast<int>(m));
-    for (size_t t = 0; t < m; ++t) glp_set_row_bnds(g, type_rows + static_cast<int>(t), GLP_UP, 0, cap[t]);
+    for (size_t i = 0; i < m; ++i) glp_set_row_bnds(g, type_rows + static_cast<int>(i), GLP_UP, 0, cap[static_cast<size_t>(order[i])]);
     std::vector<int> ia{0}, ja{0};
     std::vector<double> ar{0};
-    std::vector<std::pair<size_t, size_t>> cols;  // (class, type) of each x column, from column 2
+    std::vector<std::pair<size_t, size_t>> cols;  // (class, state's type) of each x column, from column 2
     for (size_t c = 0; c < coef.size(); ++c) {
         const int fair = glp_add_rows(g, 2);  // fair: z − Σ c x ≤ 0; fair + 1: Σ x ≤ 1
         glp_set_row_bnds(g, fair, GLP_UP, 0, 0);
         glp_set_row_bnds(g, fair + 1, GLP_UP, 0, 1);
         ia.push_back(fair), ja.push_back(z), ar.push_back(1);
-        for (size_t t = 0; t < m; ++t) {
-            if (coef[c][t] <= 0) continue;
+        for (size_t i = 0; i < m; ++i) {
+            if (coef[c][i] <= 0) continue;
             const int col = glp_add_cols(g, 1);
             glp_set_col_bnds(g, col, GLP_LO, 0, 0);
-            cols.emplace_back(c, t);
-            for (const auto& [row, v] : {std::pair<int, double>{fair, -coef[c][t]}, {fair + 1, 1.0},
-                                         {type_rows + static_cast<int>(t), members[c] * coef[c][m]}}) {
+            cols.emplace_back(c, static_cast<size_t>(order[i]));
+            for (const auto& [row, v] : {std::pair<int, double>{fair, -coef[c][i]}, {fair + 1, 1.0},
+                                         {type_rows + static_cast<int>(i), members[c] * coef[c][m]}}) {
                 ia.push_back(row), ja.push_back(col), ar.push_back(v);
             }
         }
@@ -177,25 +200,9 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
         size_t arrival;
     };
     const std::vector<size_t> arrivals = arrival_order(s);
-    std::vector<int> types(m);
-    std::iota(types.begin(), types.end(), 0);
-    if (aware) {
-        // Fastest first, as Gavel's fixed list (v100, p100, k80): by the jobs' throughput on the type
-        // relative to their best, summed; ties in the state's order. A job with no X there can still
-        // take a type's leftover GPUs, so the order decides where such a job runs: in the state's order
-        // a lone job on K80,V100 ran on the K80.
-        std::vector<double> speed(m, 0);
-        for (const auto& j : s.jobs) {
-            const double best = j.fastest_throughput();
-            if (best > 0)
-                for (size_t t = 0; t < m; ++t) speed[t] += j.throughput[t] / best;
-        }
-        std::stable_sort(types.begin(), types.end(), [&](int a, int b) {
-            return speed[static_cast<size_t>(a)] > speed[static_cast<size_t>(b)];
-        });
-    } else {
-        std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
-    }
+    // Aware, fastest first: a job with no X can still take a type's leftover GPUs, so the order decides
+    // where such a job runs (in the state's order a lone job on K80,V100 ran on the K80).
+    const std::vector<int> types = aware ? fastest_first(s) : seeded_type_order(s, o.seed + static_cast<std::uint64_t>(s.round));
     TypeFill fill(s);
     std::vector<char> held(s.jobs.size(), 0);  // picked without an allocation: not started
     for (int t : types) {

@@ -1,10 +1,9 @@
 #include <hetsched/sched/queue_policies.hpp>
 
 #include <algorithm>
-#include <numeric>
-#include <random>
 #include <tuple>
 
+#include <hetsched/sched/tie_break.hpp>
 #include <hetsched/sched/type_fill.hpp>
 
 namespace hetsched::sched {
@@ -32,9 +31,7 @@ TypeDecision first_come(const ClusterState& s, const char* method, Prefer prefer
 }  // namespace
 
 TypeDecision fifo_decide(const ClusterState& s, const RoundOptions& o) {
-    std::vector<int> types(s.types.size());
-    std::iota(types.begin(), types.end(), 0);
-    std::shuffle(types.begin(), types.end(), std::mt19937_64(o.seed + static_cast<unsigned long>(s.round)));
+    const std::vector<int> types = seeded_type_order(s, o.seed + static_cast<std::uint64_t>(s.round));
     return first_come(s, "fifo", [&](const Job&) { return types; });
 }
 

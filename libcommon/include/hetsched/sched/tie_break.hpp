@@ -40,6 +40,10 @@ void earliest_first(const ClusterState& s, const std::vector<std::vector<double>
     }
 }
 
+/// The types of `s` in a seeded random order (fifo's and gavel-agnostic's per-round shuffle): by the
+/// hash of each type's name with `seed`, so that the order does not depend on how the state lists them.
+std::vector<int> seeded_type_order(const ClusterState& s, std::uint64_t seed);
+
 /// The start of a job's key: what a program sees of a job besides its options' costs (its GPUs, its
 /// priority weight, whether it is pinned where it runs). Where it runs is not part of it: a running
 /// job and a waiting one that cost the same are tied, and the earlier runs.
