@@ -219,3 +219,12 @@ TEST_CASE("eager attention back-propagates its fp32 softmax with two fp32 gradie
     CHECK(kept.activations > flash.activations + (4 * 6 + 6) * 4 * s * s);
     CHECK(kept.activations < flash.activations + (4 * 6 + 6 + 1) * 4 * s * s);
 }
+
+TEST_CASE("a framework reads in any case and by the names it goes by", "[model]") {
+    using model::Framework;
+    for (const char* w : {"megatron", "Megatron-LM", "megatron-core", "MCore"})
+        CHECK(model::parse_framework(w) == Framework::megatron);
+    for (const char* w : {"DeepSpeed", "megatron-deepspeed"}) CHECK(model::parse_framework(w) == Framework::deepspeed);
+    for (const char* w : {"fsdp", "FSDP2", "torchtitan"}) CHECK(model::parse_framework(w) == Framework::fsdp);
+    CHECK_THROWS_WITH(model::parse_framework("jax"), Catch::StartsWith("unknown framework 'jax' (expected megatron"));
+}

@@ -1,6 +1,7 @@
 #include <hetsched/model/training.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <regex>
 
@@ -214,10 +215,16 @@ bool optimizer_sharded(const Training& t) {
 }
 
 Framework parse_framework(const std::string& s) {
-    if (s == "megatron") return Framework::megatron;
-    if (s == "deepspeed") return Framework::deepspeed;
-    if (s == "fsdp") return Framework::fsdp;
-    throw DataError("unknown framework '" + s + "' (expected megatron, deepspeed or fsdp)");
+    std::string w = s;
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    // The names the frameworks go by: Megatron-Core is Megatron-LM's, Megatron-DeepSpeed trains on
+    // DeepSpeed's engine, and the fsdp habits are torchtitan's FSDP2.
+    if (w == "megatron" || w == "megatron-lm" || w == "megatron-core" || w == "mcore") return Framework::megatron;
+    if (w == "deepspeed" || w == "megatron-deepspeed") return Framework::deepspeed;
+    if (w == "fsdp" || w == "fsdp2" || w == "torchtitan") return Framework::fsdp;
+    throw DataError("unknown framework '" + s +
+                    "' (expected megatron, deepspeed or fsdp; megatron-lm, megatron-core, megatron-deepspeed, fsdp2 "
+                    "and torchtitan are read as theirs)");
 }
 
 std::string framework_name(Framework f) {

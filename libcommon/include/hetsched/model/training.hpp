@@ -323,6 +323,8 @@ bool can_pipeline(const Training& t);
 /// optimizer, which partitions them even at ZeRO-0.
 bool optimizer_sharded(const Training& t);
 
+/// megatron, deepspeed or fsdp in any case, or a name one goes by (megatron-lm, megatron-core, mcore;
+/// megatron-deepspeed; fsdp2, torchtitan); DataError otherwise.
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
 Recompute parse_recompute(const std::string& s);
