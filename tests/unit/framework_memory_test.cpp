@@ -228,3 +228,17 @@ TEST_CASE("a framework reads in any case and by the names it goes by", "[model]"
     for (const char* w : {"fsdp", "FSDP2", "torchtitan"}) CHECK(model::parse_framework(w) == Framework::fsdp);
     CHECK_THROWS_WITH(model::parse_framework("jax"), Catch::StartsWith("unknown framework 'jax' (expected megatron"));
 }
+
+TEST_CASE("a precision reads by torch's dtype names and a recompute by the words runs use", "[model]") {
+    CHECK(model::precision_word("bfloat16") == "bf16");
+    CHECK(model::precision_word("BF16") == "bf16");
+    CHECK(model::precision_word("float16") == "fp16");
+    CHECK(model::precision_word("half") == "fp16");
+    CHECK(model::precision_word("Float32") == "fp32");
+    CHECK(model::precision_word("float8") == "fp8");
+    CHECK(model::precision_word("tf32") == "tf32");  // left for validation to refuse
+    CHECK(model::parse_recompute("off") == model::Recompute::none);
+    CHECK(model::parse_recompute("no") == model::Recompute::none);
+    CHECK(model::parse_recompute("op") == model::Recompute::selective);
+    CHECK_THROWS_AS(model::parse_recompute("true"), DataError);
+}

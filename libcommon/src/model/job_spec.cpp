@@ -154,7 +154,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     // planalloc's SLO, range-checked here too, so that no tool passes a bad one on to it.
     if (YAML::Node slo = io::optional_child(doc, sec, "slo_s"); slo.IsDefined())
         io::yaml_number(doc, slo, "slo_s", limits::min_slo_s, limits::max_slo_s);
-    read_checked(doc, sec, "precision", +[](const std::string& w, Training& t) { t.precision = w; }, t);
+    read_checked(doc, sec, "precision", +[](const std::string& w, Training& t) { t.precision = precision_word(w); }, t);
     read_checked(doc, sec, "optimizer", +[](const std::string& w, Training& t) { t.optimizer = w; }, t);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
         t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage", 0, 3));

@@ -289,7 +289,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (given(every))
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
-        tr.precision = word(precision);
+        tr.precision = precision_word(word(precision));
         at(precision, [&] {  // the precision's own check, at its cell, and whether the GPU runs it
             Training alone;
             alone.seq_len = alone.global_batch = 1;

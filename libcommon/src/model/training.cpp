@@ -237,10 +237,20 @@ std::string framework_name(Framework f) {
 }
 
 Recompute parse_recompute(const std::string& s) {
-    if (s == "none" || s.empty()) return Recompute::none;
-    if (s == "selective") return Recompute::selective;
+    if (s == "none" || s == "no" || s == "off" || s.empty()) return Recompute::none;
+    if (s == "selective" || s == "op") return Recompute::selective;  // op: torchtitan's per-op selective option
     if (s == "full") return Recompute::full;
     throw DataError("unknown recompute '" + s + "' (expected none, selective or full)");
+}
+
+std::string precision_word(const std::string& s) {
+    std::string w = s;
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (w == "bfloat16") return "bf16";  // torch's dtype names
+    if (w == "float16" || w == "half") return "fp16";
+    if (w == "float32" || w == "float") return "fp32";
+    if (w == "float8") return "fp8";
+    return w;
 }
 
 std::string recompute_name(Recompute r) {
@@ -325,6 +335,9 @@ void validate_model(const catalog::ModelSpec& m) {
 void validate_training(const Training& t) {
     positive(t.seq_len, "seq_len", limits::seq_len);
     positive(t.global_batch, "global_batch", limits::global_batch);
+    if (t.precision == "tf32")
+        throw DataError("precision tf32 is fp32 training with TF32 matmuls: give precision fp32 and tf32 (training.tf32: "
+                        "true, --tf32)");
     if (t.precision != "bf16" && t.precision != "fp16" && t.precision != "fp8" && t.precision != "fp32")
         throw DataError("unknown precision '" + t.precision + "' (expected bf16, fp16, fp8 or fp32)");
     if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")

@@ -327,7 +327,11 @@ bool optimizer_sharded(const Training& t);
 /// megatron-deepspeed; fsdp2, torchtitan); DataError otherwise.
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
+/// none (also no, off, empty), selective (also op: torchtitan's per-op option) or full.
 Recompute parse_recompute(const std::string& s);
+/// A precision as the model names it: bf16, fp16, fp8, fp32 in any case, or torch's dtype names
+/// (bfloat16, float16 or half, float32 or float, float8); anything else lower-cased, for validation to refuse.
+std::string precision_word(const std::string& s);
 /// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
 /// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
 void parse_compile(const std::string& s, Training& t);
