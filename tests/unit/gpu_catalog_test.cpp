@@ -94,6 +94,10 @@ TEST_CASE("a CSV catalog keeps its network, one for all rows, and --list-gpus re
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,0.3125\nB,48,150,0.5\n"}),
                       Catch::Contains("expected the catalog's one network '0.3125' in column 'inter_node_gb_s', got '0.5'"));
     CHECK_THROWS_AS(catalog::parse_catalog({"c.csv", header + "A,24,100,0\n"}), ConfigError);
+    // Compared exactly, and the first row's cell quoted as written.
+    CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", header + "A,24,100,12.50\nB,48,150,12.5000001\n"}),
+                      Catch::Contains("one network '12.50' in column 'inter_node_gb_s', got '12.5000001'"));
+    CHECK(catalog::parse_catalog({"c.csv", header + "A,24,100,12.50\nB,48,150,12.5\n"}).inter_node_gb_s == 12.5);
     const catalog::GpuCatalog juchi = catalog::named_catalog("juchi");
     const catalog::GpuCatalog back = catalog::parse_catalog({"juchi.csv", model::list_gpus_csv(juchi)});
     CHECK(back.inter_node_gb_s == juchi.inter_node_gb_s);

@@ -18,7 +18,6 @@ ClusterState held_and_two_waiting(bool preemptible) {
     ClusterState s = cluster({"A"}, 2);
     s.jobs = {job("e1", 10, {1}, 1, 0), job("e2", 10, {1}, 1, 1), running(job("held", 1000, {1}, 1, 100), 0)};
     s.jobs[2].preemptible = preemptible;
-    s.jobs[2].pinned = !preemptible;  // as the state reader sets it
     s.time_s = 200;
     return s;
 }
@@ -129,7 +128,7 @@ TEST_CASE("Gavel recomputes its allocation when a kept job leaves or is no longe
 
 TEST_CASE("A pinned job spread over nodes is not re-packed at churn", "[kept]") {
     // Two nodes of 2 GPUs; a job of 2 GPUs runs one on each. A new job arrives (churn): re-packing would
-    // move the spread job onto one node, unless it is pinned (restoring, or not preemptible).
+    // move the spread job onto one node, unless it is pinned (replay sees it still restoring).
     for (bool pinned : {false, true}) {
         ClusterState s = cluster({"A"}, 2);
         s.nodes.push_back({"A-node2", 0, 2, false});
@@ -142,5 +141,43 @@ TEST_CASE("A pinned job spread over nodes is not re-packed at churn", "[kept]") 
         o.policy = PolicyKind::fifo;
         const RoundResult r = run_round(s, o);
         CHECK((r.state.jobs[0].placement == spread.placement) == pinned);
+    }
+}
+
+TEST_CASE("Gavel lets a job no longer kept run on, its share lapsed at the allocation made without it", "[kept]") {
+    // k (not preemptible) runs on one of A's two GPUs; w arrives. The allocation is made without k.
+    ClusterState s = cluster({"A"}, 2);
+    s.jobs = {running(job("k", 100000, {1}, 1, 0), 0), job("w", 100000, {1}, 1, 10)};
+    s.jobs[0].preemptible = false;
+    s.jobs[0].book.gavel_share = {1};  // from an older allocation
+    s.time_s = 1000;
+    RoundOptions o;
+    o.policy = PolicyKind::gavel;
+    RoundResult r = run_round(s, o);
+    CHECK(r.state.jobs[0].book.gavel_share.empty());
+    CHECK(r.state.jobs[0].book.gavel_base_s == r.state.jobs[0].book.time_per_type_s);
+    CHECK(r.state.jobs[1].placement.running());
+    // Preemptible again before the next reset: it has no share, but it runs, and keeps its GPU.
+    ClusterState next = r.state;
+    next.jobs[0].preemptible = true;
+    next.time_s = 1300;
+    r = run_round(next, o);
+    CHECK(r.decision.stats.reused);
+    CHECK(r.state.jobs[0].placement == next.jobs[0].placement);
+    CHECK(r.state.jobs[1].placement.running());
+}
+
+TEST_CASE("A job that may not be preempted but whose type cannot hold it is left to the policy, sia too", "[kept]") {
+    ClusterState s = cluster({"small", "big"}, 1, 60, {16, 80});
+    s.jobs = {running(job("big", 100, {1, 1}), 0)};
+    s.jobs[0].memory_gib = 40;
+    s.jobs[0].preemptible = false;
+    s.time_s = 100000;  // old enough that sia's restart factor lets it move
+    CHECK(kept_jobs(s) == std::vector<char>{0});
+    for (PolicyKind p : {PolicyKind::sia, PolicyKind::fft, PolicyKind::srtf}) {
+        INFO(policy_name(p));
+        RoundOptions o;
+        o.policy = p;
+        CHECK(run_round(s, o).state.jobs[0].placement.type == 1);  // moved to the type that holds it
     }
 }

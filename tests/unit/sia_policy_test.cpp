@@ -78,7 +78,7 @@ TEST_CASE("A round resizes an elastic job and places it afresh", "[sia]") {
 }
 
 TEST_CASE("Sia keeps a pinned job where it runs", "[sia]") {
-    // As in the first case x would take both GPUs; pinned (not preemptible, or still restoring) it keeps
+    // As in the first case x would take both GPUs; pinned (replay sees it still restoring) it keeps
     // its one, and y takes the other.
     ClusterState s = cluster({"A"}, 2);
     s.jobs = {running(elastic("x", 18), 0), elastic("y", 16)};

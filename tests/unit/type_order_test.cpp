@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 
 #include <hetsched/sched/gavel_policy.hpp>
 #include <hetsched/sched/round.hpp>
@@ -52,10 +54,18 @@ TEST_CASE("Drawn type orders and draws do not depend on the order the state list
         for (size_t k = 0; k < s.jobs.size(); ++k)
             CHECK(type_name(s, tiresias_type(s, s.jobs[k], seed)) == type_name(r, tiresias_type(r, r.jobs[k], seed)));
     }
-    // The draws spread over the types (not the first usable one for every job).
+    // The draws are even over types whose names differ only in their last letter (3000 jobs: about
+    // 1000 each, a binomial deviation of 26), and every order of three types is a seed's shuffle.
     std::vector<int> drawn;
-    for (int k = 0; k < 30; ++k) drawn.push_back(tiresias_type(s, job("x" + std::to_string(k), 1, {1, 1, 1}), 1));
-    for (int t = 0; t < 3; ++t) CHECK(std::count(drawn.begin(), drawn.end(), t) > 0);
+    for (int k = 0; k < 3000; ++k) drawn.push_back(tiresias_type(s, job("x" + std::to_string(k), 1, {1, 1, 1}), 1));
+    for (int t = 0; t < 3; ++t) {
+        INFO("type " << t);
+        CHECK(std::abs(std::count(drawn.begin(), drawn.end(), t) - 1000) < 150);
+    }
+    std::map<std::vector<int>, int> orders;
+    for (std::uint64_t seed = 0; seed < 600; ++seed) ++orders[seeded_type_order(s, seed)];
+    CHECK(orders.size() == 6);
+    for (const auto& [order, n] : orders) CHECK(n > 50);  // about 100 each
 }
 
 TEST_CASE("Gavel's allocation and every round do not depend on the order the state lists types in", "[order]") {

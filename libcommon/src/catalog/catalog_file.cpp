@@ -2,13 +2,13 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 
 #include <functional>
+#include <optional>
 
 
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/names.hpp>
-#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/number_range.hpp>
 #include <hetsched/io/yaml_document.hpp>
 
@@ -92,26 +92,28 @@ GpuCatalog from_csv(const io::TextInput& in) {
         kind = t.find("tflops_kind"), fp32 = t.find("fp32_tflops"), network = t.find(kNetwork.key);
     GpuCatalog c{in.name, "USD", {}};
     // One currency and one network for the whole catalog (--list-gpus writes them on every row): the
-    // first row's that gives it, which every other row giving it must repeat.
-    std::string currency_of, network_of;  // as first given; empty: not yet
-    auto once = [&](size_t r, int col, const char* what, std::string& first, const std::string& value) {
-        if (first.empty()) {
-            first = value;
+    // first row's that gives it, which every other row giving it must repeat (the network exactly).
+    std::optional<size_t> currency_row, network_row;
+    auto once = [&](size_t r, int col, const char* what, std::optional<size_t>& first, bool same) {
+        if (!first) {
+            first = r;
             return true;
         }
-        if (value != first)
-            throw DataError("expected the catalog's one " + std::string(what) + " '" + first + "' in column '" +
-                                t.header()[static_cast<size_t>(col)].text + "', got '" + io::shown_value(t.cell(r, col).text) + "'",
+        if (!same)
+            throw DataError("expected the catalog's one " + std::string(what) + " '" + t.cell(*first, col).text +
+                                "' in column '" + t.header()[static_cast<size_t>(col)].text + "', got '" +
+                                io::shown_value(t.cell(r, col).text) + "'",
                             t.where(r, col));
         return false;
     };
     for (size_t r = 0; r < t.rows(); ++r) {
         if (currency >= 0 && !t.cell(r, currency).text.empty() &&
-            once(r, currency, "currency", currency_of, t.cell(r, currency).text))
-            c.currency = currency_of;
+            once(r, currency, "currency", currency_row,
+                 currency_row && t.cell(r, currency).text == t.cell(*currency_row, currency).text))
+            c.currency = t.cell(r, currency).text;
         if (network >= 0 && !t.cell(r, network).text.empty()) {
             const double gb_s = read(t, r, network, kNetwork);
-            if (once(r, network, "network", network_of, io::format_number(gb_s))) c.inter_node_gb_s = gb_s;
+            if (once(r, network, "network", network_row, network_row && gb_s == c.inter_node_gb_s)) c.inter_node_gb_s = gb_s;
         }
         auto value = [&](const Field& f, int col, double fallback) {
             return col < 0 || t.cell(r, col).text.empty() ? fallback : read(t, r, col, f);

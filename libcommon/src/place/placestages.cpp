@@ -80,14 +80,14 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
-    const Problem problem = [&] {
+    if (!o.stages.empty()) {  // a layout --stages (and --dp) make that the job cannot take: the flags' fault (64)
         try {
-            return make_problem(job, alloc, cat, po);
-        } catch (const DataError& e) {  // a layout --stages and --dp make is the flags' fault (64), not an input's
-            if (o.stages.empty() || e.pos().file != alloc.where.file) throw;
+            checked_layout(job, alloc.dp, static_cast<int>(alloc.stages.size()), alloc.tp, po.measure, alloc.where);
+        } catch (const DataError& e) {
             throw UsageError(e.pos().file + ": " + e.what());
         }
-    }();
+    }
+    const Problem problem = make_problem(job, alloc, cat, po);
 
     PlaceOptions opts;
     opts.keep_order = o.keep_order;

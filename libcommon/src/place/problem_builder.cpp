@@ -61,23 +61,30 @@ ProblemOptions with_planned_settings(ProblemOptions po, const Allocation& a) {
 
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
+model::Layout checked_layout(const model::JobSpec& job, int dp, int stages, int tp, model::Measure measure,
+                             const SourcePos& where) {
+    const auto& m = job.model;
+    if (stages > m.layers)
+        throw DataError("the allocation has " + io::counted(stages, "stage") + " but " + m.name + " has only " +
+                            std::to_string(m.layers) + " layers",
+                        where);
+    const model::Layout layout{tp, stages, dp, 1, 1, micro_batch_of(job), {}};
+    try {
+        model::StageMemoryModel(m, job.training, layout, measure);  // the layout suits the job
+    } catch (const DataError& e) {
+        throw DataError(e.what(), where);
+    }
+    return layout;
+}
+
 ProblemFactory::ProblemFactory(const model::JobSpec& job, int dp, int stages, const catalog::GpuCatalog& c,
                                const ProblemOptions& o, const SourcePos& where, int tp, const SourcePos& tp_where)
     : catalog_(c), options_(o), dp_(dp), stages_(stages), tp_(tp), where_(where),
       tp_where_(tp_where.file.empty() ? where : tp_where) {
     const auto& m = job.model;
     const long L = m.layers, mb = micro_batch_of(job);
-    if (stages > L)
-        throw DataError("the allocation has " + io::counted(stages, "stage") + " but " + m.name + " has only " +
-                            std::to_string(L) + " layers",
-                        where);
-    layout_ = model::Layout{tp, stages, dp, 1, 1, mb, {}};
+    layout_ = checked_layout(job, dp, stages, tp, o.measure, where);
     model_ = m;
-    try {
-        model::StageMemoryModel(m, job.training, layout_, o.measure);  // the layout suits the job
-    } catch (const DataError& e) {
-        throw DataError(e.what(), where);
-    }
     base_.model = m.name;
     base_.layers = L;
     base_.dp = dp;

@@ -56,6 +56,13 @@ std::uint64_t id_hash(const std::string& id, std::uint64_t seed) {
     return h;
 }
 
+std::uint64_t mixed_hash(const std::string& text, std::uint64_t seed) {
+    std::uint64_t z = id_hash(text, seed) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 std::uint64_t active_set_digest(const std::vector<Job>& jobs) {
     // The sum of each id's hash: independent of order, and a change of one id changes it.
     std::uint64_t sum = 0;

@@ -223,7 +223,9 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
         for (const Entry& e : entries) {
             if (!fill.fits(e.job, e.type)) continue;
             fill.take(e.job, e.type);
-            held[e.job] = s.jobs[e.job].book.gavel_share.empty();
+            // A job without X is not started until the next allocation; one running without X (kept
+            // where it ran until now, sched/kept_jobs.hpp) keeps what it is given.
+            held[e.job] = s.jobs[e.job].book.gavel_share.empty() && !s.jobs[e.job].placement.running();
         }
     }
     TypeDecision d = fill.decision("lp");

@@ -194,7 +194,7 @@ private:
             read_memory(item, j);
             j.util_pct = number(item, "gpu_util_pct", 0, 100, false, 0);
             if (const YAML::Node p = io::optional_child(doc_, item, "preemptible"); p.IsDefined())
-                j.pinned = !(j.preemptible = io::yaml_bool(doc_, p, "preemptible"));
+                j.preemptible = io::yaml_bool(doc_, p, "preemptible");
             j.priority_weight = number(item, "priority_weight", 1e-6, 1e6, false, 1);
             if (YAML::Node p = io::optional_child(doc_, item, "parallelism"); p.IsDefined()) {
                 const std::string v = io::yaml_string(doc_, p, "parallelism");

@@ -12,7 +12,7 @@ std::vector<double> tie_key(const Job& j) {
 
 std::vector<int> seeded_type_order(const ClusterState& s, std::uint64_t seed) {
     std::vector<std::pair<std::uint64_t, int>> keyed;
-    for (size_t t = 0; t < s.types.size(); ++t) keyed.emplace_back(id_hash(s.types[t].name, seed), static_cast<int>(t));
+    for (size_t t = 0; t < s.types.size(); ++t) keyed.emplace_back(mixed_hash(s.types[t].name, seed), static_cast<int>(t));
     std::sort(keyed.begin(), keyed.end());  // names are unique: a tie of hashes falls to the index alone
     std::vector<int> order;
     for (const auto& [_, t] : keyed) order.push_back(t);

@@ -58,7 +58,7 @@ int draw_type(const ClusterState& s, const Job& j, unsigned long seed, const std
     if (usable.empty()) return -1;
     // The usable type whose hash with the job's id is least (rendezvous hashing): the same type however
     // the state lists the types, and a job's draw moves only when the type it drew leaves the usable ones.
-    const auto weight = [&](int t) { return id_hash(j.id + '\n' + s.types[static_cast<size_t>(t)].name, seed); };
+    const auto weight = [&](int t) { return mixed_hash(j.id + '\n' + s.types[static_cast<size_t>(t)].name, seed); };
     return *std::min_element(usable.begin(), usable.end(), [&](int a, int b) { return weight(a) < weight(b); });
 }
 

@@ -150,7 +150,7 @@ ReplayResult replay(const std::vector<ReplayJob>& jobs, const ReplayCluster& clu
             continue;
         }
         s.time_s = t;
-        for (auto& j : s.jobs) j.pinned = !j.preemptible || tracked[j.id].owed_s > 0;  // or still restoring from its last move
+        for (auto& j : s.jobs) j.pinned = tracked[j.id].owed_s > 0;  // still restoring from its last move
         const auto t0 = std::chrono::steady_clock::now();
         sched::RoundResult round = sched::run_round(s, o.round);
         const double sched_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

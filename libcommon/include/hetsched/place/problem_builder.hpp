@@ -103,6 +103,12 @@ private:
 Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
                      const ProblemOptions& o);
 
+/// The layout of `stages` stages of `tp` x `dp` GPUs for the job, checked as a ProblemFactory checks
+/// it: DataError at `where` when it does not suit the job (more stages than layers, a batch dp does
+/// not divide, past the model's limits).
+model::Layout checked_layout(const model::JobSpec& job, int dp, int stages, int tp, model::Measure measure,
+                             const SourcePos& where);
+
 /// Micro-batch size the job runs with (its own, or 1).
 long micro_batch_of(const model::JobSpec& job);
 

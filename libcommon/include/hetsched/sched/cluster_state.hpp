@@ -105,8 +105,8 @@ struct Job {
     /// The state says it may not be stopped or moved once it runs (`preemptible: false`): every
     /// policy's round keeps it where it runs (sched/kept_jobs.hpp).
     bool preemptible = true;
-    /// Must keep its placement this round (sia's program pins it): it may not be preempted, or replay's
-    /// engine sees it still restoring from its last move.
+    /// Replay's engine sees it still restoring from its last move: sia's program pins it where it runs
+    /// (Sia's rule), and the churn re-pack leaves it there.
     bool pinned = false;
     double checkpoint_gib = 0;  ///< state moved on a migration
     double priority_weight = 1; ///< Gavel's priority weight (a larger weight, a larger share)
@@ -173,5 +173,10 @@ std::uint64_t active_set_digest(const std::vector<Job>& jobs);
 /// FNV-1a of a job id, mixed with `seed`: the seeded draws (a job's type, a trace job's model) that
 /// must give a job the same answer wherever and whenever it is asked.
 std::uint64_t id_hash(const std::string& id, std::uint64_t seed = 0);
+
+/// id_hash through a 64-bit finaliser (splitmix64's), for choosing by the least hash among names:
+/// FNV-1a's last multiply spreads a difference in the last character upward only, so names alike but
+/// for it (A, B, C) would be ranked by a few low bits and drawn unevenly.
+std::uint64_t mixed_hash(const std::string& text, std::uint64_t seed = 0);
 
 }  // namespace hetsched::sched

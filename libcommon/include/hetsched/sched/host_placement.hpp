@@ -3,7 +3,8 @@
 ///  1. a job that keeps its type keeps its hosts (no migration), unless one of them is down;
 ///  2. at churn (jobs arrived or left), multi-GPU data/tensor-parallel jobs spread over several hosts
 ///     are re-packed onto fewer when the GPUs now allow it, the cheapest to migrate first (not a
-///     pinned job: one that may not be preempted, or replay's still restoring from its last move);
+///     pinned job, one replay sees still restoring from its last move; one that may not be preempted
+///     is kept out of the round's placement altogether, sched/kept_jobs.hpp);
 ///  3. the other jobs of the type are best-fitted (alloc's Frenzy best-fit: an exact or smallest
 ///     sufficient node, else the largest free nodes), data/tensor-parallel jobs before pipeline-only
 ///     ones, larger jobs first.
