@@ -80,11 +80,17 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
-    if (!o.stages.empty()) {  // a layout --stages (and --dp) make that the job cannot take: the flags' fault (64)
+    // A layout the flags make that the job cannot take is their fault (64): one --stages makes, or one
+    // --dp makes of the document's stages where the document's own dp makes a good one.
+    if (!o.stages.empty() || o.dp > 0) {
+        const int stages = static_cast<int>(alloc.stages.size());
         try {
-            checked_layout(job, alloc.dp, static_cast<int>(alloc.stages.size()), alloc.tp, po.measure, alloc.where);
+            checked_layout(job, alloc.dp, stages, alloc.tp, po.measure, alloc.where);
         } catch (const DataError& e) {
-            throw UsageError(e.pos().file + ": " + e.what());
+            if (!o.stages.empty()) throw UsageError(e.pos().file + ": " + e.what());
+            const Allocation given = read_allocation(doc, planned);
+            checked_layout(job, given.dp, stages, given.tp, po.measure, given.where);  // the document's own fault first
+            throw UsageError("--dp " + std::to_string(o.dp) + ": " + e.what());
         }
     }
     const Problem problem = make_problem(job, alloc, cat, po);
