@@ -162,7 +162,7 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
                         read.skipped.front().reason);
     auto rows = check_runs(read.runs, method);
     std::string summary = summary_line(rows);
-    if (!read.skipped.empty()) summary += ", " + std::to_string(read.skipped.size()) + " rows skipped";
+    if (!read.skipped.empty()) summary += ", " + io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped";
     CheckResult out{check_to_csv(rows), summary, {}, read.warnings};
     for (const auto& sk : read.skipped) out.skipped.push_back(sk.id + ": " + sk.reason);
     return out;
