@@ -5,6 +5,7 @@
 #include <random>
 
 #include <hetsched/fit/fitter.hpp>
+#include <hetsched/io/number_format.hpp>
 
 namespace hetsched::fit {
 
@@ -15,7 +16,7 @@ Validation cross_validate(ModelKind kind, const std::vector<Sample>& rows, int f
     const std::vector<Sample> samples = canonical_order(rows);
     if (folds < 2 || static_cast<size_t>(folds) > samples.size())
         throw UsageError("--validate " + std::to_string(folds) + ": needs 2 to " + std::to_string(samples.size()) +
-                         " folds for the " + std::to_string(samples.size()) + " samples of " +
+                         " folds for the " + io::counted(static_cast<long>(samples.size()), "sample") + " of " +
                          (samples.empty() ? std::string("this group") : samples.front().app + " on " + samples.front().gpu));
     std::vector<size_t> order(samples.size());
     std::iota(order.begin(), order.end(), 0);

@@ -307,7 +307,7 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
         const Profile p = read_profile(in.profiles.front(), profile_options(in, o, 0, false));
         std::string beyond;
         std::string text = predict_table(p, fits, &beyond);
-        return {std::move(text), "predicted " + std::to_string(p.samples.size()) + " rows", beyond};
+        return {std::move(text), "predicted " + io::counted(static_cast<long>(p.samples.size()), "row"), beyond};
     }
     case Mode::tune: return run_tune(in, o);
     case Mode::sharing: return run_sharing(in, o);
@@ -315,7 +315,7 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
         const auto fits = read_params(in, "--grid");
         std::string left_out;
         std::string text = throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}, &left_out);
-        return {std::move(text), "grid for " + std::to_string(fits.size()) + " fits", left_out};
+        return {std::move(text), "grid for " + io::counted(static_cast<long>(fits.size()), "fit"), left_out};
     }
     case Mode::fit: break;
     }

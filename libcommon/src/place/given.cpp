@@ -18,10 +18,10 @@ PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, cons
         throw DataError("the split " + what, where);
     };
     if (layers.size() != order.size())
-        refuse("gives " + std::to_string(layers.size()) + " stages, but the allocation has " + std::to_string(order.size()));
+        refuse("gives " + io::counted(static_cast<long>(layers.size()), "stage") + ", but the allocation has " + std::to_string(order.size()));
     long total = 0;
     for (long c : layers) total += c;
-    if (total != p.layers) refuse("holds " + std::to_string(total) + " layers, but the model has " + std::to_string(p.layers));
+    if (total != p.layers) refuse("holds " + io::counted(total, "layer") + ", but the model has " + std::to_string(p.layers));
     PlaceResult r;
     r.placement = {order, layers};
     long first = 0;

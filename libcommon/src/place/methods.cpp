@@ -75,7 +75,7 @@ std::string shortfall(const Problem& p, const std::vector<size_t>* order) {
                std::to_string(most) + " of " + std::to_string(p.layers) + " layers; try --method optimal";
     double per_layer = 0;
     for (const auto& g : p.types) per_layer = std::max(per_layer, g.per_layer_gib);
-    return "the allocation cannot hold " + p.model + ": its " + std::to_string(p.stages()) + " stages " + where +
+    return "the allocation cannot hold " + p.model + ": its " + io::counted(p.stages(), "stage") + " " + where +
            "hold at most " + std::to_string(most) + " of " + std::to_string(p.layers) + " layers, about " +
            io::format_fixed(static_cast<double>(p.layers - most) * per_layer, 1) + " GiB short (" +
            io::format_fixed(per_layer, 2) + " GiB per layer)" + none;
