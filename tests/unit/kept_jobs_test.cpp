@@ -155,6 +155,7 @@ TEST_CASE("Gavel lets a job no longer kept run on, its share lapsed at the alloc
     o.policy = PolicyKind::gavel;
     RoundResult r = run_round(s, o);
     CHECK(r.state.jobs[0].book.gavel_share.empty());
+    CHECK(r.state.jobs[0].book.gavel_deficit_s.empty());
     CHECK(r.state.jobs[0].book.gavel_base_s == r.state.jobs[0].book.time_per_type_s);
     CHECK(r.state.jobs[1].placement.running());
     // Preemptible again before the next reset: it has no share, but it runs, and keeps its GPU.

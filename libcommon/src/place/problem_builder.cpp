@@ -61,6 +61,15 @@ ProblemOptions with_planned_settings(ProblemOptions po, const Allocation& a) {
 
 long micro_batch_of(const model::JobSpec& job) { return job.micro_batch > 0 ? job.micro_batch : 1; }
 
+std::string precision_unsupported_on(const model::Training& on_type, const catalog::GpuType& g) {
+    const std::string why = model::precision_unsupported(on_type);
+    return why.empty() ? why : g.name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + "): " + why;
+}
+
+std::string precision_unsupported_on(const model::JobSpec& job, const catalog::GpuType& g) {
+    return precision_unsupported_on(model::on_gpu(job.training, g), g);
+}
+
 model::Layout checked_layout(const model::JobSpec& job, int dp, int stages, int tp, model::Measure measure,
                              const SourcePos& where) {
     const auto& m = job.model;
@@ -120,9 +129,7 @@ const StageType& ProblemFactory::type(const std::string& name) {
         if (t.name == g.name) return t;
     const long L = base_.layers;
     const model::Training on_type = model::on_gpu(training_, g);
-    if (const std::string why = model::precision_unsupported(on_type); !why.empty())
-        throw DataError(g.name + " (compute capability " + io::format_fixed(on_type.compute_capability, 1) + "): " + why,
-                        where_);
+    if (const std::string why = precision_unsupported_on(on_type, g); !why.empty()) throw DataError(why, where_);
     StageType st;
     st.memory = std::make_shared<model::StageMemoryModel>(model_, on_type, layout_, options_.measure);
     const auto& memory = *st.memory;

@@ -83,11 +83,12 @@ void merge_kept(ClusterState& s, const std::vector<char>& kept, ClusterState&& r
     // The rest's allocation is for its current jobs (recomputed, or unchanged): record them with the
     // kept ones; else the change stays pending for a round when a reset is due.
     if (rest.gavel_active_set == active_set_digest(rest.jobs)) s.gavel_active_set = gavel_key(s, kept);
-    if (rest.gavel_reset_s != s.gavel_reset_s)  // a new allocation, without the kept jobs: their shares lapse
+    if (d.stats.method == "lp" && !d.stats.reused)  // a new Gavel allocation, without the kept jobs: their books restart
         for (size_t k = 0; k < kept.size(); ++k)
             if (kept[k]) {
                 JobBook& b = s.jobs[k].book;
                 b.gavel_share.clear();
+                b.gavel_deficit_s.clear();
                 b.gavel_base_s = b.time_per_type_s;  // their time counts from this reset, as the others'
             }
     s.gavel_reset_s = rest.gavel_reset_s;

@@ -60,13 +60,13 @@ void write_job(YAML::Node node, const ClusterState& s, const Job& j) {
     node["time_per_type_s"] = per_type(s, b.time_per_type_s);
     set_or_drop(node, "first_start_s", b.first_start_s >= 0, exact(b.first_start_s));
     node["migrations"] = b.migrations;
-    if (!b.gavel_share.empty() || !b.gavel_deficit_s.empty()) {
-        YAML::Node g(YAML::NodeType::Map);
-        if (!b.gavel_share.empty()) g["share"] = per_type(s, b.gavel_share);
-        if (!b.gavel_base_s.empty()) g["base_s"] = per_type(s, b.gavel_base_s);
-        if (!b.gavel_deficit_s.empty()) g["deficit_s"] = per_type(s, b.gavel_deficit_s);
-        node["gavel"] = g;
-    }
+    // Gavel's books as they stand: a share that lapsed (a job kept out of the allocation) is dropped
+    // with the rest of the map when nothing is left.
+    YAML::Node g(YAML::NodeType::Map);
+    if (!b.gavel_share.empty()) g["share"] = per_type(s, b.gavel_share);
+    if (!b.gavel_base_s.empty()) g["base_s"] = per_type(s, b.gavel_base_s);
+    if (!b.gavel_deficit_s.empty()) g["deficit_s"] = per_type(s, b.gavel_deficit_s);
+    set_or_drop(node, "gavel", g.size() > 0, g);
     if (b.tiresias_entered_s >= 0) {
         YAML::Node t(YAML::NodeType::Map);
         t.SetStyle(YAML::EmitterStyle::Flow);

@@ -103,6 +103,11 @@ private:
 Problem make_problem(const model::JobSpec& job, const Allocation& a, const catalog::GpuCatalog& c,
                      const ProblemOptions& o);
 
+/// Why `g` cannot train the job in its precision (bf16 below compute capability 8.0, ...), naming the
+/// type; empty when it can. `on_type`: the job's training as it runs on `g` (model::on_gpu).
+std::string precision_unsupported_on(const model::Training& on_type, const catalog::GpuType& g);
+std::string precision_unsupported_on(const model::JobSpec& job, const catalog::GpuType& g);
+
 /// The layout of `stages` stages of `tp` x `dp` GPUs for the job, checked as a ProblemFactory checks
 /// it: DataError at `where` when it does not suit the job (more stages than layers, a batch dp does
 /// not divide, past the model's limits).
