@@ -35,17 +35,11 @@ long check_stage(const std::string& stage, int pp) {
     return *index;
 }
 
-std::string lower_case(const std::string& s) {
-    std::string out;
-    for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 /// A run's framework when no column names it: the one its source names (torchtitan runs FSDP2;
 /// DeepSpeed, or Megatron-DeepSpeed, the DeepSpeed engine), else ZeRO-3 is FSDP's full sharding and
 /// ZeRO-1/2 without Megatron's distributed optimizer is DeepSpeed.
 Framework infer_framework(const Training& t, const std::string& source) {
-    const std::string lower = lower_case(source);
+    const std::string lower = io::folded_name(source);
     if (lower.find("torchtitan") != std::string::npos || lower.find("fsdp") != std::string::npos) return Framework::fsdp;
     if (lower.find("deepspeed") != std::string::npos) return Framework::deepspeed;
     if (t.zero_stage == 3) return Framework::fsdp;
@@ -56,7 +50,7 @@ Framework infer_framework(const Training& t, const std::string& source) {
 /// Whether a run's source names Megatron-DeepSpeed (with a hyphen, an underscore or a space), the
 /// fork whose model code DeepSpeed then trains.
 bool names_megatron_deepspeed(const std::string& source) {
-    const std::string lower = lower_case(source);
+    const std::string lower = io::folded_name(source);
     for (const char* name : {"megatron-deepspeed", "megatron_deepspeed", "megatron deepspeed"})
         if (lower.find(name) != std::string::npos) return true;
     return false;
@@ -68,7 +62,7 @@ bool names_megatron_deepspeed(const std::string& source) {
 /// on into letters ("DeepSpeed 1.3B", the commit "torchtitan 9dec370") is no release, and
 /// "Megatron-DeepSpeed" names model code.
 std::string release_in(const std::string& source, const std::string& name) {
-    const std::string lower = lower_case(source);
+    const std::string lower = io::folded_name(source);
     const std::string fork = "megatron";
     auto starts = [&](size_t i, const std::string& word) { return lower.compare(i, word.size(), word) == 0; };
     for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
@@ -95,7 +89,7 @@ std::string release_in(const std::string& source, const std::string& name) {
 /// The lower-case runs of letters and digits in `text`, in order (the last may be empty).
 std::vector<std::string> words_of(const std::string& text) {
     std::vector<std::string> words{""};
-    for (char c : lower_case(text)) {
+    for (char c : io::folded_name(text)) {
         if (std::isalnum(static_cast<unsigned char>(c))) words.back() += c;
         else if (!words.back().empty()) words.emplace_back();
     }
@@ -108,7 +102,7 @@ std::vector<std::string> words_of(const std::string& text) {
 bool names_local_impl(const std::string& id, const std::string& source) {
     for (const std::string& w : words_of(id))
         if (w == "local" || w == "localimpl") return true;
-    const std::string lower = lower_case(source);
+    const std::string lower = io::folded_name(source);
     for (const char* name : {"transformer-impl local", "transformer_impl local", "transformer-impl: local",
                              "transformer_impl: local", "uninstall_te", "uninstall-te"})
         if (lower.find(name) != std::string::npos) return true;
@@ -249,7 +243,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             }
         };
         // A cell naming one of a fixed set of words, in any case ("BF16", "Full", "Megatron").
-        auto word = [&](int column) { return lower_case(t.cell(r, column).text); };
+        auto word = [&](int column) { return io::folded_name(t.cell(r, column).text); };
         // A setting's cell, if there and not empty, read by one of training.hpp's parse_*; whether it was.
         auto setting = [&](int column, void (*parse)(const std::string&, Training&)) {
             if (!given(column)) return false;

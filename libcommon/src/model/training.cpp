@@ -1,11 +1,11 @@
 #include <hetsched/model/training.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <regex>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/model/layer_activations.hpp>
 
@@ -215,8 +215,7 @@ bool optimizer_sharded(const Training& t) {
 }
 
 Framework parse_framework(const std::string& s) {
-    std::string w = s;
-    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string w = io::folded_name(s);
     // The names the frameworks go by: Megatron-Core is Megatron-LM's, Megatron-DeepSpeed trains on
     // DeepSpeed's engine, and the fsdp habits are torchtitan's FSDP2.
     if (w == "megatron" || w == "megatron-lm" || w == "megatron-core" || w == "mcore") return Framework::megatron;
@@ -244,8 +243,7 @@ Recompute parse_recompute(const std::string& s) {
 }
 
 std::string precision_word(const std::string& s) {
-    std::string w = s;
-    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string w = io::folded_name(s);
     if (w == "bfloat16") return "bf16";  // torch's dtype names
     if (w == "float16" || w == "half") return "fp16";
     if (w == "float32" || w == "float") return "fp32";

@@ -37,30 +37,39 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
     return a;
 }
 
-/// A layout the flags make that the job cannot take is their fault (64), the document's its own (65):
-/// one that fails at dp 1 too is the stages' (--stages, else the document's), one that fails at its dp
-/// alone is the dp's (--dp, else the document's). A --stages type that cannot train in the job's
-/// precision is the flag's too.
-void check_flag_layout(const PlacestagesOptions& o, const model::JobSpec& job, const Allocation& alloc,
-                       const io::YamlDocument& doc, const catalog::GpuCatalog& planned, const ProblemOptions& po) {
-    const int stages = static_cast<int>(alloc.stages.size());
+/// The problem, its allocation's errors told apart when flags made it. A layout the flags make that
+/// the job cannot take is their fault (64), the document's its own (65): one that fails at dp 1 too is
+/// the stages' (--stages, else the document's), one that fails at its dp alone is the dp's (--dp, else
+/// the document's). A --stages type that cannot train in the job's precision is the flag's too. Told
+/// apart only once the problem fails: a good one is checked once.
+Problem problem_of(const PlacestagesOptions& o, const model::JobSpec& job, const Allocation& alloc,
+                   const io::YamlDocument& doc, const catalog::GpuCatalog& planned, const catalog::GpuCatalog& cat,
+                   const ProblemOptions& po) {
     try {
-        checked_layout(job, alloc.dp, stages, alloc.tp, po.measure, alloc.where);
+        return make_problem(job, alloc, cat, po);
     } catch (const DataError& e) {
-        bool by_stages = false;
-        try {
-            checked_layout(job, 1, stages, alloc.tp, po.measure, alloc.where);
-        } catch (const DataError&) {
-            by_stages = true;
+        if (o.stages.empty() && o.dp <= 0) throw;
+        const int stages = static_cast<int>(alloc.stages.size());
+        const auto fails = [&](int dp) {
+            try {
+                checked_layout(job, dp, stages, alloc.tp, po.measure, alloc.where);
+                return false;
+            } catch (const DataError&) {
+                return true;
+            }
+        };
+        if (fails(alloc.dp)) {
+            const bool by_stages = fails(1);
+            if (by_stages && !o.stages.empty()) throw UsageError(e.pos().file + ": " + e.what());
+            if (!by_stages && o.dp > 0) throw UsageError("--dp " + std::to_string(o.dp) + ": " + e.what());
+            throw DataError(e.what(), read_allocation(doc, planned).where);  // the document's
         }
-        if (by_stages && !o.stages.empty()) throw UsageError(e.pos().file + ": " + e.what());
-        if (!by_stages && o.dp > 0) throw UsageError("--dp " + std::to_string(o.dp) + ": " + e.what());
-        throw DataError(e.what(), read_allocation(doc, planned).where);  // the document's
+        if (!o.stages.empty())
+            for (const auto& name : alloc.stages)
+                if (const std::string why = precision_unsupported_on(job, planned.find(name)); !why.empty())
+                    throw UsageError("--stages: " + why);
+        throw;
     }
-    if (!o.stages.empty())
-        for (const auto& name : alloc.stages)
-            if (const std::string why = precision_unsupported_on(job, planned.find(name)); !why.empty())
-                throw UsageError("--stages: " + why);
 }
 
 /// The first stage of each type in the allocation's own order, as indices into the problem's types.
@@ -106,8 +115,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
         po.profile = &profile;
     }
-    if (!o.stages.empty() || o.dp > 0) check_flag_layout(o, job, alloc, doc, planned, po);
-    const Problem problem = make_problem(job, alloc, cat, po);
+    const Problem problem = problem_of(o, job, alloc, doc, planned, cat, po);
 
     PlaceOptions opts;
     opts.keep_order = o.keep_order;

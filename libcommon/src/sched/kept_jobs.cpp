@@ -63,11 +63,11 @@ ClusterState without_kept(const ClusterState& s, const std::vector<char>& kept) 
     for (size_t n = 0; n < sharers.size(); ++n) rest.nodes[n].gpus -= (sharers[n] + 1) / 2;
     // Jobs arriving or leaving since the last decision is what the policies and the host placement
     // call churn: the rest churned when the whole did, not because the kept jobs are left out.
-    rest.active_set = s.churned() ? 0 : active_set_digest(rest.jobs);
+    const std::uint64_t digest = active_set_digest(rest.jobs);
+    rest.active_set = s.churned() ? 0 : digest;
     // Gavel recomputes its allocation when the job set changed (and a reset is due): for the rest, when
     // the jobs it was computed for or the jobs kept out of it changed, so that a kept job leaving, or
     // one no longer kept, is a change.
-    const std::uint64_t digest = active_set_digest(rest.jobs);
     rest.gavel_active_set = s.gavel_active_set == gavel_key(s, kept) ? digest : digest + 1;
     return rest;
 }

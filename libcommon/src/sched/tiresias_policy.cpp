@@ -58,8 +58,12 @@ int draw_type(const ClusterState& s, const Job& j, unsigned long seed, const std
     if (usable.empty()) return -1;
     // The usable type whose hash with the job's id is least (rendezvous hashing): the same type however
     // the state lists the types, and a job's draw moves only when the type it drew leaves the usable ones.
-    const auto weight = [&](int t) { return mixed_hash(j.id + '\n' + s.types[static_cast<size_t>(t)].name, seed); };
-    return *std::min_element(usable.begin(), usable.end(), [&](int a, int b) { return weight(a) < weight(b); });
+    int drawn = -1;
+    std::uint64_t least = 0;
+    for (int t : usable)  // each type's hash once: a replay draws for every waiting job every round
+        if (const std::uint64_t w = mixed_hash(j.id + '\n' + s.types[static_cast<size_t>(t)].name, seed); drawn < 0 || w < least)
+            drawn = t, least = w;
+    return drawn;
 }
 
 }  // namespace
