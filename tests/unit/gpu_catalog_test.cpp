@@ -143,9 +143,22 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::family_compute_capability(c, "a100-sxm-80gb") == Approx(8.0));
     CHECK(catalog::family_compute_capability(c, "H100_HBM2e 96GB") == Approx(9.0));
     CHECK(catalog::family_compute_capability(c, "v100-sxm3-32gb") == Approx(7.0));
-    CHECK(catalog::family_compute_capability(c, "rtx-3090") == 0);  // RTX cards of 7.5 and 8.6: no answer
+    // RTX cards of 7.5 and 8.6: the first two words tell them apart, the first alone does not.
+    CHECK(catalog::family_compute_capability(c, "rtx-3090") == Approx(8.6));
+    CHECK(catalog::family_compute_capability(c, "RTX A6000") == Approx(8.6));
+    CHECK(catalog::family_compute_capability(c, "rtx") == 0);
+    CHECK(catalog::family_compute_capability(c, "rtx-4090") == 0);  // an RTX the catalog does not list
     CHECK(catalog::family_compute_capability(c, "gb200") == 0);     // not listed
     CHECK(catalog::family_compute_capability(c, "") == 0);
+    CHECK_FALSE(catalog::family_known(c, "NVIDIA"));
+    // Names as torch.cuda.get_device_name() gives them: the vendor's and product line's words go.
+    CHECK(catalog::family_compute_capability(c, "NVIDIA H100 80GB HBM3") == Approx(9.0));
+    CHECK(catalog::family_compute_capability(c, "NVIDIA A100-SXM4-80GB") == Approx(8.0));
+    CHECK(catalog::family_compute_capability(c, "Tesla V100-SXM2-32GB") == Approx(7.0));
+    CHECK(catalog::family_compute_capability(c, "NVIDIA GeForce RTX 3090") == Approx(8.6));
+    CHECK(catalog::family_compute_capability(c, "NVIDIA GH200 480GB") == Approx(9.0));
+    CHECK(catalog::family_known(c, "AMD Instinct MI300X"));
+    CHECK(catalog::family_compute_capability(c, "AMD Instinct MI300X") == 0);  // not a CUDA part
     // A catalog file may give it (YAML or CSV); without it, unknown.
     const auto yaml = catalog::parse_catalog(
         {"c.yaml", "kind: gpu-catalog\nversion: 1\ngpus:\n  - {name: X, memory_gib: 80, tflops: 900, compute_capability: 9.0}\n"});

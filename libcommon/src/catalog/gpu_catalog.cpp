@@ -149,32 +149,55 @@ const GpuType& GpuCatalog::find(const std::string& wanted) const {
 }
 
 namespace {
-std::string family(const std::string& name) {
-    std::string out;
+/// A GPU name's words, lower-case, split at '-', '_' and spaces, less the vendor's and product line's
+/// words torch's device names start with ("NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "AMD
+/// Instinct MI300X"), so that a name as torch.cuda.get_device_name() gives it finds its family.
+std::vector<std::string> name_words(const std::string& name) {
+    std::vector<std::string> words(1);
     for (char ch : name) {
-        if (ch == '-' || ch == '_' || ch == ' ') break;
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (ch == '-' || ch == '_' || ch == ' ') {
+            if (!words.back().empty()) words.emplace_back();
+        } else {
+            words.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
     }
-    return out;
+    if (words.back().empty()) words.pop_back();
+    static const std::vector<std::string> brands = {"nvidia", "tesla", "geforce", "quadro", "amd", "instinct", "radeon"};
+    auto first = words.begin();
+    while (first != words.end() && std::find(brands.begin(), brands.end(), *first) != brands.end()) ++first;
+    return {first, words.end()};
+}
+
+/// The catalog's types of `gpu`'s family: those whose first word is its first; where these do not
+/// share a compute capability (the RTX cards), those whose first two words are its first two
+/// ("RTX 3090" finds RTX-3090).
+std::vector<const GpuType*> family_members(const GpuCatalog& c, const std::string& gpu) {
+    const std::vector<std::string> wanted = name_words(gpu);
+    std::vector<const GpuType*> members, narrower;
+    if (wanted.empty()) return members;
+    for (const auto& g : c.gpus) {
+        const std::vector<std::string> words = name_words(g.name);
+        if (words.empty() || words[0] != wanted[0]) continue;
+        members.push_back(&g);
+        if (wanted.size() > 1 && words.size() > 1 && words[1] == wanted[1]) narrower.push_back(&g);
+    }
+    const bool alike = std::all_of(members.begin(), members.end(), [&](const GpuType* g) {
+        return g->compute_capability == members.front()->compute_capability;
+    });
+    return alike || narrower.empty() ? members : narrower;
 }
 }  // namespace
 
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
-    const std::string wanted = family(gpu);
     double found = -1;
-    for (const auto& g : c.gpus) {
-        if (wanted.empty() || family(g.name) != wanted) continue;
-        if (found >= 0 && g.compute_capability != found) return 0;
-        found = g.compute_capability;
+    for (const GpuType* g : family_members(c, gpu)) {
+        if (found >= 0 && g->compute_capability != found) return 0;
+        found = g->compute_capability;
     }
     return found > 0 ? found : 0;
 }
 
-bool family_known(const GpuCatalog& c, const std::string& gpu) {
-    const std::string wanted = family(gpu);
-    return !wanted.empty() && std::any_of(c.gpus.begin(), c.gpus.end(),
-                                          [&](const GpuType& g) { return family(g.name) == wanted; });
-}
+bool family_known(const GpuCatalog& c, const std::string& gpu) { return !family_members(c, gpu).empty(); }
 
 namespace {
 const GpuCatalog& default_types() {

@@ -45,11 +45,14 @@ struct GpuCatalog {
 };
 
 /// The compute capability that `c`'s GPU types of `gpu`'s family share: the family is a name's first
-/// word (up to '-', '_' or a space, letter case ignored), so "a100-sxm-80gb" finds the A100s. 0 when no
-/// type of that family is listed, or when they differ (the RTX cards), or are not CUDA parts.
+/// word (up to '-', '_' or a space, letter case ignored, after the vendor's and product line's words
+/// torch's device names begin with: NVIDIA, Tesla, GeForce, Quadro, AMD, Instinct, Radeon), so
+/// "a100-sxm-80gb" and "NVIDIA A100-SXM4-80GB" find the A100s; where the family's types differ (the
+/// RTX cards), its first two words ("NVIDIA GeForce RTX 3090" finds RTX-3090). 0 when no type of
+/// that family is listed, or when they differ, or are not CUDA parts.
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
-/// Whether `c` lists a type of `gpu`'s family (family_compute_capability's first word).
+/// Whether `c` lists a type of `gpu`'s family (family_compute_capability's).
 bool family_known(const GpuCatalog& c, const std::string& gpu);
 
 /// Whether the default catalog lists a type of `gpu`'s family.
