@@ -73,6 +73,11 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
     // No known name typed: the three closest, however far behind the first.
     CHECK_THROWS_WITH(c.find("P100-SXM2-16GB"), Catch::Contains("'P100-PCIe-16GB'"));
     CHECK_THROWS_AS(c.find("A100"), UsageError);  // ambiguous prefix
+    // A name as torch gives it, close to none: its family's types.
+    CHECK_THROWS_WITH(c.find("NVIDIA GeForce RTX 3090"),
+                      Catch::EndsWith("did you mean one of its family: 'RTX-3090'? (see --list-gpus)"));
+    CHECK_THROWS_WITH(c.find("NVIDIA H200"), Catch::Contains("one of its family: 'H200-SXM'?"));
+    CHECK_THROWS_WITH(c.find("NVIDIA Blackwell X"), !Catch::Contains("family"));
     CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
 }
 

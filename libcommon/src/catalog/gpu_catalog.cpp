@@ -6,6 +6,7 @@
 #include <map>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/names.hpp>
 
@@ -136,18 +137,6 @@ std::vector<std::string> names_of(const GpuCatalog& c) {
 
 }  // namespace
 
-const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
-    for (const auto& g : gpus)
-        if (io::same_name(g.name, wanted)) return &g;
-    return nullptr;
-}
-
-const GpuType& GpuCatalog::find(const std::string& wanted) const {
-    if (const GpuType* g = lookup(wanted)) return *g;
-    throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + io::did_you_mean(wanted, names_of(*this)) +
-                     " (see --list-gpus)");
-}
-
 namespace {
 /// A GPU name's words, lower-case, split at '-', '_' and spaces, less the vendor's and product line's
 /// words torch's device names start with ("NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "AMD
@@ -187,6 +176,23 @@ std::vector<const GpuType*> family_members(const GpuCatalog& c, const std::strin
     return alike || narrower.empty() ? members : narrower;
 }
 }  // namespace
+
+const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
+    for (const auto& g : gpus)
+        if (io::same_name(g.name, wanted)) return &g;
+    return nullptr;
+}
+
+const GpuType& GpuCatalog::find(const std::string& wanted) const {
+    if (const GpuType* g = lookup(wanted)) return *g;
+    std::string hint = io::did_you_mean(wanted, names_of(*this));
+    if (hint.empty()) {  // a name as torch gives it ("NVIDIA A100-SXM4-80GB"): its family's types
+        std::vector<std::string> family;
+        for (const GpuType* g : family_members(*this, wanted)) family.push_back("'" + g->name + "'");
+        if (!family.empty()) hint = ", did you mean one of its family: " + io::join(family) + "?";
+    }
+    throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + hint + " (see --list-gpus)");
+}
 
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
     double found = -1;
