@@ -42,7 +42,10 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     CHECK(bf16.optimizer == Approx(12 * p / 2));
     CHECK(bf16.comm_buffers == Approx(4 * p / 2));
     CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
-    for (const char* bad : {"0.17.x", "v0.17.5", "0.17.5.1", "17", "0.1234.0", "0..1"})
+    // As tags and pip write a release: the release it belongs to.
+    for (const char* written : {"v0.18.5", "0.18.5rc1", "0.18.5.post1", "0.18.5+cu124", "0.18.5.dev0"})
+        CHECK(stage(written).optimizer == Approx(12 * p / 2));
+    for (const char* bad : {"0.17.x", "0.17.5.1", "17", "0.1234.0", "0..1", "core_r0.8.0", "vv0.17"})
         CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
     auto fsdp = training(Framework::fsdp, 1, 2);
     fsdp.framework_version = "0.2.x";

@@ -152,6 +152,10 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::family_compute_capability(c, "rtx-3090") == Approx(8.6));
     CHECK(catalog::family_compute_capability(c, "RTX A6000") == Approx(8.6));
     CHECK(catalog::family_compute_capability(c, "rtx") == 0);
+    CHECK_FALSE(catalog::family_known(c, "rtx"));  // a family that does not tell
+    CHECK(catalog::family_compute_capability(c, "NVIDIA Quadro RTX 6000 Turing") == Approx(7.5));
+    CHECK(catalog::family_compute_capability(c, "NVIDIA RTX 6000 Ada Generation") == 0);  // not the Turing card
+    CHECK_FALSE(catalog::family_known(c, "NVIDIA GeForce RTX 4090"));
     CHECK(catalog::family_compute_capability(c, "rtx-4090") == 0);  // an RTX the catalog does not list
     CHECK(catalog::family_compute_capability(c, "gb200") == 0);     // not listed
     CHECK(catalog::family_compute_capability(c, "") == 0);

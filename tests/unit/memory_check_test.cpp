@@ -531,3 +531,83 @@ TEST_CASE("A measured run's qk_norm column: the query and key norms' activations
     REQUIRE(bad.skipped.size() == 1);
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("qk_norm"));
 }
+
+TEST_CASE("A measured run written as spreadsheets, pandas and the frameworks' own names write it", "[model]") {
+    // One Megatron-DeepSpeed pipeline row, then the same with each cell as a user's tools give it.
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
+                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind,framework,"
+                               "layers_per_stage,framework_version";
+    struct Cells {
+        std::string gated = "1", vpp = "1", recompute = "full", sp = "0", precision = "bf16", kind = "allocated",
+                    framework = "deepspeed", split = "8 9 9 6", version = "0.14.5";
+    };
+    auto text = [&](const Cells& c, const std::string& head) {
+        return head + "\nr,32,4096,32,32,11008," + c.gated + ",32000,0,4096,1,16,1,4," + c.vpp + ",1,1,0,0," + c.recompute +
+               "," + c.sp + ",1," + c.precision + ",1,20," + c.kind + "," + c.framework + ",\"" + c.split + "\"," +
+               c.version + "\n";
+    };
+    auto run = [&](const Cells& c, const std::string& head) {
+        const auto read = read_csv(text(c, head));
+        REQUIRE(read.skipped.empty());
+        return read.runs.at(0);
+    };
+    const auto base = run(Cells{}, header);
+    const double predicted = model::check_runs({base}, model::Method::framework).at(0).predicted_gib;
+    auto same = [&](const Cells& c, const std::string& head = "") {
+        const auto r = run(c, head.empty() ? header : head);
+        CHECK(model::check_runs({r}, model::Method::framework).at(0).predicted_gib == predicted);
+        return r;
+    };
+    Cells c;
+    for (const char* truth : {"TRUE", "True", "1.0", "yes"}) c.gated = truth, same(c);
+    c = {};
+    for (const char* falsity : {"FALSE", "0.0", "No"}) c.sp = falsity, same(c);  // pandas writes 0/1 with gaps as floats
+    c = {};
+    for (const char* vpp : {"", "None", "0"}) c.vpp = vpp, same(c);  // Megatron-LM's unset virtual pipeline size
+    c = {};
+    for (const char* split : {"8,9,9,6", "[8, 9, 9, 6]", "8;9;9;6"}) c.split = split, same(c);
+    c = {};
+    for (const char* kind : {"torch.cuda.max_memory_allocated", "max allocated", "mem-max-allocated-bytes", "MAX_ALLOCATED"})
+        c.kind = kind, same(c);
+    c = {};
+    for (const char* precision : {"torch.bfloat16", "bf16-mixed", "BFloat16"}) c.precision = precision, same(c);
+    c = {};
+    for (const char* version : {"v0.14.5", "0.14.5.post1", "0.14.5+cu124"}) c.version = version, same(c);
+    c = {};
+    // The column's other names, as the job document and the frameworks' arguments say them.
+    std::string renamed = header;
+    renamed.replace(renamed.find("flash_attn"), 10, "flash_attention");
+    renamed.replace(renamed.find("seq_parallel"), 12, "sequence_parallel");
+    renamed.replace(renamed.find("kv_heads"), 8, "num_kv_heads");
+    same(c, renamed);
+    // Megatron-DeepSpeed named in the framework cell: DeepSpeed's engine on Megatron's model code.
+    c.framework = "Megatron-DeepSpeed";
+    CHECK(same(c).training.deepspeed_model == "megatron");
+    c = {};
+    c.framework = "megatron_lm";
+    CHECK(run(c, header).training.framework == model::Framework::megatron);
+    c.framework = "NeMo";
+    CHECK(run(c, header).training.framework == model::Framework::megatron);
+    c = {};
+    c.recompute = "SAC";
+    CHECK(run(c, header).training.recompute == model::Recompute::selective);
+    c.recompute = "per-op";
+    CHECK(run(c, header).training.recompute == model::Recompute::selective);
+    // fp32 with TF32 matrix multiplies holds fp32's memory.
+    c = {};
+    c.precision = "tf32";
+    CHECK(run(c, header).training.precision == "fp32");
+    // Refused at their cells: an empty recompute (the column is required), a measured figure in MiB.
+    c = {};
+    c.recompute = "";
+    auto empty = read_csv(text(c, header));
+    REQUIRE(empty.skipped.size() == 1);
+    CHECK_THAT(empty.skipped[0].reason, Catch::Contains("expected none, selective or full in column 'recompute'"));
+    std::string mib = text(Cells{}, header);
+    mib.replace(mib.find(",20,allocated"), 13, ",54496.3,allocated");
+    auto in_mib = read_csv(mib);
+    REQUIRE(in_mib.skipped.size() == 1);
+    CHECK_THAT(in_mib.skipped[0].reason, Catch::Contains("measured_gib 54496.3 is more than twice") &&
+                                             Catch::Contains("expected GiB (MiB / 1024)"));
+}

@@ -168,7 +168,12 @@ std::vector<const GpuType*> family_members(const GpuCatalog& c, const std::strin
         const std::vector<std::string> words = name_words(g.name);
         if (words.empty() || words[0] != wanted[0]) continue;
         members.push_back(&g);
-        if (wanted.size() > 1 && words.size() > 1 && words[1] == wanted[1]) narrower.push_back(&g);
+        // Narrower: every word of the type's name is one of the wanted's ("RTX 6000 Ada Generation"
+        // is not RTX-6000-Turing).
+        const bool all_said = std::all_of(words.begin(), words.end(), [&](const std::string& w) {
+            return std::find(wanted.begin(), wanted.end(), w) != wanted.end();
+        });
+        if (wanted.size() > 1 && words.size() > 1 && words[1] == wanted[1] && all_said) narrower.push_back(&g);
     }
     const bool alike = std::all_of(members.begin(), members.end(), [&](const GpuType* g) {
         return g->compute_capability == members.front()->compute_capability;
@@ -203,7 +208,12 @@ double family_compute_capability(const GpuCatalog& c, const std::string& gpu) {
     return found > 0 ? found : 0;
 }
 
-bool family_known(const GpuCatalog& c, const std::string& gpu) { return !family_members(c, gpu).empty(); }
+bool family_known(const GpuCatalog& c, const std::string& gpu) {
+    const std::vector<const GpuType*> members = family_members(c, gpu);
+    return !members.empty() && std::all_of(members.begin(), members.end(), [&](const GpuType* g) {
+        return g->compute_capability == members.front()->compute_capability;
+    });
+}
 
 namespace {
 const GpuCatalog& default_types() {

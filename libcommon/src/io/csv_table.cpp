@@ -165,9 +165,13 @@ long CsvTable::integer(size_t row, int column, long lo, long hi) const {
 
 bool CsvTable::boolean(size_t row, int column) const {
     const std::string& s = cell(row, column).text;
-    if (s == "1" || s == "true" || s == "yes" || s == "True") return true;
-    if (s == "0" || s == "false" || s == "no" || s == "False") return false;
-    throw DataError("expected 0 or 1 in column '" + header_[static_cast<size_t>(column)].text + "', got '" + s + "'",
+    // Also as spreadsheets (TRUE), Python (True) and pandas, which writes a 0/1 column with gaps as
+    // floats (1.0), write them.
+    const std::string w = folded_name(s);
+    if (w == "1" || w == "1.0" || w == "true" || w == "yes") return true;
+    if (w == "0" || w == "0.0" || w == "false" || w == "no") return false;
+    throw DataError("expected 0 or 1 (or true/false, yes/no) in column '" + header_[static_cast<size_t>(column)].text +
+                        "', got '" + s + "'",
                     where(row, column));
 }
 

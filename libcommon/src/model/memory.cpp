@@ -1,6 +1,8 @@
 /// Memory estimates: the names of measures and methods, and the estimate over the stage model for a split.
 #include <hetsched/model/memory.hpp>
 
+#include <algorithm>
+
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/pipeline_split.hpp>
 #include <hetsched/model/stage_memory.hpp>
@@ -9,11 +11,18 @@ namespace hetsched::model {
 
 MemoryEstimate frenzy_estimate(const catalog::ModelSpec& m, const Training& t, const Layout& l);  // memory_frenzy.cpp
 
-Measure parse_measure(const std::string& s) {
-    // Also torch's own names for the two peaks, and nvidia-smi spelt either way.
+Measure parse_measure(const std::string& written) {
+    // Also torch's own names for the two peaks (torch.cuda.max_memory_allocated), Megatron-LM's
+    // (its memory report's "max allocated", its logged mem-max-allocated-bytes), and nvidia-smi, with
+    // '_', '-' or a space between words.
+    std::string s = written;
+    if (s.rfind("torch.cuda.", 0) == 0) s.erase(0, 11);
+    std::replace_if(s.begin(), s.end(), [](char c) { return c == '-' || c == ' '; }, '_');
+    if (s.size() > 6 && s.compare(s.size() - 6, 6, "_bytes") == 0) s.erase(s.size() - 6);
+    if (s.rfind("mem_max_", 0) == 0) s = "max_" + s.substr(8);
     if (s == "allocated" || s == "max_allocated" || s == "max_memory_allocated") return Measure::allocated;
     if (s == "reserved" || s == "max_reserved" || s == "max_memory_reserved") return Measure::reserved;
-    if (s == "device" || s == "nvidia_smi" || s == "nvidia-smi") return Measure::device;
+    if (s == "device" || s == "nvidia_smi") return Measure::device;
     throw DataError("unknown measure '" + s + "' (expected allocated, reserved or device)");
 }
 

@@ -19,6 +19,16 @@ namespace {
 
 int degree(const io::CsvTable& t, size_t r, int col) { return static_cast<int>(t.integer(r, col, 1, limits::degree)); }
 
+/// The most memory one GPU of the default catalog has, GiB.
+double largest_gpu_gib() {
+    static const double largest = [] {
+        double most = 0;
+        for (const auto& g : catalog::named_catalog("default").gpus) most = std::max(most, g.memory_gib);
+        return most;
+    }();
+    return largest;
+}
+
 /// The stage a run measured: all, max, first, last, middle or a 0-based index below pp (returned;
 /// -1 for the names).
 long check_stage(const std::string& stage, int pp) {
@@ -112,7 +122,7 @@ bool names_local_impl(const std::string& id, const std::string& source) {
 /// Whether a run's id or source says torch.compile ran: the word "compile" or "compiled" on its own
 /// ("tt-8b-compile", "FSDP + torch.compile"), not inside another ("nocompile", "precompiled") nor
 /// negated by the words before it ("no", "not", "without", "w/o") or after it ("0", "false", "off",
-/// "disabled").
+/// "disabled", "none", "no").
 bool names_compile(const std::string& text) {
     const std::vector<std::string> words = words_of(text);
     auto is = [&](size_t i, std::initializer_list<const char*> any) {
@@ -123,29 +133,31 @@ bool names_compile(const std::string& text) {
         const bool negated = (i >= 1 && is(i - 1, {"no", "not", "without"})) ||
                              (i >= 2 && words[i - 1] == "torch" && is(i - 2, {"no", "not", "without"})) ||
                              (i >= 2 && words[i - 2] == "w" && words[i - 1] == "o") ||
-                             is(i + 1, {"0", "false", "off", "disabled"});
+                             is(i + 1, {"0", "false", "off", "disabled", "none", "no"});
         if (!negated) return true;
     }
     return false;
 }
 
-/// "8 9 9 6" or "8;9;9;6".
+/// "8 9 9 6", "8;9;9;6", or (a quoted cell) "8,9,9,6" as --layers-per-stage takes it, in brackets or not.
 std::vector<long> read_split(const std::string& text) {
     std::vector<long> out;
     std::string item;
-    for (size_t i = 0; i <= text.size(); ++i) {
-        if (i < text.size() && text[i] != ' ' && text[i] != ';') {
-            item += text[i];
+    std::string inner = text;
+    if (inner.size() >= 2 && inner.front() == '[' && inner.back() == ']') inner = inner.substr(1, inner.size() - 2);
+    for (size_t i = 0; i <= inner.size(); ++i) {
+        if (i < inner.size() && std::string(" ;,").find(inner[i]) == std::string::npos) {
+            item += inner[i];
             continue;
         }
         if (item.empty()) continue;
         const auto v = io::parse_whole(item, 1, limits::layers);
-        if (!v) throw DataError("expected layer counts from 1 separated by spaces or ';' in column 'layers_per_stage', got '" +
+        if (!v) throw DataError("expected layer counts from 1 separated by spaces, ';' or ',' in column 'layers_per_stage', got '" +
                                 io::shown_value(text) + "'");
         out.push_back(*v);
         item.clear();
     }
-    if (out.empty()) throw DataError("expected layer counts separated by spaces or ';' in column 'layers_per_stage', got '" +
+    if (out.empty()) throw DataError("expected layer counts separated by spaces, ';' or ',' in column 'layers_per_stage', got '" +
                                      io::shown_value(text) + "'");
     return out;
 }
@@ -156,7 +168,14 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     // Every column looked up, and the optional ones the file lacks: a column it has that memest does not
     // read is ignored, but one close to a missing one is likely meant for it.
     std::vector<std::string> known, absent;
-    const auto req = [&](const char* name) { return known.push_back(name), t.require(name); };
+    // Three columns also go by the names the job document and the frameworks' arguments give them.
+    const auto req = [&](const char* name) {
+        known.push_back(name);
+        for (const auto& [column, alias] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
+                                            {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
+            if (column == name && t.find(column) < 0 && t.find(alias) >= 0) return known.push_back(alias), t.find(alias);
+        return t.require(name);
+    };
     const auto opt = [&](const char* name) {
         known.push_back(name);
         const int at = t.find(name);
@@ -273,7 +292,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                 std::find(unknown_gpus.begin(), unknown_gpus.end(), name) == unknown_gpus.end()) {
                 unknown_gpus.push_back(name);
                 out.warnings.push_back(describe(DataError(
-                    "gpu '" + name + "' is of no family in the default catalog (memest --list-gpus): its compute "
+                    "gpu '" + name + "' is of no family in the default catalog that tells its compute capability (memest --list-gpus): its compute "
                     "capability is taken as unknown, with Hopper's settings; a compute_capability column gives it",
                     t.where(r, gpu))));
             }
@@ -284,6 +303,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);
         tr.precision = precision_word(word(precision));
+        // fp32 training with TF32 matrix multiplies: the same memory as fp32.
+        if (tr.precision == "tf32") tr.precision = "fp32", tr.tf32 = true;
         at(precision, [&] {  // the precision's own check, at its cell, and whether the GPU runs it
             Training alone;
             alone.seq_len = alone.global_batch = 1;
@@ -292,7 +313,10 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             if (std::string why = precision_unsupported(tr); !why.empty())
                 throw DataError(why + capability_note(tr));
         });
-        at(recompute, [&] { tr.recompute = parse_recompute(word(recompute)); });
+        at(recompute, [&] {
+            if (word(recompute).empty()) throw DataError("expected none, selective or full in column 'recompute', got ''");
+            tr.recompute = parse_recompute(word(recompute));
+        });
         const std::string source_text = source >= 0 ? t.cell(r, source).text : "";
         if (given(framework))
             at(framework, [&] { tr.framework = parse_framework(word(framework)); });
@@ -305,9 +329,10 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         if (!impl_given && tr.framework == Framework::megatron && !tr.flash_attention &&
             names_local_impl(run.id, source_text))
             tr.local_impl = true;
-        // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source names it.
+        // Whose model DeepSpeed ran: the column, else Megatron-DeepSpeed's when the source or the
+        // framework cell names it.
         if (!setting(ds_model, parse_deepspeed_model) && tr.framework == Framework::deepspeed &&
-            names_megatron_deepspeed(source_text))
+            (names_megatron_deepspeed(source_text) || (given(framework) && names_megatron_deepspeed(t.cell(r, framework).text))))
             tr.deepspeed_model = "megatron";
         // torchtitan's benchmarks before April 2025 compiled the blocks alone; a compiled loss
         // would lower the prediction, so a run that does not say which counts its blocks only.
@@ -318,7 +343,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         auto& l = run.layout;
         l.tp = degree(t, r, tp);
         l.pp = degree(t, r, pp);
-        l.vpp = degree(t, r, vpp);
+        // Megatron-LM leaves its virtual pipeline size unset (None) without interleaving: 1 here.
+        const std::string vpp_word = word(vpp);
+        l.vpp = vpp_word.empty() || vpp_word == "none" || vpp_word == "0" ? 1 : degree(t, r, vpp);
         l.dp = degree(t, r, dp);
         l.cp = degree(t, r, cp);
         l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
@@ -336,6 +363,12 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             }
         }
         run.measured_gib = t.number(r, measured, 0.001, limits::max_memory_gib);
+        // A figure past twice the largest GPU the catalog knows is no GiB of one GPU: MiB, or bytes.
+        if (run.measured_gib > 2 * largest_gpu_gib())
+            throw DataError("measured_gib " + io::shown_value(t.cell(r, measured).text) +
+                                " is more than twice the memory of any GPU in the default catalog (" +
+                                io::format_number(largest_gpu_gib()) + " GiB): expected GiB (MiB / 1024)",
+                            t.where(r, measured));
         try {
             validate(run.model, run.training, run.layout);
         } catch (const DataError& e) {  // a combination of cells: at the row's id

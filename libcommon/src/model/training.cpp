@@ -19,8 +19,24 @@ void positive(long v, const std::string& what, long hi) {
         throw DataError(what + " must be an integer from 1 to " + str(hi) + ", got " + str(v));
 }
 
-/// A release "X.Y" or "X.Y.Z" as X * 1e6 + Y * 1e3 + Z; -1 when it is not one.
-long release_number(const std::string& v) {
+/// A release "X.Y" or "X.Y.Z" as X * 1e6 + Y * 1e3 + Z; -1 when it is not one. Also as tags and
+/// pip write it: a leading v ("v0.2.2"), and a pre-release, post-release, dev or local part after it
+/// ("0.2.2rc1", "0.14.5.post1", "0.16.4+cu124"), read as the release it belongs to.
+long release_number(const std::string& written) {
+    std::string v = written;
+    if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.erase(0, 1);
+    const size_t digits_end = v.find_first_not_of("0123456789.");
+    if (digits_end != std::string::npos && digits_end > 0) {
+        const std::string rest = v.substr(digits_end);
+        for (const char* tail : {"rc", "a", "b", "+", "-", "dev", "post"})
+            if (rest.rfind(tail, 0) == 0) {
+                v.erase(digits_end);
+                break;
+            }
+        if (!v.empty() && v.back() == '.' && v.size() == digits_end &&
+            (rest.rfind("dev", 0) == 0 || rest.rfind("post", 0) == 0))
+            v.pop_back();  // "0.14.5.post1": the dot before post
+    }
     long parts[3] = {0, 0, 0};
     int n = 0;
     size_t i = 0;
@@ -215,14 +231,16 @@ bool optimizer_sharded(const Training& t) {
 }
 
 Framework parse_framework(const std::string& s) {
-    const std::string w = io::folded_name(s);
+    std::string w = io::folded_name(s);
+    std::replace_if(w.begin(), w.end(), [](char c) { return c == '_' || c == ' '; }, '-');  // megatron_lm, "megatron core"
     // The names the frameworks go by: Megatron-Core is Megatron-LM's, Megatron-DeepSpeed trains on
     // DeepSpeed's engine, and the fsdp habits are torchtitan's FSDP2.
-    if (w == "megatron" || w == "megatron-lm" || w == "megatron-core" || w == "mcore") return Framework::megatron;
+    // NeMo trains its language models on Megatron-Core.
+    if (w == "megatron" || w == "megatron-lm" || w == "megatron-core" || w == "mcore" || w == "nemo") return Framework::megatron;
     if (w == "deepspeed" || w == "megatron-deepspeed") return Framework::deepspeed;
     if (w == "fsdp" || w == "fsdp2" || w == "torchtitan") return Framework::fsdp;
     throw DataError("unknown framework '" + s +
-                    "' (expected megatron, deepspeed or fsdp; megatron-lm, megatron-core, megatron-deepspeed, fsdp2 "
+                    "' (expected megatron, deepspeed or fsdp; megatron-lm, megatron-core, nemo, megatron-deepspeed, fsdp2 "
                     "and torchtitan are read as theirs)");
 }
 
@@ -237,17 +255,22 @@ std::string framework_name(Framework f) {
 
 Recompute parse_recompute(const std::string& s) {
     if (s == "none" || s == "no" || s == "off" || s.empty()) return Recompute::none;
-    if (s == "selective" || s == "op") return Recompute::selective;  // op: torchtitan's per-op selective option
+    // op: torchtitan's per-op selective option; sac its name for selective checkpointing.
+    if (s == "selective" || s == "op" || s == "per-op" || s == "per_op" || s == "sac") return Recompute::selective;
     if (s == "full") return Recompute::full;
     throw DataError("unknown recompute '" + s + "' (expected none, selective or full)");
 }
 
 std::string precision_word(const std::string& s) {
-    const std::string w = io::folded_name(s);
+    std::string w = io::folded_name(s);
+    if (w.rfind("torch.", 0) == 0) w.erase(0, 6);  // torch.bfloat16
+    // Lightning's mixed-precision names: 16-bit compute over fp32 weights, as bf16 and fp16 here.
+    if (w == "bf16-mixed") return "bf16";
+    if (w == "16-mixed") return "fp16";
     if (w == "bfloat16") return "bf16";  // torch's dtype names
     if (w == "float16" || w == "half") return "fp16";
     if (w == "float32" || w == "float") return "fp32";
-    if (w == "float8") return "fp8";
+    if (w == "float8" || w == "float8_e4m3fn" || w == "float8_e5m2") return "fp8";
     return w;
 }
 

@@ -48,11 +48,13 @@ struct GpuCatalog {
 /// word (up to '-', '_' or a space, letter case ignored, after the vendor's and product line's words
 /// torch's device names begin with: NVIDIA, Tesla, GeForce, Quadro, AMD, Instinct, Radeon), so
 /// "a100-sxm-80gb" and "NVIDIA A100-SXM4-80GB" find the A100s; where the family's types differ (the
-/// RTX cards), its first two words ("NVIDIA GeForce RTX 3090" finds RTX-3090). 0 when no type of
-/// that family is listed, or when they differ, or are not CUDA parts.
+/// RTX cards), the types whose second word is its second and whose every word it has ("NVIDIA
+/// GeForce RTX 3090" finds RTX-3090, "RTX 6000 Ada Generation" not RTX-6000-Turing). 0 when no type
+/// of that family is listed, or when they differ, or are not CUDA parts.
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
-/// Whether `c` lists a type of `gpu`'s family (family_compute_capability's).
+/// Whether `c` lists a type of `gpu`'s family (family_compute_capability's) and its types share a
+/// compute capability (or are all no CUDA parts): whether the family tells it.
 bool family_known(const GpuCatalog& c, const std::string& gpu);
 
 /// Whether the default catalog lists a type of `gpu`'s family.

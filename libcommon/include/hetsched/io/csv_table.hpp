@@ -40,7 +40,7 @@ public:
     double positive(size_t row, int column, double hi) const;
     /// Cell as a whole number in [lo, hi]; DataError at the cell otherwise.
     long integer(size_t row, int column, long lo, long hi) const;
-    /// Cell as 0/1/true/false/yes/no; DataError otherwise.
+    /// Cell as 0/1/true/false/yes/no (any case; 1.0 and 0.0 as pandas writes them); DataError otherwise.
     bool boolean(size_t row, int column) const;
     const CsvCell& cell(size_t row, int column) const { return rows_[row][static_cast<size_t>(column)]; }
     /// Position of a cell, for errors the caller raises about its value.

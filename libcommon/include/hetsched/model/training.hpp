@@ -260,7 +260,8 @@ bool deepspeed_grads_partitioned(const Training& t);
 /// Whether DeepSpeed's pipeline engine receives activations and gradients into one shared buffer,
 /// grown to the larger (from 0.15.0), not one buffer each.
 bool deepspeed_shared_receive_buffer(const Training& t);
-/// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits).
+/// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits), also written v0.2.2, 0.2.2rc1,
+/// 0.14.5.post1 or 0.16.4+cu124 (read as the release they belong to).
 bool is_release(const std::string& v);
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
@@ -323,14 +324,16 @@ bool can_pipeline(const Training& t);
 /// optimizer, which partitions them even at ZeRO-0.
 bool optimizer_sharded(const Training& t);
 
-/// megatron, deepspeed or fsdp in any case, or a name one goes by (megatron-lm, megatron-core, mcore;
-/// megatron-deepspeed; fsdp2, torchtitan); DataError otherwise.
+/// megatron, deepspeed or fsdp in any case, or a name one goes by (megatron-lm, megatron-core, mcore,
+/// nemo; megatron-deepspeed; fsdp2, torchtitan), with '-', '_' or a space between words; DataError
+/// otherwise.
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
-/// none (also no, off, empty), selective (also op: torchtitan's per-op option) or full.
+/// none (also no, off, empty), selective (also op, per-op: torchtitan's per-op option; sac) or full.
 Recompute parse_recompute(const std::string& s);
 /// A precision as the model names it: bf16, fp16, fp8, fp32 in any case, or torch's dtype names
-/// (bfloat16, float16 or half, float32 or float, float8); anything else lower-cased, for validation to refuse.
+/// (bfloat16, float16 or half, float32 or float, float8 and its e4m3fn/e5m2 kinds, with or without
+/// "torch."), or Lightning's bf16-mixed and 16-mixed; anything else lower-cased, for validation to refuse.
 std::string precision_word(const std::string& s);
 /// Sets what torch.compile covers from `s`: model, loss, model+loss (either order), a true boolean
 /// (both, as torchtitan's --compile does today), a false one, none or empty (neither). DataError otherwise.
