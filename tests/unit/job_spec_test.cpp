@@ -176,6 +176,13 @@ TEST_CASE("a custom model's unstated norm, biases and dropout follow its style a
     CHECK(gpt_fsdp.model.linear_bias);
     CHECK(gpt_fsdp.model.dropout == 0.0);  // torchtitan's models have none
     CHECK(read(gpt + ", framework: deepspeed}\n").model.dropout == 0.1);
+    // framework megatron-deepspeed: DeepSpeed's engine on Megatron's model code (its dropout), unless
+    // deepspeed_model says otherwise.
+    auto mds = read(llama + ", framework: Megatron-DeepSpeed}\n");
+    CHECK(mds.training.framework == model::Framework::deepspeed);
+    CHECK(mds.training.deepspeed_model == "megatron");
+    CHECK(mds.model.dropout == 0.1);
+    CHECK(read(llama + ", framework: megatron-deepspeed, deepspeed_model: hf}\n").training.deepspeed_model == "hf");
     // Stated keys and a preset's style are kept.
     auto stated = read("kind: job\nversion: 1\nmodel: {name: mine, layers: 2, hidden: 64, heads: 4, vocab: 100, gated_mlp: "
                        "true, rms_norm: false, linear_bias: true, dropout: 0.05}\ntraining: {seq_len: 8, global_batch: 8}\n");

@@ -182,7 +182,12 @@ JobSpec read_job_spec(const YamlDocument& doc) {
         t.checkpoint_every = static_cast<int>(io::yaml_integer(doc, c, "checkpoint_every", 1, limits::layers));
     read_setting(doc, sec, "compile", parse_compile, t);
     read_setting(doc, sec, "recompute", +[](const std::string& w, Training& t) { t.recompute = parse_recompute(w); }, t);
-    read_setting(doc, sec, "framework", +[](const std::string& w, Training& t) { t.framework = parse_framework(w); }, t);
+    // megatron-deepspeed: DeepSpeed's engine on Megatron-DeepSpeed's model code, unless deepspeed_model says.
+    read_setting(doc, sec, "framework", +[](const std::string& w, Training& t) {
+        t.framework = parse_framework(w);
+        if (t.framework == Framework::deepspeed && t.deepspeed_model.empty() && names_megatron_deepspeed(w))
+            t.deepspeed_model = "megatron";
+    }, t);
     try {
         if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
         if (!job.dropout_stated) job.model.dropout = default_dropout(job.model, t);

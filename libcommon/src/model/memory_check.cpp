@@ -57,15 +57,6 @@ Framework infer_framework(const Training& t, const std::string& source) {
     return Framework::megatron;
 }
 
-/// Whether a run's source names Megatron-DeepSpeed (with a hyphen, an underscore or a space), the
-/// fork whose model code DeepSpeed then trains.
-bool names_megatron_deepspeed(const std::string& source) {
-    const std::string lower = io::folded_name(source);
-    for (const char* name : {"megatron-deepspeed", "megatron_deepspeed", "megatron deepspeed"})
-        if (lower.find(name) != std::string::npos) return true;
-    return false;
-}
-
 /// The release a run's source names right after `name` (lower case: "deepspeed" or "torchtitan"):
 /// "DeepSpeed 0.16.4", "deepspeed==0.14.0", "torchtitan v0.2.2", the log line "DeepSpeed info:
 /// version=0.4.0+407ff0f"; or empty. Every DeepSpeed and torchtitan release is 0.x; a number running

@@ -244,6 +244,13 @@ Framework parse_framework(const std::string& s) {
                     "and torchtitan are read as theirs)");
 }
 
+bool names_megatron_deepspeed(const std::string& text) {
+    const std::string lower = io::folded_name(text);
+    for (const char* name : {"megatron-deepspeed", "megatron_deepspeed", "megatron deepspeed"})
+        if (lower.find(name) != std::string::npos) return true;
+    return false;
+}
+
 std::string framework_name(Framework f) {
     switch (f) {
     case Framework::megatron: return "megatron";

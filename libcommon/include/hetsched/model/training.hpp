@@ -329,6 +329,9 @@ bool optimizer_sharded(const Training& t);
 /// otherwise.
 Framework parse_framework(const std::string& s);
 std::string framework_name(Framework f);
+/// Whether `text` names Megatron-DeepSpeed (with a hyphen, an underscore or a space), the fork whose
+/// model code DeepSpeed then trains.
+bool names_megatron_deepspeed(const std::string& text);
 /// none (also no, off, empty), selective (also op, per-op: torchtitan's per-op option; sac) or full.
 Recompute parse_recompute(const std::string& s);
 /// A precision as the model names it: bf16, fp16, fp8, fp32 in any case, or torch's dtype names
