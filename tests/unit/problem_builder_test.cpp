@@ -189,6 +189,37 @@ TEST_CASE("allocations are read as stage lists, maps with a gpu key, or GPU coun
     }
 }
 
+TEST_CASE("an allocation's keys: a stage's own width refused, other keys told about, pp and micro_batch read", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    // A stage's dp, tp or GPU count that is the allocation's is what the stage has anyway.
+    auto a = place::read_allocation(doc("allocation: {dp: 2, tp: 2, stages: [{gpu: A30, dp: 2, tp: 2, gpus: 4}]}\n"), cat);
+    CHECK(a.warnings.empty());
+    // Another one is refused at its value: stages of their own width are not modelled.
+    for (const char* stage : {"{gpu: A30, dp: 4}", "{gpu: A30, tp: 1}", "{gpu: A30, gpus: 8}"}) {
+        try {
+            place::read_allocation(doc(std::string("allocation: {dp: 2, tp: 2, stages: [") + stage + "]}\n"), cat);
+            FAIL("expected DataError");
+        } catch (const DataError& e) {
+            CHECK_THAT(std::string(e.what()), Catch::Contains("every stage runs on allocation.dp x allocation.tp GPUs"));
+            CHECK(e.pos().col > 30);
+        }
+    }
+    // Keys not read, in a stage or in the allocation, are told about at their place; planalloc's pass.
+    a = place::read_allocation(doc("allocation: {dp: 1, stages: [{gpu: A30, layer: 3, replicas: 2}], cost: 3, "
+                                   "tensor_parallel: 2}\n"),
+                               cat);
+    REQUIRE(a.warnings.size() == 3);
+    CHECK_THAT(a.warnings[0], Catch::StartsWith("job.yaml:1:") && Catch::Contains("'tensor_parallel' in allocation is not read"));
+    CHECK_THAT(a.warnings[1], Catch::Contains("'layer' in a stage is not read, did you mean 'layers'?"));
+    CHECK_THAT(a.warnings[2], Catch::Contains("'replicas' in a stage is not read"));
+    // planalloc's pp must match the stages; its micro-batch is kept for the job.
+    CHECK_THROWS_WITH(place::read_allocation(doc("allocation: {dp: 1, pp: 2, stages: [A30]}\n"), cat),
+                      Catch::Contains("pp 2 but the allocation has 1 stage"));
+    a = place::read_allocation(doc("allocation: {dp: 1, pp: 2, micro_batch: 4, gpus: {A30: 2}}\n"), cat);
+    CHECK(a.micro_batch == 4L);
+    CHECK(a.micro_batch_where.col == 41);  // the value 4
+}
+
 TEST_CASE("a plan is timed with the settings planalloc timed it with, unless a flag says otherwise", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto a = place::read_allocation(
@@ -234,6 +265,17 @@ TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[
     const auto p = place::make_problem(job, alloc(1, {"A30", "RTX-A4000"}), cat, o);
     CHECK(p.forward_s(0, 0, 0, 2) == Approx(0.0004 + 0.00356 + 0.0031));
     CHECK(p.types[1].tail_forward == Approx(0.0072 * 1.6));
+    // A profile's backward is without recomputation: full recompute replays each layer's forward.
+    const double plain = p.backward_s(0, 1, 1, 2);
+    job.training.recompute = model::Recompute::full;
+    const auto full = place::make_problem(job, alloc(1, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(full.backward_s(0, 1, 1, 2) == Approx(plain + 0.0031 + 0.0031));
+    // Selective: the share of the forward the compute model replays (the core attention), less.
+    job.training.recompute = model::Recompute::selective;
+    job.training.flash_attention = false;
+    const auto selective = place::make_problem(job, alloc(1, {"A30", "RTX-A4000"}), cat, o);
+    CHECK(selective.backward_s(0, 1, 1, 2) > plain);
+    CHECK(selective.backward_s(0, 1, 1, 2) < plain + 0.0031);
 }
 
 TEST_CASE("a profile of several micro-batches gives the job's rows", "[place]") {

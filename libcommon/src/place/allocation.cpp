@@ -1,8 +1,11 @@
 #include <hetsched/place/allocation.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/io/names.hpp>
+#include <hetsched/io/number_format.hpp>
 #include <hetsched/io/output_file.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -48,6 +51,32 @@ std::map<std::string, int> node_shares(const io::YamlDocument& doc, const YAML::
     return smallest;
 }
 
+/// A stage entry's keys: gpu and layers are read; a stage's own dp, tp or GPU count must be the
+/// allocation's (every stage runs on dp x tp GPUs: a stage of its own width is not modelled); any
+/// other key is told about.
+void check_stage_keys(const io::YamlDocument& doc, const YAML::Node& stage, Allocation& a) {
+    for (const auto& kv : stage) {
+        const std::string key = kv.first.Scalar();
+        if (key == "gpu" || key == "layers") continue;
+        const long whole = static_cast<long>(a.dp) * a.tp;
+        const long same = key == "dp" ? a.dp : key == "tp" ? a.tp : key == "gpus" ? whole : -1;
+        if (same < 0) {
+            const std::string slip = io::near_miss_warning(key, {"gpu", "layers"}, doc.where(kv.first), "key", "in a stage is not read");
+            a.warnings.push_back(!slip.empty() ? slip
+                                               : describe(DataError("key '" + escape_control(key) +
+                                                                        "' in a stage is not read (a stage has gpu and layers)",
+                                                                    doc.where(kv.first))));
+            continue;
+        }
+        const long v = io::yaml_integer(doc, kv.second, key, 1, model::limits::stages * whole);
+        if (v != same)
+            throw DataError("a stage's " + key + " " + std::to_string(v) + " differs from the allocation's " +
+                                (key == "gpus" ? "dp x tp (" + std::to_string(whole) + ")" : key + " (" + std::to_string(same) + ")") +
+                                ": every stage runs on allocation.dp x allocation.tp GPUs (stages of their own width are not modelled)",
+                            doc.where(kv.second));
+    }
+}
+
 }  // namespace
 
 catalog::GpuCatalog on_allocated_nodes(catalog::GpuCatalog catalog, const Allocation& a) {
@@ -63,10 +92,25 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
                         doc.where(doc.root));
     if (!sec.IsMap()) throw DataError("expected a map under 'allocation'", doc.where(sec));
     Allocation a;
-    // What is read here; the rest (planalloc's cost, times, method...) passes through.
+    // What is read here; what planalloc writes beside it (its cost, times, method...) passes through;
+    // any other key is told about, as a slip of one read where it looks like one.
     static const std::vector<std::string> read = {"catalog", "dp", "tp", "stages", "gpus", "gpus_by_memory", "nodes",
-                                                  "schedule", "usable_fraction", "efficiency", "measure"};
+                                                  "schedule", "usable_fraction", "efficiency", "measure",
+                                                  "micro_batch", "pp"};
+    static const std::vector<std::string> planalloc_writes = {
+        "method", "placer", "matched_by", "plan", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
+        "cost", "cost_lower_bound", "iterations", "slo_s", "slo_met", "currency", "alternatives", "fastest",
+        "fastest_search", "proven_by", "total_time_lower_bound_s"};
     io::warn_near_miss_keys(doc, sec, read, "in allocation is not read", a.warnings);
+    for (const auto& kv : sec) {
+        const std::string key = kv.first.Scalar();
+        const bool known = std::find(read.begin(), read.end(), key) != read.end() ||
+                           std::find(planalloc_writes.begin(), planalloc_writes.end(), key) != planalloc_writes.end();
+        if (!known && io::near_miss_warning(key, read, doc.where(kv.first), "key", "").empty())
+            a.warnings.push_back(describe(DataError("key '" + escape_control(key) +
+                                                        "' in allocation is not read (placestages reads " + io::join(read) + ")",
+                                                    doc.where(kv.first))));
+    }
     // A plan timed with one catalog's GPU specs (planalloc writes which) is not timed with another's.
     if (const YAML::Node planned = io::optional_child(doc, sec, "catalog"); planned.IsDefined()) {
         const std::string name = io::yaml_string(doc, planned, "catalog");
@@ -115,6 +159,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             throw DataError("expected a list of stage GPU types under 'stages'", doc.where(stages));
         std::map<std::string, long> listed;
         for (const auto& st : stages) {
+            if (st.IsMap()) check_stage_keys(doc, st, a);
             const YAML::Node name = st.IsMap() ? io::required_child(doc, st, "gpu") : YAML::Node(st);
             a.stages.push_back(resolve(doc, name, c));
             listed[a.stages.back()] += per_stage;
@@ -130,6 +175,18 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     }
     if (const YAML::Node nodes = io::optional_child(doc, sec, "nodes"); nodes.IsDefined())
         a.gpus_per_node = node_shares(doc, nodes, c, counted);
+    // planalloc writes the plan's pipeline depth and micro-batch beside its stages.
+    if (const YAML::Node pp = io::optional_child(doc, sec, "pp"); pp.IsDefined()) {
+        const long n = io::yaml_integer(doc, pp, "pp", 1, model::limits::stages);
+        if (n != static_cast<long>(a.stages.size()))
+            throw DataError("pp " + std::to_string(n) + " but the allocation has " +
+                                io::counted(static_cast<long>(a.stages.size()), "stage"),
+                            doc.where(pp));
+    }
+    if (const YAML::Node mb = io::optional_child(doc, sec, "micro_batch"); mb.IsDefined()) {
+        a.micro_batch = io::yaml_integer(doc, mb, "micro_batch", 1, model::limits::global_batch);
+        a.micro_batch_where = doc.where(mb);
+    }
     if (const YAML::Node s = io::optional_child(doc, sec, "schedule"); s.IsDefined()) {
         try {
             a.schedule = parse_schedule_kind(io::yaml_string(doc, s, "schedule"));

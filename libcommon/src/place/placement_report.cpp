@@ -43,7 +43,7 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
     n["micro_batches"] = p.micro_batches;
     n["schedule"] = schedule_kind_name(p.schedule);
     n["layer_times"] = c.layer_times;
-    if (c.layer_times == "compute-model") n["efficiency"] = io::yaml_number_node(c.efficiency);
+    if (c.layer_times != "profile") n["efficiency"] = io::yaml_number_node(c.efficiency);
     n["measure"] = c.measure;
     n["iteration_time_s"] = seconds(e.schedule.iteration_s);
     n["pipeline_time_s"] = seconds(e.schedule.pipeline_s);
@@ -81,6 +81,7 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
         st["send_gradient_s"] = seconds(s.times.send_gradient);
         st["allreduce_s"] = seconds(s.times.allreduce);
         st["optimizer_s"] = seconds(s.times.optimizer);
+        st["embedding_allreduce_s"] = seconds(s.times.tied);  // first and last stage of a tied model
         if (s.memory_gib >= 0) {
             st["memory_gib"] = gib(s.memory_gib);
             st["usable_gib"] = gib(s.usable_gib);
@@ -95,14 +96,14 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
 std::string placement_to_csv(const Problem& p, const PlaceResult& r, const Estimate& e) {
     io::CsvWriter w({"stage", "gpu", "gpus", "first_layer", "last_layer", "layers", "forward_s", "backward_s",
                      "send_activation_s", "send_gradient_s", "allreduce_s", "optimizer_s", "memory_gib", "usable_gib", "headroom_gib",
-                     "iteration_time_s"});
+                     "iteration_time_s", "embedding_allreduce_s"});
     for (const auto& s : stage_reports(p, r.placement, e)) {
         const bool known = s.memory_gib >= 0;
         w.add_row({std::to_string(s.stage), s.gpu, std::to_string(p.dp * p.tp), std::to_string(s.first_layer),
                    std::to_string(s.first_layer + s.layers - 1), std::to_string(s.layers), seconds(s.times.forward),
                    seconds(s.times.backward), seconds(s.times.send_activation), seconds(s.times.send_gradient),
                    seconds(s.times.allreduce), seconds(s.times.optimizer), known ? gib(s.memory_gib) : "", gib(s.usable_gib),
-                   known ? gib(s.usable_gib - s.memory_gib) : "", seconds(e.schedule.iteration_s)});
+                   known ? gib(s.usable_gib - s.memory_gib) : "", seconds(e.schedule.iteration_s), seconds(s.times.tied)});
     }
     return w.text();
 }

@@ -105,6 +105,12 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
     const catalog::GpuCatalog planned = planned_catalog(doc, given, o.job.catalog_given);
     const Allocation alloc = allocation_of(o, doc, planned);
+    // The plan's micro-batch (planalloc's cluster mode) is the job's where the job gives none.
+    if (alloc.micro_batch && job.micro_batch == 0) job.micro_batch = *alloc.micro_batch;
+    if (alloc.micro_batch && job.micro_batch != *alloc.micro_batch)
+        throw DataError("allocation.micro_batch " + std::to_string(*alloc.micro_batch) + " but the job's micro_batch is " +
+                            std::to_string(job.micro_batch) + ": the plan was made for another micro-batch",
+                        alloc.micro_batch_where);
     // Stages on the nodes the allocation names fill those nodes' GPUs, not the catalog's node size.
     const catalog::GpuCatalog cat = on_allocated_nodes(planned, alloc);
     const Method method = o.method;
@@ -133,7 +139,11 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     out.summary = std::string(method_name(method)) + ": " + io::counted(static_cast<long>(r.placement.order.size()), "stage") +
                   ", iteration " + io::format_number(r.iteration_s, 6) + " s; stage " + std::to_string(e.slowest_stage) +
                   " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
-                  (e.allreduce_bound ? " (its all-reduce and optimizer step)" : "") + "; " +
+                  (!e.allreduce_bound                        ? ""
+                   : e.stages[e.critical_stage].tied > e.stages[e.critical_stage].allreduce
+                       ? " (its tied embedding's all-reduce)"
+                       : " (its all-reduce and optimizer step)") +
+                  "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
@@ -149,7 +159,13 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         out.text = placement_to_csv(problem, r, e);
         return out;
     }
-    ReportContext ctx{method_name(method), profile_text ? "profile" : "compute-model", po.efficiency,
+    // A profile without embedding or output rows for a type leaves those to the compute model.
+    bool ends_modelled = false;
+    for (const auto& type : alloc.stages)
+        if (profile_text && (profile.complete(type).head_forward < 0 || profile.complete(type).tail_forward < 0))
+            ends_modelled = true;
+    ReportContext ctx{method_name(method),
+                      !profile_text ? "compute-model" : ends_modelled ? "profile+compute-model" : "profile", po.efficiency,
                       model::measure_name(po.measure), micro_batch_of(job)};
     model::write_job_spec(doc.root, job);
     doc.root["placement"] = placement_to_yaml(problem, r, e, ctx);

@@ -16,8 +16,11 @@ using model::kGiB;
 
 /// Seconds per micro-batch on one type, from the compute model or the profile.
 /// `tp_sync_s`: the tensor-parallel all-reduces of one layer's forward (its backward has as many).
+/// A profile's backward_s is a layer's backward without recomputation: under the job's recompute,
+/// `replay` (the share of a layer's forward its backward replays: 1 under full recompute of every
+/// layer, the replayed operators' share under selective) of its forward_s is added.
 void fill_times(StageType& st, const catalog::GpuType& g, double tflops, const model::MicroBatchWork& work,
-                long layers, const ProblemOptions& o, int tp, double tp_sync_s) {
+                double replay, long layers, const ProblemOptions& o, int tp, double tp_sync_s) {
     const double speed = tflops * 1e12 * o.efficiency;
     st.forward.assign(static_cast<size_t>(layers) + 1, 0);
     st.backward.assign(static_cast<size_t>(layers) + 1, 0);
@@ -31,7 +34,7 @@ void fill_times(StageType& st, const catalog::GpuType& g, double tflops, const m
         model::roofline_s(g, tflops, work.layer_backward / tp, work.layer_backward_bytes / tp, o.efficiency) + tp_sync_s;
     for (size_t i = 0; i < static_cast<size_t>(layers); ++i) {
         st.forward[i + 1] = st.forward[i] + (prof ? prof->forward[i] : forward);
-        st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] : backward);
+        st.backward[i + 1] = st.backward[i] + (prof ? prof->backward[i] + replay * prof->forward[i] : backward);
     }
     if (!prof) return;
     if (prof->head_forward >= 0) st.head_forward = prof->head_forward, st.head_backward = prof->head_backward;
@@ -161,7 +164,11 @@ const StageType& ProblemFactory::type(const std::string& name) {
     const double intra = model::intra_node_bytes_s(g, options_.network);
     // On the type's own compute capability: below 8.0 Transformer Engine runs attention unfused.
     const model::MicroBatchWork work = model::micro_batch_work(model_, on_type, layout_.micro_batch);
-    fill_times(st, g, model::matmul_tflops(g, training_), work, L, options_, tp_,
+    model::Training plain = on_type;
+    plain.recompute = model::Recompute::none;
+    const double replay =
+        (work.layer_backward - model::micro_batch_work(model_, plain, layout_.micro_batch).layer_backward) / work.layer_forward;
+    fill_times(st, g, model::matmul_tflops(g, training_), work, replay, L, options_, tp_,
                2 * model::ring_allreduce_s(layer_sync_bytes_, tp_, intra));
     st.optimizer_s_per_param = model::optimizer_step_s(g, training_, dp_, 1.0);
     // The stage's dp x tp GPUs all-reduce within a node when they fit in one, else across nodes;

@@ -32,14 +32,19 @@ struct Allocation {
     /// The model settings planalloc timed the plan with, when it says.
     std::optional<model::Measure> measure;
     std::optional<double> usable_fraction, efficiency;
+    /// The plan's micro-batch (planalloc's cluster mode writes it), when it says: the job's, where the
+    /// job does not give one.
+    std::optional<long> micro_batch;
+    SourcePos micro_batch_where;
     /// Per type, the fewest GPUs the allocation has on one of its nodes, when it lists its nodes: its
     /// stages fill nodes of that many GPUs (the smallest share, where shares differ), not the catalog's.
     std::map<std::string, int> gpus_per_node;
     SourcePos where;                  ///< of the allocation, for errors about it as a whole
     SourcePos layers_where;           ///< of `stages` when they give layers
     SourcePos tp_where;               ///< of `tp` when the allocation gives it
-    /// Keys not read that look like a slip of one that is (schedle for schedule), file:line:col first:
-    /// the allocation passes through with them, so a user is told.
+    /// Keys not read (a slip of one that is, schedle for schedule, or one neither read nor written by
+    /// planalloc; a stage's key other than gpu and layers), file:line:col first: the allocation passes
+    /// through with them, so a user is told.
     std::vector<std::string> warnings;
 };
 
