@@ -63,6 +63,16 @@ TEST_CASE("job errors point at the offending key", "[model]") {
                       Catch::Contains("unknown recompute 'some'"));
 }
 
+TEST_CASE("a job's words as users write them, and keys that are no settings, told what to write", "[model]") {
+    const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8";
+    CHECK(read(head + ", optimizer: AdamW}\n").training.optimizer == "adamw");
+    CHECK_THROWS_WITH(read(head + ", micro_batches: 4}\n"),
+                      Catch::Contains("global_batch / (micro_batch x dp)"));
+    CHECK_THROWS_WITH(read(head + ", gradient_accumulation_steps: 4}\n"), Catch::Contains("'gradient_accumulation_steps'"));
+    const auto doc = io::parse_yaml({"job.yaml", head + "}\nnetwork: {inter_node_gbps: 10}\n"});
+    CHECK_THROWS_WITH(model::read_network(doc, {}), Catch::Contains("a 10 Gb/s link is 1.25"));
+}
+
 TEST_CASE("training.compile names what torch.compile covers: a bare true covers model and loss", "[model]") {
     auto compile = [](const std::string& v) {
         return read("kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 1, global_batch: 1, framework: fsdp, "

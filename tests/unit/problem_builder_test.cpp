@@ -278,6 +278,21 @@ TEST_CASE("profiles give per-layer times and refuse what they cannot answer", "[
     CHECK(selective.backward_s(0, 1, 1, 2) < plain + 0.0031);
 }
 
+TEST_CASE("a profile's rows of types the catalog lacks are left out with a warning, layer names read in any case", "[place]") {
+    const auto cat = catalog::named_catalog("juchi");
+    const auto table = io::CsvTable::parse({"p.csv", "gpu,layer,forward_s,backward_s\n"
+                                                     "A30,*,0.002,0.005\n"
+                                                     "H100-SXM,*,0.001,0.002\n"
+                                                     "H100-SXM,Embedding,0.001,0.002\n"
+                                                     "A30,OUTPUT,0.003,0.006\n"});
+    const auto prof = model::read_layer_profile(table, 26, 1, cat);
+    REQUIRE(prof.warnings.size() == 1);  // once a type
+    CHECK_THAT(prof.warnings[0], Catch::StartsWith("p.csv:3:1: unknown GPU type 'H100-SXM'") &&
+                                     Catch::EndsWith("its rows are left out"));
+    CHECK(prof.complete("A30").tail_forward == Approx(0.003));
+    CHECK_THROWS_AS(prof.complete("RTX-3090"), DataError);  // a type without rows, asked for
+}
+
 TEST_CASE("a profile of several micro-batches gives the job's rows", "[place]") {
     const auto cat = catalog::named_catalog("juchi");
     const auto table = io::CsvTable::parse({"mb.csv", "gpu,layer,micro_batch,forward_s,backward_s,tp\n"

@@ -4,6 +4,7 @@
 
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 
 namespace hetsched::model {
 namespace {
@@ -76,6 +77,16 @@ catalog::GpuCatalog job_catalog(const io::YamlDocument& doc, const catalog::GpuC
 Network read_network(const io::YamlDocument& doc, Network net) {
     const YAML::Node sec = io::optional_child(doc, doc.root, "network");
     if (!sec.IsDefined()) return net;
+    // A speed in bits (Gb/s, as NICs are sold) is not one in bytes: say so rather than suggest the key.
+    if (sec.IsMap())
+        for (const auto& kv : sec) {
+            const std::string key = io::folded_name(kv.first.Scalar());
+            if (key.find("gbps") != std::string::npos || key.find("gbit") != std::string::npos)
+                throw DataError("unknown key '" + kv.first.Scalar() +
+                                    "' in 'network': speeds are inter_node_gb_s and intra_node_gb_s, in GB/s (bytes, one "
+                                    "direction): a 10 Gb/s link is 1.25, a 200 Gb/s NIC 25",
+                                doc.where(kv.first));
+        }
     catalog::check_known_keys(doc, sec, "network", {"inter_node_gb_s", "intra_node_gb_s"});
     auto speed = [&](const char* key, double& dst) {
         const YAML::Node n = io::optional_child(doc, sec, key);

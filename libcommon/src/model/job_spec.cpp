@@ -5,6 +5,7 @@
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/model/model_style.hpp>
 
 namespace hetsched::model {
@@ -133,6 +134,15 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     JobSpec job;
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
     YAML::Node sec = io::required_child(doc, doc.root, "training");
+    // The count of micro-batches is no setting: it follows from the batch sizes (the nearest key,
+    // micro_batch, is the size of one).
+    if (sec.IsMap())
+        for (const char* count : {"micro_batches", "num_microbatches", "num_micro_batches", "gradient_accumulation_steps"})
+            if (const YAML::Node n = io::optional_child(doc, sec, count); n.IsDefined())
+                throw DataError(std::string("unknown key '") + count +
+                                    "' in 'training': the micro-batches an iteration are global_batch / (micro_batch x dp); "
+                                    "give global_batch and micro_batch (sequences a micro-batch)",
+                                doc.where(n));
     catalog::check_known_keys(doc, sec, "training", kTrainingKeys);
     Training& t = job.training;
     t.seq_len = read_count(doc, sec, "seq_len", 0, true, limits::seq_len);
@@ -155,7 +165,7 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     if (YAML::Node slo = io::optional_child(doc, sec, "slo_s"); slo.IsDefined())
         io::yaml_number(doc, slo, "slo_s", limits::min_slo_s, limits::max_slo_s);
     read_checked(doc, sec, "precision", +[](const std::string& w, Training& t) { t.precision = precision_word(w); }, t);
-    read_checked(doc, sec, "optimizer", +[](const std::string& w, Training& t) { t.optimizer = w; }, t);
+    read_checked(doc, sec, "optimizer", +[](const std::string& w, Training& t) { t.optimizer = io::folded_name(w); }, t);
     if (YAML::Node z = io::optional_child(doc, sec, "zero_stage"); z.IsDefined()) {
         t.zero_stage = static_cast<int>(io::yaml_integer(doc, z, "zero_stage", 0, 3));
         job.zero_stage_given = true;

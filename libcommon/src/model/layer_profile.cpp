@@ -5,6 +5,7 @@
 
 #include <hetsched/catalog/known_keys.hpp>
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/model/training.hpp>
 
 namespace hetsched::model {
@@ -61,12 +62,21 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     out.micro_batch = micro_batch;
     bool first = true;
     for (size_t r = 0; r < table.rows(); ++r) {
-        std::string name;
-        try {
-            name = catalog.find(table.cell(r, gpu).text).name;
-        } catch (const UsageError& e) {
-            throw DataError(e.what(), table.where(r, gpu));
+        // A profile may time more types than the catalog has: their rows are left out, told once a
+        // type (a stage on a type without rows is refused where its times are asked for).
+        const catalog::GpuType* type = catalog.lookup(table.cell(r, gpu).text);
+        if (!type) {
+            const std::string& unknown = table.cell(r, gpu).text;
+            if (out.left_out.insert(unknown).second) {
+                try {
+                    catalog.find(unknown);
+                } catch (const UsageError& e) {
+                    out.warnings.push_back(describe(DataError(std::string(e.what()) + "; its rows are left out", table.where(r, gpu))));
+                }
+            }
+            continue;
         }
+        const std::string name = type->name;
         if (mb >= 0 && row_mb[r] != micro_batch) {
             auto& other = out.other_micro_batches[name];
             if (other.micro_batches.empty()) other.where = table.where(r, mb);
@@ -94,8 +104,9 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
             if (fs >= 0) throw DataError("a second row for layer '" + which + "' on " + name, table.where(r, layer));
             fs = f, bs = b;
         };
-        if (which == "embedding") set(times.head_forward, times.head_backward);
-        else if (which == "output") set(times.tail_forward, times.tail_backward);
+        const std::string word = io::folded_name(which);  // Embedding, OUTPUT
+        if (word == "embedding") set(times.head_forward, times.head_backward);
+        else if (word == "output") set(times.tail_forward, times.tail_backward);
         else if (which == "*")
             for (long i = 0; i < layers; ++i) set(times.forward[static_cast<size_t>(i)], times.backward[static_cast<size_t>(i)]);
         else if (all_digits(which) && which.size() < 10 && std::stol(which) < layers)

@@ -146,6 +146,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
+    for (const auto& w : profile.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
     if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
         out.note += (out.note.empty() ? "" : "; ") + fp32;

@@ -34,6 +34,9 @@ struct LayerProfile {
         std::set<long> micro_batches;
     };
     std::map<std::string, OtherRows> other_micro_batches;
+    /// Types the catalog does not have, whose rows were left out, and what the user is told of them.
+    std::set<std::string> left_out;
+    std::vector<std::string> warnings;
 
     /// The times of `gpu` with every one of the model's layers present; DataError naming the first
     /// missing layer or type otherwise.
@@ -41,8 +44,9 @@ struct LayerProfile {
 };
 
 /// Reads a profile for a model of `layers` layers run with `micro_batch` sequences per micro-batch:
-/// the rows of that micro-batch where the file times several (times are not rescaled). DataError at
-/// the cell for unknown types (with suggestions), bad layer names, non-positive times, duplicates, a
+/// the rows of that micro-batch where the file times several (times are not rescaled). Rows of types
+/// the catalog lacks are left out with a warning (with suggestions). DataError at the cell for bad
+/// layer names, non-positive times, duplicates, a
 /// file without a row of the job's micro-batch, or rows of two tp degrees. The allocation's tp is
 /// checked against the profile's where the problem is built.
 LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
