@@ -55,10 +55,11 @@ int main(int argc, char** argv) {
             std::vector<std::string> read{"--check", "--method", "--format"};
             cli::refuse_unread(*app, read, "--check");
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
-            io::write_output(io.output, result.csv);
             for (const auto& why : result.skipped) std::cerr << "memest: skipped " << why << '\n';  // even with -q
             if (!verbosity.quiet)
                 for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';
+            if (!result.nothing_checked.empty()) throw DataError(result.nothing_checked);
+            io::write_output(io.output, result.csv);
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
             return Exit::ok;
         }

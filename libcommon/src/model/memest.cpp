@@ -157,9 +157,14 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
     const MeasuredRuns read = read_measured_runs(measured);
     if (read.runs.empty() && read.skipped.empty())
         throw DataError("no measured run to check: expected a row under the header", {measured.name(), 2, 1});
-    if (read.runs.empty() && !read.skipped.empty())
-        throw DataError("no measured run could be checked; the first: " + read.skipped.front().id + ": " +
-                        read.skipped.front().reason);
+    if (read.runs.empty()) {
+        CheckResult none;
+        for (const auto& sk : read.skipped) none.skipped.push_back(sk.id + ": " + sk.reason);
+        none.warnings = read.warnings;
+        none.nothing_checked = "no measured run could be checked: " +
+                               io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped, each for the reason above";
+        return none;
+    }
     auto rows = check_runs(read.runs, method);
     std::string summary = summary_line(rows);
     if (!read.skipped.empty()) summary += ", " + io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped";

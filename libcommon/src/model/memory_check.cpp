@@ -289,7 +289,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             }
             tr.compute_capability = catalog::default_family_compute_capability(name);
         }
-        if (cublas >= 0) tr.cublas_workspace_config = t.cell(r, cublas).text;
+        if (cublas >= 0)  // "Default" as "default": the word for torch's own
+            tr.cublas_workspace_config = word(cublas) == "default" ? "default" : t.cell(r, cublas).text;
         if (given(every))
             tr.checkpoint_every = static_cast<int>(t.integer(r, every, 1, limits::layers));
         const bool compile_given = setting(compiled, parse_compile);

@@ -41,8 +41,11 @@ struct CheckResult {
     std::string summary;               ///< "N cases, mean |error| x%, max |error| y%, k within 5%[, s rows skipped]"
     std::vector<std::string> skipped;  ///< "id: file:line:col: why", one per row left out
     std::vector<std::string> warnings; ///< MeasuredRuns::warnings
+    /// Not empty when every row was skipped (each in `skipped`): the error the caller raises (65)
+    /// once it has told them all.
+    std::string nothing_checked;
 };
-/// DataError (65) when no row can be checked (the first row's reason).
+/// DataError (65) when the file has no row.
 CheckResult run_memest_check(const io::CsvTable& measured, Method method);
 
 std::string list_models_csv();
