@@ -14,6 +14,17 @@ TEST_CASE("csv reads columns by name with BOM, CRLF and quotes", "[io]") {
     CHECK(t.cell(1, 1).line == 4);
 }
 
+TEST_CASE("csv rows whose first field begins with # are comments, whatever their width", "[io]") {
+    auto t = CsvTable::parse({"t.csv", "a,b\n# measured 2026-11, on H100\n1,2\n#,,,\n3,4\n"});
+    REQUIRE(t.rows() == 2);
+    CHECK(t.cell(1, 0).text == "3");
+    CHECK(t.cell(1, 0).line == 5);
+    CHECK(t.boolean(0, 0));  // and 0/1 as spreadsheets and pandas write them
+    for (const char* yes : {"TRUE", "True", "yes", "1.0"}) CHECK(CsvTable::parse({"b.csv", std::string("a\n") + yes + "\n"}).boolean(0, 0));
+    for (const char* no : {"FALSE", "No", "0.0", "false"}) CHECK_FALSE(CsvTable::parse({"b.csv", std::string("a\n") + no + "\n"}).boolean(0, 0));
+    CHECK_THROWS_WITH(CsvTable::parse({"b.csv", "a\n2\n"}).boolean(0, 0), Catch::Contains("expected 0 or 1 (or true/false, yes/no)"));
+}
+
 TEST_CASE("csv errors carry line and column", "[io]") {
     auto t = CsvTable::parse({"t.csv", "a,b\n1,2\n3,abc\n"});
     try {

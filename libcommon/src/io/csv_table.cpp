@@ -91,6 +91,7 @@ CsvTable CsvTable::parse(const TextInput& in) {
                                 {in.name, table.header_[c].line, table.header_[c].col});
     for (size_t r = 1; r < st.rows.size(); ++r) {
         auto& row = st.rows[r];
+        if (!row.empty() && !row.front().text.empty() && row.front().text[0] == '#') continue;  // a comment line
         if (row.size() != table.header_.size()) {  // at the first field missing, or the first one too many
             const CsvCell& at = row.size() < table.header_.size() ? st.ends[r] : row[table.header_.size()];
             throw DataError("expected " + std::to_string(table.header_.size()) + " fields as in the header, got " +
