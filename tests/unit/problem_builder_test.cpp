@@ -351,6 +351,14 @@ TEST_CASE("a profile measured at a tensor-parallel degree times allocations of t
         CHECK(e.pos().col == 29);
         CHECK_THAT(std::string(e.what()), Catch::Contains("row measured at tp 4, the rows above at tp 2"));
     }
+    // Told the allocation's tp, a profile of several degrees gives that degree's rows.
+    const auto both = io::CsvTable::parse({"both.csv", "gpu,layer,forward_s,backward_s,tp\n"
+                                                       "A30,*,0.004,0.009,1\n"
+                                                       "A30,*,0.002,0.005,2\n"});
+    CHECK(model::read_layer_profile(both, 26, 1, cat, 2).complete("A30").forward[0] == Approx(0.002));
+    CHECK(model::read_layer_profile(both, 26, 1, cat, 1).complete("A30").forward[0] == Approx(0.004));
+    CHECK_THROWS_WITH(model::read_layer_profile(both, 26, 1, cat, 4),
+                      Catch::Contains("no row measured at the allocation's tp 4 (the profile's rows are at tp 1, 2"));
     // Without a tp column the times are of whole layers: tp 1 only.
     const auto whole = io::CsvTable::parse({"one.csv", "gpu,layer,forward_s,backward_s\nA30,*,0.002,0.005\n"});
     const auto one = model::read_layer_profile(whole, 26, 1, cat);

@@ -39,7 +39,7 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
 }
 
 LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
-                                const catalog::GpuCatalog& catalog) {
+                                const catalog::GpuCatalog& catalog, int tp) {
     // A column the reader does not know (a unit, a misspelt micro_batch) would be ignored silently.
     catalog::check_known_columns(table, {"gpu", "layer", "micro_batch", "forward_s", "backward_s", "tp"});
     const int gpu = table.require("gpu"), layer = table.require("layer");
@@ -61,6 +61,7 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
     }
     out.micro_batch = micro_batch;
     bool first = true;
+    std::set<int> other_tps;
     for (size_t r = 0; r < table.rows(); ++r) {
         // A profile may time more types than the catalog has: their rows are left out, told once a
         // type (a stage on a type without rows is refused where its times are asked for).
@@ -85,6 +86,10 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
         }
         if (split >= 0) {
             const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
+            if (tp > 0 && row_tp != tp) {  // rows of another tp than the allocation's: not these
+                other_tps.insert(row_tp);
+                continue;
+            }
             if (!first && row_tp != out.tp)
                 throw DataError("row measured at tp " + table.cell(r, split).text + ", the rows above at tp " +
                                     std::to_string(out.tp) + " (one tp a profile)",
@@ -115,6 +120,13 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
             throw DataError("expected a layer index 0-" + std::to_string(layers - 1) + ", '*', 'embedding' or 'output', got '" +
                                 which + "'",
                             table.where(r, layer));
+    }
+    if (first && !other_tps.empty()) {
+        std::string list;
+        for (int t : other_tps) list += (list.empty() ? "" : ", ") + std::to_string(t);
+        throw DataError("no row measured at the allocation's tp " + std::to_string(tp) + " (the profile's rows are at tp " +
+                            list + "; profiles are not rescaled)",
+                        table.where(0, split));
     }
     return out;
 }

@@ -118,7 +118,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     ProblemOptions po = with_planned_settings(problem_options(o.model, o.inter_node_gb_s, doc, cat), alloc);
     model::LayerProfile profile;
     if (profile_text) {
-        profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat);
+        profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat,
+                                            alloc.tp);
         po.profile = &profile;
     }
     const Problem problem = problem_of(o, job, alloc, doc, planned, cat, po);

@@ -49,7 +49,9 @@ struct LayerProfile {
 /// layer names, non-positive times, duplicates, a
 /// file without a row of the job's micro-batch, or rows of two tp degrees. The allocation's tp is
 /// checked against the profile's where the problem is built.
+/// With `tp` above 0 (the allocation's), a profile with a tp column may time several degrees: the rows
+/// of that tp are used (DataError when it has none); with 0, one tp a profile.
 LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long micro_batch,
-                                const catalog::GpuCatalog& catalog);
+                                const catalog::GpuCatalog& catalog, int tp = 0);
 
 }  // namespace hetsched::model
