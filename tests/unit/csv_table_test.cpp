@@ -19,7 +19,13 @@ TEST_CASE("csv rows whose first field begins with # are comments, whatever their
     REQUIRE(t.rows() == 2);
     CHECK(t.cell(1, 0).text == "3");
     CHECK(t.cell(1, 0).line == 5);
+    // Before the header, with quotes or commas of its own; a # inside a quoted field is data.
+    auto c = CsvTable::parse({"c.csv", "\xEF\xBB\xBF# measured on \"h100\" nodes, 2026\r\na,b\r\n\"x\n#y\",1\r\n# \"\r\n2,3\r\n"});
+    REQUIRE(c.rows() == 2);
+    CHECK(c.cell(0, 0).text == "x\n#y");
+    CHECK(c.cell(1, 1).line == 6);
     CHECK(t.boolean(0, 0));  // and 0/1 as spreadsheets and pandas write them
+    CHECK(CsvTable::parse({"q.csv", "a\n\" 1\"\n"}).boolean(0, 0));  // a quoted cell with a space
     for (const char* yes : {"TRUE", "True", "yes", "1.0"}) CHECK(CsvTable::parse({"b.csv", std::string("a\n") + yes + "\n"}).boolean(0, 0));
     for (const char* no : {"FALSE", "No", "0.0", "false"}) CHECK_FALSE(CsvTable::parse({"b.csv", std::string("a\n") + no + "\n"}).boolean(0, 0));
     CHECK_THROWS_WITH(CsvTable::parse({"b.csv", "a\n2\n"}).boolean(0, 0), Catch::Contains("expected 0 or 1 (or true/false, yes/no)"));

@@ -43,9 +43,13 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     CHECK(bf16.comm_buffers == Approx(4 * p / 2));
     CHECK(stage("0.17").optimizer == Approx(12 * p / 2));  // X.Y is X.Y.0
     // As tags and pip write a release: the release it belongs to.
-    for (const char* written : {"v0.18.5", "0.18.5rc1", "0.18.5.post1", "0.18.5+cu124", "0.18.5.dev0"})
+    for (const char* written : {"v0.18.5", "0.18.5.post1", "0.18.5+cu124", "0.18.5-post2"})
         CHECK(stage(written).optimizer == Approx(12 * p / 2));
-    for (const char* bad : {"0.17.x", "0.17.5.1", "17", "0.1234.0", "0..1", "core_r0.8.0", "vv0.17"})
+    // A pre-release or dev build comes before its release: the one before's habits.
+    for (const char* before : {"0.18.5rc1", "0.18.5-rc1", "0.18.5.dev0", "0.18.5b2"})
+        CHECK(stage(before).optimizer == Approx(stage("0.18.4").optimizer));
+    for (const char* bad : {"0.17.x", "0.17.5.1", "17", "0.1234.0", "0..1", "core_r0.8.0", "vv0.17", "0.16-4",
+                            "0.16.4banana", "0.", "v"})
         CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
     auto fsdp = training(Framework::fsdp, 1, 2);
     fsdp.framework_version = "0.2.x";

@@ -78,6 +78,9 @@ TEST_CASE("unknown names suggest close ones", "[catalog]") {
                       Catch::EndsWith("did you mean one of its family: 'RTX-3090'? (see --list-gpus)"));
     CHECK_THROWS_WITH(c.find("NVIDIA H200"), Catch::Contains("one of its family: 'H200-SXM'?"));
     CHECK_THROWS_WITH(c.find("NVIDIA Blackwell X"), !Catch::Contains("family"));
+    // The tool's own CSV spelling: its family's, not a V100 that is close in letters.
+    CHECK_THROWS_WITH(c.find("a100-sxm4-80gb"), Catch::Contains("one of its family: 'A100-40GB-PCIe'") &&
+                                                    !Catch::Contains("V100"));
     CHECK_THROWS_AS(catalog::named_catalog("juchy"), UsageError);
 }
 
@@ -154,6 +157,10 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::family_compute_capability(c, "rtx") == 0);
     CHECK_FALSE(catalog::family_known(c, "rtx"));  // a family that does not tell
     CHECK(catalog::family_compute_capability(c, "NVIDIA Quadro RTX 6000 Turing") == Approx(7.5));
+    CHECK(catalog::family_compute_capability(c, "Quadro RTX 6000") == Approx(7.5));  // torch's name for it
+    CHECK(catalog::family_compute_capability(c, "NVIDIA GeForce RTX 2080 Ti") == Approx(7.5));
+    CHECK(catalog::family_compute_capability(c, "NVIDIA GeForce RTX 3090 Ti") == Approx(8.6));
+    CHECK(catalog::family_known(c, "AMD Instinct MI250X/MI250"));
     CHECK(catalog::family_compute_capability(c, "NVIDIA RTX 6000 Ada Generation") == 0);  // not the Turing card
     CHECK_FALSE(catalog::family_known(c, "NVIDIA GeForce RTX 4090"));
     CHECK(catalog::family_compute_capability(c, "rtx-4090") == 0);  // an RTX the catalog does not list

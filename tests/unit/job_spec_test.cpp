@@ -66,6 +66,12 @@ TEST_CASE("job errors point at the offending key", "[model]") {
 TEST_CASE("a job's words as users write them, and keys that are no settings, told what to write", "[model]") {
     const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8";
     CHECK(read(head + ", optimizer: AdamW}\n").training.optimizer == "adamw");
+    CHECK(read(head + ", recompute: Selective, framework: NeMo}\n").training.framework == model::Framework::megatron);
+    CHECK(model::precision_word("torch.float8_e4m3fn") == "fp8");
+    CHECK(model::precision_word("float8_e5m2") == "fp8");
+    CHECK(model::precision_word("16-mixed") == "fp16");
+    CHECK(read(head + ", framework: deepspeed, zero_stage: 2, reduce_bucket_size: auto}\n").training.reduce_bucket_size ==
+          4096.0 * 4096.0);  // Hugging Face's auto: hidden x hidden
     CHECK_THROWS_WITH(read(head + ", micro_batches: 4}\n"),
                       Catch::Contains("global_batch / (micro_batch x dp)"));
     CHECK_THROWS_WITH(read(head + ", gradient_accumulation_steps: 4}\n"), Catch::Contains("'gradient_accumulation_steps'"));

@@ -172,6 +172,8 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
     CHECK(read(",framework", "microsoft/DeepSpeed issue 123", ",fsdp").framework == model::Framework::fsdp);
     CHECK(read(",framework", "pytorch/torchtitan", ",").framework == model::Framework::fsdp);  // empty cell
     CHECK(!read("", "pytorch/torchtitan", "").compiled);
+    CHECK(!read("", "pytorch/torchtitan compile: none", "").compiled);  // negated after the word
+    CHECK(read("", "pytorch/torchtitan compile on", "").compiled);
     CHECK(read(",compile", "pytorch/torchtitan", ",1").compiled_loss);  // a true cell: model and loss
     CHECK(read(",compile", "pytorch/torchtitan", ",model").compiled);
     CHECK(!read(",compile", "pytorch/torchtitan", ",model").compiled_loss);

@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
         opt.job.catalog_given = app->count("--catalog") > 0;
         auto result = model::run_memest(cli::job_input(io, opt.job), cat, opt);
         io::write_output(io.output, result.text);
+        if (!verbosity.quiet)
+            for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';
         if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
         return result.fits ? Exit::ok : Exit::negative;

@@ -138,42 +138,40 @@ std::vector<std::string> names_of(const GpuCatalog& c) {
 }  // namespace
 
 namespace {
-/// A GPU name's words, lower-case, split at '-', '_' and spaces, less the vendor's and product line's
-/// words torch's device names start with ("NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "AMD
-/// Instinct MI300X"), so that a name as torch.cuda.get_device_name() gives it finds its family.
-std::vector<std::string> name_words(const std::string& name) {
-    std::vector<std::string> words(1);
-    for (char ch : name) {
-        if (ch == '-' || ch == '_' || ch == ' ') {
-            if (!words.back().empty()) words.emplace_back();
-        } else {
-            words.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        }
-    }
-    if (words.back().empty()) words.pop_back();
+/// A GPU name's words (io::name_words) less the vendor's and product line's words torch's device
+/// names start with ("NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "AMD Instinct MI300X"), so
+/// that a name as torch.cuda.get_device_name() gives it finds its family.
+std::vector<std::string> model_words(const std::string& name) {
+    const std::vector<std::string> words = io::name_words(name);
     static const std::vector<std::string> brands = {"nvidia", "tesla", "geforce", "quadro", "amd", "instinct", "radeon"};
     auto first = words.begin();
     while (first != words.end() && std::find(brands.begin(), brands.end(), *first) != brands.end()) ++first;
     return {first, words.end()};
 }
 
+/// The words run together: "rtx2080ti" for both "RTX 2080 Ti" and RTX-2080Ti.
+std::string joined(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& w : words) out += w;
+    return out;
+}
+
 /// The catalog's types of `gpu`'s family: those whose first word is its first; where these do not
-/// share a compute capability (the RTX cards), those whose first two words are its first two
-/// ("RTX 3090" finds RTX-3090).
+/// share a compute capability (the RTX cards), those whose words run together start its own, or
+/// its own start theirs ("RTX 3090" finds RTX-3090).
 std::vector<const GpuType*> family_members(const GpuCatalog& c, const std::string& gpu) {
-    const std::vector<std::string> wanted = name_words(gpu);
+    const std::vector<std::string> wanted = model_words(gpu);
     std::vector<const GpuType*> members, narrower;
     if (wanted.empty()) return members;
+    const std::string whole = joined(wanted);
     for (const auto& g : c.gpus) {
-        const std::vector<std::string> words = name_words(g.name);
+        const std::vector<std::string> words = model_words(g.name);
         if (words.empty() || words[0] != wanted[0]) continue;
         members.push_back(&g);
-        // Narrower: every word of the type's name is one of the wanted's ("RTX 6000 Ada Generation"
-        // is not RTX-6000-Turing).
-        const bool all_said = std::all_of(words.begin(), words.end(), [&](const std::string& w) {
-            return std::find(wanted.begin(), wanted.end(), w) != wanted.end();
-        });
-        if (wanted.size() > 1 && words.size() > 1 && words[1] == wanted[1] && all_said) narrower.push_back(&g);
+        // Narrower: one name runs on into the other ("RTX 3090 Ti" and RTX-3090, "Quadro RTX 6000" and
+        // RTX-6000-Turing), not two that part ("RTX 6000 Ada Generation" is not RTX-6000-Turing).
+        const std::string type = joined(words);
+        if (wanted.size() > 1 && (whole.rfind(type, 0) == 0 || type.rfind(whole, 0) == 0)) narrower.push_back(&g);
     }
     const bool alike = std::all_of(members.begin(), members.end(), [&](const GpuType* g) {
         return g->compute_capability == members.front()->compute_capability;
@@ -190,11 +188,18 @@ const GpuType* GpuCatalog::lookup(const std::string& wanted) const {
 
 const GpuType& GpuCatalog::find(const std::string& wanted) const {
     if (const GpuType* g = lookup(wanted)) return *g;
-    std::string hint = io::did_you_mean(wanted, names_of(*this));
-    if (hint.empty()) {  // a name as torch gives it ("NVIDIA A100-SXM4-80GB"): its family's types
-        std::vector<std::string> family;
-        for (const GpuType* g : family_members(*this, wanted)) family.push_back("'" + g->name + "'");
-        if (!family.empty()) hint = ", did you mean one of its family: " + io::join(family) + "?";
+    // The close names of its family where it names one ("a100-sxm4-80gb" is no V100), else the
+    // family's types (a name as torch gives it, "NVIDIA A100-SXM4-80GB"), else the close names.
+    std::vector<std::string> family, near_in_family;
+    for (const GpuType* g : family_members(*this, wanted)) family.push_back(g->name);
+    for (const auto& n : io::close_names(wanted, names_of(*this)))
+        if (std::find(family.begin(), family.end(), n) != family.end()) near_in_family.push_back(n);
+    std::string hint;
+    if (!near_in_family.empty() || family.empty()) {
+        hint = io::did_you_mean(wanted, family.empty() ? names_of(*this) : near_in_family);
+    } else {
+        for (auto& n : family) n = "'" + n + "'";
+        hint = ", did you mean one of its family: " + io::join(family) + "?";
     }
     throw UsageError("unknown GPU type '" + wanted + "' in catalog '" + name + "'" + hint + " (see --list-gpus)");
 }

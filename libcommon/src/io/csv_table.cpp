@@ -34,6 +34,28 @@ void on_row(int, void* ctx) {
     st->at_field_start = true;
 }
 
+/// `text` with each comment line emptied (its line break kept, so lines keep their numbers): a line
+/// that begins with # where a record begins (not inside a quoted field), before the header too,
+/// whatever quotes or commas it holds. The parser skips empty lines.
+std::string without_comments(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    const size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    out.append(text, 0, bom);
+    bool quoted = false, line_start = true;
+    for (size_t i = bom; i < text.size(); ++i) {
+        if (line_start && !quoted && text[i] == '#') {
+            const size_t end = text.find('\n', i);
+            if (end == std::string::npos) break;
+            i = end;  // the line break itself is kept
+        }
+        if (text[i] == '"') quoted = !quoted;
+        line_start = text[i] == '\n';
+        out += text[i];
+    }
+    return out;
+}
+
 std::string column_list(const std::vector<CsvCell>& header) {
     std::string out;
     for (const auto& h : header) out += (out.empty() ? "" : ", ") + h.text;
@@ -46,7 +68,7 @@ CsvTable CsvTable::parse(const TextInput& in) {
     csv_parser p;
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
     ParseState st;
-    const std::string& t = in.text;
+    const std::string t = without_comments(in.text);
     size_t i = (t.compare(0, 3, "\xEF\xBB\xBF") == 0) ? 3 : 0;
     char prev = '\n';
     for (; i < t.size(); ++i) {
@@ -91,7 +113,6 @@ CsvTable CsvTable::parse(const TextInput& in) {
                                 {in.name, table.header_[c].line, table.header_[c].col});
     for (size_t r = 1; r < st.rows.size(); ++r) {
         auto& row = st.rows[r];
-        if (!row.empty() && !row.front().text.empty() && row.front().text[0] == '#') continue;  // a comment line
         if (row.size() != table.header_.size()) {  // at the first field missing, or the first one too many
             const CsvCell& at = row.size() < table.header_.size() ? st.ends[r] : row[table.header_.size()];
             throw DataError("expected " + std::to_string(table.header_.size()) + " fields as in the header, got " +
@@ -168,7 +189,8 @@ bool CsvTable::boolean(size_t row, int column) const {
     const std::string& s = cell(row, column).text;
     // Also as spreadsheets (TRUE), Python (True) and pandas, which writes a 0/1 column with gaps as
     // floats (1.0), write them.
-    const std::string w = folded_name(s);
+    const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");  // a quoted " 1"
+    const std::string w = a == std::string::npos ? "" : folded_name(s.substr(a, b - a + 1));
     if (w == "1" || w == "1.0" || w == "true" || w == "yes") return true;
     if (w == "0" || w == "0.0" || w == "false" || w == "no") return false;
     throw DataError("expected 0 or 1 (or true/false, yes/no) in column '" + header_[static_cast<size_t>(column)].text +

@@ -21,17 +21,6 @@ std::string folded_name(const std::string& name) {
     return out;
 }
 
-namespace {
-
-/// Lower-case letters and digits only: how close two names look, for suggestions (never for matching).
-std::string normalize_name(const std::string& s) {
-    std::string out;
-    for (unsigned char c : s)
-        if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
-    return out;
-}
-
-/// The name's words: its runs of letters and digits, lower-cased.
 std::vector<std::string> name_words(const std::string& s) {
     std::vector<std::string> out;
     std::string word;
@@ -43,6 +32,16 @@ std::vector<std::string> name_words(const std::string& s) {
             word.clear();
         }
     }
+    return out;
+}
+
+namespace {
+
+/// Lower-case letters and digits only: how close two names look, for suggestions (never for matching).
+std::string normalize_name(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s)
+        if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
     return out;
 }
 

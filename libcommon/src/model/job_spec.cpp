@@ -54,7 +54,7 @@ void read_setting(const YamlDocument& doc, const YAML::Node& sec, const char* ke
     YAML::Node n = io::optional_child(doc, sec, key);
     if (!n.IsDefined()) return;
     try {
-        parse(io::yaml_string(doc, n, key), t);
+        parse(io::folded_name(io::yaml_string(doc, n, key)), t);  // words in any case: Selective, Megatron
     } catch (const DataError& e) {
         throw DataError(e.what(), doc.where(n));
     }
@@ -179,7 +179,12 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.fp32_allreduce = read_flag(doc, sec, "fp32_allreduce", t.fp32_allreduce);
     t.tf32 = read_flag(doc, sec, "tf32", t.tf32);
     t.overlap_comm = read_flag(doc, sec, "overlap_comm", t.overlap_comm);
-    t.reduce_bucket_size = read_elements(doc, sec, "reduce_bucket_size", t.reduce_bucket_size);
+    // "auto", as Hugging Face's DeepSpeed configs write it: the Trainer sets hidden x hidden.
+    if (const YAML::Node b = io::optional_child(doc, sec, "reduce_bucket_size"); b.IsDefined() && b.IsScalar() &&
+                                                                                 io::folded_name(b.Scalar()) == "auto")
+        t.reduce_bucket_size = static_cast<double>(job.model.hidden) * static_cast<double>(job.model.hidden);
+    else
+        t.reduce_bucket_size = read_elements(doc, sec, "reduce_bucket_size", t.reduce_bucket_size);
     t.sub_group_size = read_elements(doc, sec, "sub_group_size", t.sub_group_size);
     t.max_live_parameters = read_elements(doc, sec, "stage3_max_live_parameters", t.max_live_parameters);
     t.first_iteration = read_flag(doc, sec, "first_iteration", t.first_iteration);

@@ -24,7 +24,11 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     auto it = by_gpu.find(gpu);
     if (it == by_gpu.end()) {
         auto other = other_micro_batches.find(gpu);
-        if (other == other_micro_batches.end()) throw DataError("profile " + source + " has no rows for " + gpu);
+        if (other == other_micro_batches.end()) {
+            std::string left;  // a misspelt type's rows were left out: say which, with its suggestion
+            for (const auto& w : warnings) left += "; " + w;
+            throw DataError("profile " + source + " has no rows for " + gpu + left);
+        }
         std::string list;
         for (long m : other->second.micro_batches) list += (list.empty() ? "" : ", ") + std::to_string(m);
         throw DataError("no row for " + gpu + " measured with the job's micro-batch " + std::to_string(micro_batch) +

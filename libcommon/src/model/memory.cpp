@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <hetsched/cli/error.hpp>
+#include <hetsched/io/names.hpp>
 #include <hetsched/model/pipeline_split.hpp>
 #include <hetsched/model/stage_memory.hpp>
 
@@ -15,7 +16,7 @@ Measure parse_measure(const std::string& written) {
     // Also torch's own names for the two peaks (torch.cuda.max_memory_allocated), Megatron-LM's
     // (its memory report's "max allocated", its logged mem-max-allocated-bytes), and nvidia-smi, with
     // '_', '-' or a space between words.
-    std::string s = written;
+    std::string s = io::folded_name(written);
     if (s.rfind("torch.cuda.", 0) == 0) s.erase(0, 11);
     std::replace_if(s.begin(), s.end(), [](char c) { return c == '-' || c == ' '; }, '_');
     if (s.size() > 6 && s.compare(s.size() - 6, 6, "_bytes") == 0) s.erase(s.size() - 6);
@@ -23,7 +24,7 @@ Measure parse_measure(const std::string& written) {
     if (s == "allocated" || s == "max_allocated" || s == "max_memory_allocated") return Measure::allocated;
     if (s == "reserved" || s == "max_reserved" || s == "max_memory_reserved") return Measure::reserved;
     if (s == "device" || s == "nvidia_smi") return Measure::device;
-    throw DataError("unknown measure '" + s + "' (expected allocated, reserved or device)");
+    throw DataError("unknown measure '" + written + "' (expected allocated, reserved or device)");
 }
 
 std::string measure_name(Measure m) {

@@ -134,7 +134,8 @@ bool names_compile(const std::string& text) {
 std::vector<long> read_split(const std::string& text) {
     std::vector<long> out;
     std::string item;
-    std::string inner = text;
+    const size_t a = text.find_first_not_of(" \t"), b = text.find_last_not_of(" \t");  // a quoted " [4,4] "
+    std::string inner = a == std::string::npos ? "" : text.substr(a, b - a + 1);
     if (inner.size() >= 2 && inner.front() == '[' && inner.back() == ']') inner = inner.substr(1, inner.size() - 2);
     for (size_t i = 0; i <= inner.size(); ++i) {
         if (i < inner.size() && std::string(" ;,").find(inner[i]) == std::string::npos) {

@@ -19,24 +19,8 @@ void positive(long v, const std::string& what, long hi) {
         throw DataError(what + " must be an integer from 1 to " + str(hi) + ", got " + str(v));
 }
 
-/// A release "X.Y" or "X.Y.Z" as X * 1e6 + Y * 1e3 + Z; -1 when it is not one. Also as tags and
-/// pip write it: a leading v ("v0.2.2"), and a pre-release, post-release, dev or local part after it
-/// ("0.2.2rc1", "0.14.5.post1", "0.16.4+cu124"), read as the release it belongs to.
-long release_number(const std::string& written) {
-    std::string v = written;
-    if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.erase(0, 1);
-    const size_t digits_end = v.find_first_not_of("0123456789.");
-    if (digits_end != std::string::npos && digits_end > 0) {
-        const std::string rest = v.substr(digits_end);
-        for (const char* tail : {"rc", "a", "b", "+", "-", "dev", "post"})
-            if (rest.rfind(tail, 0) == 0) {
-                v.erase(digits_end);
-                break;
-            }
-        if (!v.empty() && v.back() == '.' && v.size() == digits_end &&
-            (rest.rfind("dev", 0) == 0 || rest.rfind("post", 0) == 0))
-            v.pop_back();  // "0.14.5.post1": the dot before post
-    }
+/// "X.Y" or "X.Y.Z" (each part 1-3 digits) as X * 1e6 + Y * 1e3 + Z; -1 otherwise.
+long release_parts(const std::string& v) {
     long parts[3] = {0, 0, 0};
     int n = 0;
     size_t i = 0;
@@ -51,6 +35,20 @@ long release_number(const std::string& written) {
     }
     if (n < 2 || i != v.size()) return -1;
     return parts[0] * 1000000 + parts[1] * 1000 + parts[2];
+}
+
+
+/// A release "X.Y" or "X.Y.Z" as X * 1e6 + Y * 1e3 + Z; -1 when it is not one. Also as tags and
+/// pip write it: a leading v ("v0.2.2"), a pre-release or dev part ("0.2.2rc1", "0.2.2-rc1",
+/// "0.17.6.dev0": just before its release, one less), a post-release or local part ("0.14.5.post1",
+/// "0.16.4+cu124": the release).
+long release_number(const std::string& written) {
+    static const std::regex pep440(R"(v?([0-9.]+?)(([._-]?(a|b|rc|alpha|beta|pre|dev)[0-9]*)|([._-]?post[0-9]*))?(\+[0-9a-z._]+)?)",
+                                   std::regex::icase);
+    std::smatch m;
+    if (!std::regex_match(written, m, pep440)) return -1;
+    const long release = release_parts(m[1].str());
+    return release >= 0 && m[4].matched ? release - 1 : release;
 }
 
 }  // namespace

@@ -105,11 +105,13 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     io::YamlDocument doc = model::load_job_document(job_text, o.job, job);
     const catalog::GpuCatalog planned = planned_catalog(doc, given, o.job.catalog_given);
     const Allocation alloc = allocation_of(o, doc, planned);
-    // The plan's micro-batch (planalloc's cluster mode) is the job's where the job gives none.
+    // The plan's micro-batch (planalloc's cluster mode) is the job's where the job gives none; a
+    // document's training.micro_batch must agree, --micro-batch overrides it as the other flags do.
     if (alloc.micro_batch && job.micro_batch == 0) job.micro_batch = *alloc.micro_batch;
-    if (alloc.micro_batch && job.micro_batch != *alloc.micro_batch)
-        throw DataError("allocation.micro_batch " + std::to_string(*alloc.micro_batch) + " but the job's micro_batch is " +
-                            std::to_string(job.micro_batch) + ": the plan was made for another micro-batch",
+    if (alloc.micro_batch && o.job.micro_batch == 0 && job.micro_batch != *alloc.micro_batch)
+        throw DataError("allocation.micro_batch " + std::to_string(*alloc.micro_batch) + " but training.micro_batch is " +
+                            std::to_string(job.micro_batch) + ": the plan was made for another micro-batch (--micro-batch "
+                            "chooses)",
                         alloc.micro_batch_where);
     // Stages on the nodes the allocation names fill those nodes' GPUs, not the catalog's node size.
     const catalog::GpuCatalog cat = on_allocated_nodes(planned, alloc);
@@ -148,6 +150,13 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
     for (const auto& w : profile.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
+    // A split the input gives is what --method given times; a search places its own, told where it differs.
+    if (method != Method::given && !opts.layers.empty() && opts.layers != r.placement.layers) {
+        std::string split;
+        for (long n : opts.layers) split += (split.empty() ? "" : ",") + std::to_string(n);
+        out.note += (out.note.empty() ? "" : "; ") + std::string("the split given (") + split + ") is what --method given times; " +
+                    method_name(method) + " placed another";
+    }
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
     if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
         out.note += (out.note.empty() ? "" : "; ") + fp32;
@@ -161,11 +170,10 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         out.text = placement_to_csv(problem, r, e);
         return out;
     }
-    // A profile without embedding or output rows for a type leaves those to the compute model.
-    bool ends_modelled = false;
-    for (const auto& type : alloc.stages)
-        if (profile_text && (profile.complete(type).head_forward < 0 || profile.complete(type).tail_forward < 0))
-            ends_modelled = true;
+    // A profile without an output row for the last stage's type leaves the output layer and loss to
+    // the compute model (a missing embedding row counts nothing, as the compute model's lookup).
+    const bool ends_modelled =
+        profile_text && profile.complete(problem.types[r.placement.order.back()].name).tail_forward < 0;
     ReportContext ctx{method_name(method),
                       !profile_text ? "compute-model" : ends_modelled ? "profile+compute-model" : "profile", po.efficiency,
                       model::measure_name(po.measure), micro_batch_of(job)};

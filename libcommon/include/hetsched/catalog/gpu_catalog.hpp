@@ -45,12 +45,13 @@ struct GpuCatalog {
 };
 
 /// The compute capability that `c`'s GPU types of `gpu`'s family share: the family is a name's first
-/// word (up to '-', '_' or a space, letter case ignored, after the vendor's and product line's words
+/// word (letter case ignored, after the vendor's and product line's words
 /// torch's device names begin with: NVIDIA, Tesla, GeForce, Quadro, AMD, Instinct, Radeon), so
 /// "a100-sxm-80gb" and "NVIDIA A100-SXM4-80GB" find the A100s; where the family's types differ (the
-/// RTX cards), the types whose second word is its second and whose every word it has ("NVIDIA
-/// GeForce RTX 3090" finds RTX-3090, "RTX 6000 Ada Generation" not RTX-6000-Turing). 0 when no type
-/// of that family is listed, or when they differ, or are not CUDA parts.
+/// RTX cards), the types whose words run together start its own or are started by it ("NVIDIA
+/// GeForce RTX 2080 Ti" finds RTX-2080Ti, "Quadro RTX 6000" RTX-6000-Turing, "RTX 6000 Ada
+/// Generation" neither). 0 when no type of that family is listed, or when they differ, or are not
+/// CUDA parts. Words are runs of letters and digits (io::name_words).
 double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 
 /// Whether `c` lists a type of `gpu`'s family (family_compute_capability's) and its types share a

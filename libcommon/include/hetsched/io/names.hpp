@@ -14,6 +14,10 @@ bool same_name(const std::string& a, const std::string& b);
 /// `name` with its ASCII letters lower-cased: a key under which same_name() names are equal.
 std::string folded_name(const std::string& name);
 
+/// The name's words: its runs of ASCII letters and digits, lower-cased ("NVIDIA A100-SXM4-80GB": nvidia,
+/// a100, sxm4, 80gb).
+std::vector<std::string> name_words(const std::string& s);
+
 /// Up to three of `candidates` closest to `wanted` by edit distance, for "did you mean" hints.
 std::vector<std::string> close_names(const std::string& wanted, const std::vector<std::string>& candidates);
 

@@ -29,6 +29,7 @@ struct MemestResult {
     bool fits = true;     ///< false: exit 1 (no plan, or the layout does not fit --gpu)
     std::string message;  ///< a line for stderr, or empty
     std::string summary;  ///< a line for stderr under --verbose: the peak, or the plans found
+    std::vector<std::string> warnings;  ///< "file:line:col: what", for stderr
 };
 
 /// One layout's breakdown (any of --tp/--pp/--dp/--cp/--vpp given) or the ranked plans, for the job in

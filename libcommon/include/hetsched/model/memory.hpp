@@ -13,7 +13,7 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// Which number is predicted: torch.cuda.max_memory_allocated, max_memory_reserved, or nvidia-smi.
 enum class Measure { allocated, reserved, device };
-/// allocated, reserved or device (lower case), or a name each goes by: max_allocated,
+/// allocated, reserved or device in any case, or a name each goes by: max_allocated,
 /// max_memory_allocated (torch.cuda.'s too), Megatron-LM's mem-max-allocated-bytes, the same for
 /// reserved, nvidia-smi; '-' or a space may stand for '_'. DataError otherwise.
 Measure parse_measure(const std::string& s);

@@ -260,8 +260,8 @@ bool deepspeed_grads_partitioned(const Training& t);
 /// Whether DeepSpeed's pipeline engine receives activations and gradients into one shared buffer,
 /// grown to the larger (from 0.15.0), not one buffer each.
 bool deepspeed_shared_receive_buffer(const Training& t);
-/// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits), also written v0.2.2, 0.2.2rc1,
-/// 0.14.5.post1 or 0.16.4+cu124 (read as the release they belong to).
+/// Whether `v` is a release X.Y or X.Y.Z (each part 1-3 digits), also written v0.2.2, 0.14.5.post1 or
+/// 0.16.4+cu124 (read as their release), 0.2.2rc1 or 0.17.6.dev0 (just before it).
 bool is_release(const std::string& v);
 
 /// A parallel layout; every GPU of it holds the same memory except across pipeline stages.
