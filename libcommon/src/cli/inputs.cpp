@@ -9,7 +9,17 @@
 namespace hetsched::cli {
 
 catalog::GpuCatalog load_catalog(const std::string& name_or_path) {
-    if (!catalog::is_catalog_file(name_or_path)) return catalog::named_catalog(name_or_path);
+    if (!catalog::is_catalog_file(name_or_path)) {
+        try {
+            return catalog::named_catalog(name_or_path);
+        } catch (const UsageError& e) {  // a file of that name: a catalog file is named with a '/' or a '.'
+            struct stat st {};
+            if (::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+                throw UsageError(std::string(e.what()) + "; a file '" + name_or_path +
+                                 "' is there: name it ./" + name_or_path + " to read it as a catalog");
+            throw;
+        }
+    }
     return catalog::parse_catalog(io::read_input(name_or_path));
 }
 

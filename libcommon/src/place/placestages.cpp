@@ -150,11 +150,20 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
     for (const auto& w : profile.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
+    // Two splits in the document that disagree: the allocation's stages win, as documented; say so.
+    auto listed = [](const std::vector<long>& split) {
+        std::string s;
+        for (long n : split) s += (s.empty() ? "" : ",") + std::to_string(n);
+        return s;
+    };
+    if (o.job.layers_per_stage.empty() && !alloc.layers.empty() && !job.layers_per_stage.empty() &&
+        alloc.layers != job.layers_per_stage)
+        out.note += (out.note.empty() ? "" : "; ") + std::string("training.layers_per_stage (") + listed(job.layers_per_stage) +
+                    ") differs from the allocation's stages (" + listed(alloc.layers) + "): the stages' split is used";
     // A split the input gives is what --method given times; a search places its own, told where it differs.
     if (method != Method::given && !opts.layers.empty() && opts.layers != r.placement.layers) {
-        std::string split;
-        for (long n : opts.layers) split += (split.empty() ? "" : ",") + std::to_string(n);
-        out.note += (out.note.empty() ? "" : "; ") + std::string("the split given (") + split + ") is what --method given times; " +
+        out.note += (out.note.empty() ? "" : "; ") + std::string("the split given (") + listed(opts.layers) +
+                    ") is what --method given times; " +
                     method_name(method) + " placed another";
     }
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
