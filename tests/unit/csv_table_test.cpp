@@ -24,6 +24,9 @@ TEST_CASE("csv rows whose first field begins with # are comments, whatever their
     REQUIRE(c.rows() == 2);
     CHECK(c.cell(0, 0).text == "x\n#y");
     CHECK(c.cell(1, 1).line == 6);
+    auto cr = CsvTable::parse({"cr.csv", "# old Mac line ends\ra,b\r1,2\r# x\r3,4\r"});  // CR alone ends lines too
+    REQUIRE(cr.rows() == 2);
+    CHECK(cr.cell(1, 1).text == "4");
     CHECK(t.boolean(0, 0));  // and 0/1 as spreadsheets and pandas write them
     CHECK(CsvTable::parse({"q.csv", "a\n\" 1\"\n"}).boolean(0, 0));  // a quoted cell with a space
     for (const char* yes : {"TRUE", "True", "yes", "1.0"}) CHECK(CsvTable::parse({"b.csv", std::string("a\n") + yes + "\n"}).boolean(0, 0));

@@ -51,6 +51,8 @@ TEST_CASE("DeepSpeed's bf16 optimizer at ZeRO-0 by release", "[model]") {
     for (const char* bad : {"0.17.x", "0.17.5.1", "17", "0.1234.0", "0..1", "core_r0.8.0", "vv0.17", "0.16-4",
                             "0.16.4banana", "0.", "v"})
         CHECK_THROWS_WITH(stage(bad), Catch::Contains("framework_version must be a release such as 0.17.5"));
+    CHECK_FALSE(model::is_release("0." + std::string(100000, '1')));  // refused, not a stack overflow
+    CHECK_THROWS_WITH(stage("1.0.0rc1"), Catch::Contains("DeepSpeed's release (0.x)"));  // 1.0's, not 0.999.999
     auto fsdp = training(Framework::fsdp, 1, 2);
     fsdp.framework_version = "0.2.x";
     CHECK_THROWS_WITH(model::estimate_memory(gpt(), fsdp, kStepLayout, Measure::allocated),

@@ -359,6 +359,12 @@ TEST_CASE("a profile measured at a tensor-parallel degree times allocations of t
     CHECK(model::read_layer_profile(both, 26, 1, cat, 1).complete("A30").forward[0] == Approx(0.004));
     CHECK_THROWS_WITH(model::read_layer_profile(both, 26, 1, cat, 4),
                       Catch::Contains("no row measured at the allocation's tp 4 (the profile's rows are at tp 1, 2"));
+    // A type whose rows are all at another degree is told so, at its first such row.
+    const auto split_types = io::CsvTable::parse({"st.csv", "gpu,layer,forward_s,backward_s,tp\n"
+                                                            "RTX-A4000,*,0.004,0.009,1\n"
+                                                            "A30,*,0.002,0.005,2\n"});
+    CHECK_THROWS_WITH(model::read_layer_profile(split_types, 26, 1, cat, 2).complete("RTX-A4000"),
+                      Catch::Contains("no row for RTX-A4000 measured at the allocation's tp 2 (its rows are at tp 1"));
     // Without a tp column the times are of whole layers: tp 1 only.
     const auto whole = io::CsvTable::parse({"one.csv", "gpu,layer,forward_s,backward_s\nA30,*,0.002,0.005\n"});
     const auto one = model::read_layer_profile(whole, 26, 1, cat);

@@ -45,12 +45,12 @@ std::string without_comments(const std::string& text) {
     bool quoted = false, line_start = true;
     for (size_t i = bom; i < text.size(); ++i) {
         if (line_start && !quoted && text[i] == '#') {
-            const size_t end = text.find('\n', i);
+            const size_t end = text.find_first_of("\r\n", i);
             if (end == std::string::npos) break;
             i = end;  // the line break itself is kept
         }
         if (text[i] == '"') quoted = !quoted;
-        line_start = text[i] == '\n';
+        line_start = text[i] == '\n' || text[i] == '\r';  // CR alone ends a line too
         out += text[i];
     }
     return out;

@@ -24,9 +24,17 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     auto it = by_gpu.find(gpu);
     if (it == by_gpu.end()) {
         auto other = other_micro_batches.find(gpu);
+        if (const auto at_tp = other_tps.find(gpu); at_tp != other_tps.end() && other == other_micro_batches.end()) {
+            std::string list;
+            for (int t : at_tp->second.degrees) list += (list.empty() ? "" : ", ") + std::to_string(t);
+            throw DataError("no row for " + gpu + " measured at the allocation's tp " + std::to_string(tp_wanted) +
+                                " (its rows are at tp " + list + "; profiles are not rescaled)",
+                            at_tp->second.where);
+        }
         if (other == other_micro_batches.end()) {
-            std::string left;  // a misspelt type's rows were left out: say which, with its suggestion
-            for (const auto& w : warnings) left += "; " + w;
+            std::string left;  // a misspelt type's rows were left out where its suggestion names this one
+            for (const auto& w : warnings)
+                if (w.find("'" + gpu + "'") != std::string::npos) left += "; " + w;
             throw DataError("profile " + source + " has no rows for " + gpu + left);
         }
         std::string list;
@@ -64,6 +72,7 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
                         table.where(0, mb));
     }
     out.micro_batch = micro_batch;
+    out.tp_wanted = tp;
     bool first = true;
     std::set<int> other_tps;
     for (size_t r = 0; r < table.rows(); ++r) {
@@ -82,6 +91,17 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
             continue;
         }
         const std::string name = type->name;
+        // Rows of another tp than the allocation's (when told it) are not these, whatever their micro-batch.
+        if (split >= 0 && tp > 0) {
+            const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
+            if (row_tp != tp) {
+                other_tps.insert(row_tp);
+                auto& other = out.other_tps[name];
+                if (other.degrees.empty()) other.where = table.where(r, split);
+                other.degrees.insert(row_tp);
+                continue;
+            }
+        }
         if (mb >= 0 && row_mb[r] != micro_batch) {
             auto& other = out.other_micro_batches[name];
             if (other.micro_batches.empty()) other.where = table.where(r, mb);
@@ -90,10 +110,6 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
         }
         if (split >= 0) {
             const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
-            if (tp > 0 && row_tp != tp) {  // rows of another tp than the allocation's: not these
-                other_tps.insert(row_tp);
-                continue;
-            }
             if (!first && row_tp != out.tp)
                 throw DataError("row measured at tp " + table.cell(r, split).text + ", the rows above at tp " +
                                     std::to_string(out.tp) + " (one tp a profile)",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 
 #include <hetsched/cli/error.hpp>
@@ -46,7 +47,8 @@ long release_number(const std::string& written) {
     static const std::regex pep440(R"(v?([0-9.]+?)(([._-]?(a|b|rc|alpha|beta|pre|dev)[0-9]*)|([._-]?post[0-9]*))?(\+[0-9a-z._]+)?)",
                                    std::regex::icase);
     std::smatch m;
-    if (!std::regex_match(written, m, pep440)) return -1;
+    // No release is longer; std::regex recurses once a character, so a long one would overflow the stack.
+    if (written.size() > 40 || !std::regex_match(written, m, pep440)) return -1;
     const long release = release_parts(m[1].str());
     return release >= 0 && m[4].matched ? release - 1 : release;
 }
@@ -392,7 +394,9 @@ void validate_training(const Training& t) {
         throw DataError("unknown deepspeed_model '" + t.deepspeed_model + "' (expected megatron or hf)");
     if (!t.deepspeed_model.empty() && t.framework != Framework::deepspeed)
         throw DataError("deepspeed_model needs framework deepspeed, got " + framework_name(t.framework));
-    if (!t.framework_version.empty() && t.framework != Framework::megatron && release_number(t.framework_version) >= 1000000)
+    if (!t.framework_version.empty() && t.framework != Framework::megatron &&
+        (release_number(t.framework_version) >= 1000000 ||
+         std::atol(t.framework_version.c_str() + (t.framework_version[0] == 'v' || t.framework_version[0] == 'V')) >= 1))
         throw DataError("framework_version for " + framework_name(t.framework) + " is " +
                         (t.framework == Framework::fsdp ? "torchtitan's" : "DeepSpeed's") + " release (0.x), got " +
                         t.framework_version);

@@ -187,6 +187,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                       !profile_text ? "compute-model" : ends_modelled ? "profile+compute-model" : "profile", po.efficiency,
                       model::measure_name(po.measure), micro_batch_of(job)};
     model::write_job_spec(doc.root, job);
+    // A plan's micro-batch that --micro-batch overrode is written as the one timed, so the output reads back.
+    if (alloc.micro_batch && doc.root["allocation"].IsMap()) doc.root["allocation"]["micro_batch"] = job.micro_batch;
     doc.root["placement"] = placement_to_yaml(problem, r, e, ctx);
     out.text = io::emit_yaml(doc.root);
     return out;

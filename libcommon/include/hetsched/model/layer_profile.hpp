@@ -34,6 +34,13 @@ struct LayerProfile {
         std::set<long> micro_batches;
     };
     std::map<std::string, OtherRows> other_micro_batches;
+    int tp_wanted = 0;  ///< the allocation's tp the rows were chosen for (0: the file's one tp)
+    /// Types with rows at other tp degrees than tp_wanted: the first such row and the degrees there.
+    struct OtherDegrees {
+        SourcePos where;
+        std::set<int> degrees;
+    };
+    std::map<std::string, OtherDegrees> other_tps;
     /// Types the catalog does not have, whose rows were left out, and what the user is told of them.
     std::set<std::string> left_out;
     std::vector<std::string> warnings;
