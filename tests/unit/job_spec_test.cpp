@@ -67,6 +67,7 @@ TEST_CASE("a job's words as users write them, and keys that are no settings, tol
     const std::string head = "kind: job\nversion: 1\nmodel: {name: llama-2-7b}\ntraining: {seq_len: 8, global_batch: 8";
     CHECK(read(head + ", optimizer: AdamW}\n").training.optimizer == "adamw");
     CHECK(read(head + ", recompute: Selective, framework: NeMo}\n").training.framework == model::Framework::megatron);
+    CHECK_THROWS_WITH(read(head + ", recompute: Selektive}\n"), Catch::Contains("unknown recompute 'Selektive'"));
     CHECK(model::precision_word("torch.float8_e4m3fn") == "fp8");
     CHECK(model::precision_word("float8_e5m2") == "fp8");
     CHECK(model::precision_word("16-mixed") == "fp16");

@@ -53,10 +53,13 @@ void read_setting(const YamlDocument& doc, const YAML::Node& sec, const char* ke
                   void (*parse)(const std::string&, Training&), Training& t) {
     YAML::Node n = io::optional_child(doc, sec, key);
     if (!n.IsDefined()) return;
+    const std::string written = io::yaml_string(doc, n, key), word = io::folded_name(written);
     try {
-        parse(io::folded_name(io::yaml_string(doc, n, key)), t);  // words in any case: Selective, Megatron
+        parse(word, t);  // words in any case: Selective, Megatron
     } catch (const DataError& e) {
-        throw DataError(e.what(), doc.where(n));
+        std::string why = e.what();  // quoting the word as written, not as folded
+        if (const size_t at = why.find("'" + word + "'"); at != std::string::npos) why.replace(at + 1, word.size(), written);
+        throw DataError(why, doc.where(n));
     }
 }
 
