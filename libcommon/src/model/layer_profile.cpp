@@ -11,6 +11,14 @@
 namespace hetsched::model {
 namespace {
 
+/// "1, 2, 4": the values a profile's rows are at, for messages.
+template <typename Set>
+std::string listed(const Set& values) {
+    std::string out;
+    for (const auto v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+    return out;
+}
+
 bool all_digits(const std::string& s) {
     if (s.empty()) return false;
     for (char c : s)
@@ -25,10 +33,8 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
     if (it == by_gpu.end()) {
         auto other = other_micro_batches.find(gpu);
         if (const auto at_tp = other_tps.find(gpu); at_tp != other_tps.end() && other == other_micro_batches.end()) {
-            std::string list;
-            for (int t : at_tp->second.degrees) list += (list.empty() ? "" : ", ") + std::to_string(t);
             throw DataError("no row for " + gpu + " measured at the allocation's tp " + std::to_string(tp_wanted) +
-                                " (its rows are at tp " + list + "; profiles are not rescaled)",
+                                " (its rows are at tp " + listed(at_tp->second.degrees) + "; profiles are not rescaled)",
                             at_tp->second.where);
         }
         if (other == other_micro_batches.end()) {
@@ -37,10 +43,8 @@ const ProfiledTimes& LayerProfile::complete(const std::string& gpu) const {
                 if (w.find("'" + gpu + "'") != std::string::npos) left += "; " + w;
             throw DataError("profile " + source + " has no rows for " + gpu + left);
         }
-        std::string list;
-        for (long m : other->second.micro_batches) list += (list.empty() ? "" : ", ") + std::to_string(m);
         throw DataError("no row for " + gpu + " measured with the job's micro-batch " + std::to_string(micro_batch) +
-                            " (its rows are at " + list + "; profiles are not rescaled)",
+                            " (its rows are at " + listed(other->second.micro_batches) + "; profiles are not rescaled)",
                         other->second.where);
     }
     for (size_t i = 0; i < it->second.forward.size(); ++i)
@@ -65,16 +69,13 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
         for (size_t r = 0; r < table.rows(); ++r) row_mb.push_back(table.integer(r, mb, 1, limits::global_batch));
     const std::set<long> measured(row_mb.begin(), row_mb.end());
     if (mb >= 0 && table.rows() > 0 && !measured.count(micro_batch)) {
-        std::string list;
-        for (long m : measured) list += (list.empty() ? "" : ", ") + std::to_string(m);
         throw DataError("no row measured with the job's micro-batch " + std::to_string(micro_batch) +
-                            " (the profile has " + list + "; profiles are not rescaled)",
+                            " (the profile has " + listed(measured) + "; profiles are not rescaled)",
                         table.where(0, mb));
     }
     out.micro_batch = micro_batch;
     out.tp_wanted = tp;
     bool first = true;
-    std::set<int> other_tps;
     for (size_t r = 0; r < table.rows(); ++r) {
         // A profile may time more types than the catalog has: their rows are left out, told once a
         // type (a stage on a type without rows is refused where its times are asked for).
@@ -95,7 +96,6 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
         if (split >= 0 && tp > 0) {
             const int row_tp = static_cast<int>(table.integer(r, split, 1, limits::degree));
             if (row_tp != tp) {
-                other_tps.insert(row_tp);
                 auto& other = out.other_tps[name];
                 if (other.degrees.empty()) other.where = table.where(r, split);
                 other.degrees.insert(row_tp);
@@ -141,11 +141,11 @@ LayerProfile read_layer_profile(const io::CsvTable& table, long layers, long mic
                                 which + "'",
                             table.where(r, layer));
     }
-    if (first && !other_tps.empty()) {
-        std::string list;
-        for (int t : other_tps) list += (list.empty() ? "" : ", ") + std::to_string(t);
+    if (first && !out.other_tps.empty()) {
+        std::set<int> degrees;  // every type's, as none has a row at the allocation's
+        for (const auto& [name, other] : out.other_tps) degrees.insert(other.degrees.begin(), other.degrees.end());
         throw DataError("no row measured at the allocation's tp " + std::to_string(tp) + " (the profile's rows are at tp " +
-                            list + "; profiles are not rescaled)",
+                            listed(degrees) + "; profiles are not rescaled)",
                         table.where(0, split));
     }
     return out;

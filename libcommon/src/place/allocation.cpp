@@ -101,12 +101,13 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
         "method", "placer", "matched_by", "plan", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
         "cost", "cost_lower_bound", "iterations", "slo_s", "slo_met", "currency", "alternatives", "fastest",
         "fastest_search", "proven_by", "total_time_lower_bound_s"};
-    io::warn_near_miss_keys(doc, sec, read, "in allocation is not read", a.warnings);
     for (const auto& kv : sec) {
         const std::string key = kv.first.Scalar();
-        const bool known = std::find(read.begin(), read.end(), key) != read.end() ||
-                           std::find(planalloc_writes.begin(), planalloc_writes.end(), key) != planalloc_writes.end();
-        if (!known && io::near_miss_warning(key, read, doc.where(kv.first), "key", "").empty())
+        if (std::find(planalloc_writes.begin(), planalloc_writes.end(), key) != planalloc_writes.end()) continue;
+        if (std::string slip = io::near_miss_warning(key, read, doc.where(kv.first), "key", "in allocation is not read");
+            !slip.empty())
+            a.warnings.push_back(std::move(slip));
+        else if (std::find(read.begin(), read.end(), key) == read.end())
             a.warnings.push_back(describe(DataError("key '" + escape_control(key) +
                                                         "' in allocation is not read (placestages reads " + io::join(read) + ")",
                                                     doc.where(kv.first))));
