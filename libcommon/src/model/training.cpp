@@ -230,9 +230,17 @@ bool optimizer_sharded(const Training& t) {
            (t.framework == Framework::deepspeed && deepspeed_optimizer(t) == DeepSpeedOptimizer::bf16);
 }
 
-Framework parse_framework(const std::string& s) {
+namespace {
+/// `s` lower-cased with '_' and spaces as '-': "megatron_lm" and "Megatron Core" as the names go.
+std::string dashed(const std::string& s) {
     std::string w = io::folded_name(s);
-    std::replace_if(w.begin(), w.end(), [](char c) { return c == '_' || c == ' '; }, '-');  // megatron_lm, "megatron core"
+    std::replace_if(w.begin(), w.end(), [](char c) { return c == '_' || c == ' '; }, '-');
+    return w;
+}
+}  // namespace
+
+Framework parse_framework(const std::string& s) {
+    const std::string w = dashed(s);
     // The names the frameworks go by: Megatron-Core is Megatron-LM's, Megatron-DeepSpeed trains on
     // DeepSpeed's engine, and the fsdp habits are torchtitan's FSDP2.
     // NeMo trains its language models on Megatron-Core.
@@ -244,12 +252,7 @@ Framework parse_framework(const std::string& s) {
                     "and torchtitan are read as theirs)");
 }
 
-bool names_megatron_deepspeed(const std::string& text) {
-    const std::string lower = io::folded_name(text);
-    for (const char* name : {"megatron-deepspeed", "megatron_deepspeed", "megatron deepspeed"})
-        if (lower.find(name) != std::string::npos) return true;
-    return false;
-}
+bool names_megatron_deepspeed(const std::string& text) { return dashed(text).find("megatron-deepspeed") != std::string::npos; }
 
 std::string framework_name(Framework f) {
     switch (f) {
