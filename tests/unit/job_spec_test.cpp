@@ -73,6 +73,19 @@ TEST_CASE("a job's words as users write them, and keys that are no settings, tol
     CHECK(model::precision_word("16-mixed") == "fp16");
     CHECK(read(head + ", framework: deepspeed, zero_stage: 2, reduce_bucket_size: auto}\n").training.reduce_bucket_size ==
           4096.0 * 4096.0);  // Hugging Face's auto: hidden x hidden
+    {  // auto is the final model's hidden x hidden, --hidden or --model given after the document
+        auto job = read(head + ", framework: deepspeed, zero_stage: 2, reduce_bucket_size: auto}\n");
+        model::JobOptions o;
+        o.hidden = 2048, o.heads = 16, o.kv_heads = 16;
+        model::apply_job_options(o, job);
+        CHECK(job.training.reduce_bucket_size == 2048.0 * 2048.0);
+        o.reduce_bucket_size = 5e8;  // a number given beside it replaces it
+        model::apply_job_options(o, job);
+        CHECK(job.training.reduce_bucket_size == 5e8);
+        o.reduce_bucket_size = 0;
+        model::apply_job_options(o, job);
+        CHECK(job.training.reduce_bucket_size == 5e8);
+    }
     CHECK_THROWS_WITH(read(head + ", micro_batches: 4}\n"),
                       Catch::Contains("global_batch / (micro_batch x dp)"));
     CHECK_THROWS_WITH(read(head + ", gradient_accumulation_steps: 4}\n"), Catch::Contains("'gradient_accumulation_steps'"));

@@ -71,7 +71,12 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.fp32_allreduce) t.fp32_allreduce = true;
     if (o.tf32) t.tf32 = true;
     if (o.overlap_comm) t.overlap_comm = true;
-    if (o.reduce_bucket_size > 0) t.reduce_bucket_size = o.reduce_bucket_size;
+    if (o.reduce_bucket_size > 0) {
+        t.reduce_bucket_size = o.reduce_bucket_size;
+        job.reduce_bucket_auto = false;
+    } else if (job.reduce_bucket_auto) {
+        t.reduce_bucket_size = static_cast<double>(m.hidden) * static_cast<double>(m.hidden);  // the model's now
+    }
     if (o.sub_group_size > 0) t.sub_group_size = o.sub_group_size;
     if (o.max_live_parameters > 0) t.max_live_parameters = o.max_live_parameters;
     if (o.first_iteration) t.first_iteration = true;

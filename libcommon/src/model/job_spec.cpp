@@ -184,9 +184,10 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     t.overlap_comm = read_flag(doc, sec, "overlap_comm", t.overlap_comm);
     // "auto", as Hugging Face's DeepSpeed configs write it: the Trainer sets hidden x hidden.
     if (const YAML::Node b = io::optional_child(doc, sec, "reduce_bucket_size"); b.IsDefined() && b.IsScalar() &&
-                                                                                 io::folded_name(b.Scalar()) == "auto")
+                                                                                 io::folded_name(b.Scalar()) == "auto") {
+        job.reduce_bucket_auto = true;  // apply_job_options works it out again for the model flags leave
         t.reduce_bucket_size = static_cast<double>(job.model.hidden) * static_cast<double>(job.model.hidden);
-    else
+    } else
         t.reduce_bucket_size = read_elements(doc, sec, "reduce_bucket_size", t.reduce_bucket_size);
     t.sub_group_size = read_elements(doc, sec, "sub_group_size", t.sub_group_size);
     t.max_live_parameters = read_elements(doc, sec, "stage3_max_live_parameters", t.max_live_parameters);

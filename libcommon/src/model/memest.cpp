@@ -176,7 +176,7 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
     auto rows = check_runs(read.runs, method);
     std::string summary = summary_line(rows);
     if (!read.skipped.empty()) summary += ", " + io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped";
-    CheckResult out{check_to_csv(rows), summary, {}, read.warnings};
+    CheckResult out{check_to_csv(rows), summary, {}, read.warnings, {}};
     for (const auto& sk : read.skipped) out.skipped.push_back(sk.id + ": " + sk.reason);
     return out;
 }

@@ -21,6 +21,7 @@ struct JobSpec {
     SourcePos layers_per_stage_where;    ///< where the document gives it
     bool zero_stage_given = false;         ///< else training.zero_stage is the framework's default
     bool dropout_stated = false;           ///< else model.dropout is default_dropout() for the training
+    bool reduce_bucket_auto = false;       ///< reduce_bucket_size: auto, hidden x hidden of the final model
 };
 
 /// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
