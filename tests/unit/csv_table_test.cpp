@@ -34,6 +34,24 @@ TEST_CASE("csv rows whose first field begins with # are comments, whatever their
     CHECK_THROWS_WITH(CsvTable::parse({"b.csv", "a\n2\n"}).boolean(0, 0), Catch::Contains("expected 0 or 1 (or true/false, yes/no)"));
 }
 
+TEST_CASE("a header written as a comment, as numpy.savetxt writes it, is told to be uncommented", "[io]") {
+    auto t = CsvTable::parse({"p.csv", "# made by a script\n# gpu, layer,forward_s\nH100,0,0.1\n"});
+    try {
+        t.require("forward_s");
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) ==
+              "the header is commented out ('# gpu, layer,forward_s'): remove its '#' (numpy.savetxt: comments='')");
+        CHECK(e.pos().line == 2);
+    }
+    // Told as the file is read where the first row, taken for the header, repeats a value.
+    CHECK_THROWS_WITH(CsvTable::parse({"d.csv", "# a,b,c\n1,1,2\n"}), Catch::StartsWith("the header is commented out"));
+    // A comment after the first row, or one naming no such column, is no header.
+    CHECK_THROWS_WITH(CsvTable::parse({"q.csv", "a,b\n# gpu,layer\n1,2\n"}).require("gpu"),
+                      Catch::Contains("(columns are: a, b)"));
+    CHECK_THROWS_WITH(CsvTable::parse({"r.csv", "# layers\na,b\n"}).require("layer"), Catch::Contains("(columns are: a, b)"));
+}
+
 TEST_CASE("csv errors carry line and column", "[io]") {
     auto t = CsvTable::parse({"t.csv", "a,b\n1,2\n3,abc\n"});
     try {

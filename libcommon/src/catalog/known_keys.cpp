@@ -34,9 +34,11 @@ void check_known_keys(const io::YamlDocument& doc, const YAML::Node& sec, const 
 
 void check_known_columns(const io::CsvTable& table, const std::vector<std::string>& known) {
     for (const auto& h : table.header())
-        if (!known_name(known, h.text))
+        if (!known_name(known, h.text)) {
+            for (const auto& k : known) table.check_not_commented(k);
             throw DataError("unknown column '" + io::shown_value(h.text) + "'" + hint(h.text, known, "columns"),
                             {table.name(), h.line, h.col});
+        }
 }
 
 }  // namespace hetsched::catalog

@@ -1,5 +1,6 @@
 #include <hetsched/io/csv_table.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -36,24 +37,47 @@ void on_row(int, void* ctx) {
 
 /// `text` with each comment line emptied (its line break kept, so lines keep their numbers): a line
 /// that begins with # where a record begins (not inside a quoted field), before the header too,
-/// whatever quotes or commas it holds. The parser skips empty lines.
-std::string without_comments(const std::string& text) {
+/// whatever quotes or commas it holds. The parser skips empty lines. `last_before` is the last comment
+/// before the first record, and its line: numpy.savetxt writes its header as one ("# gpu,layer").
+std::string without_comments(const std::string& text, CsvCell& last_before) {
     std::string out;
     out.reserve(text.size());
     const size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     out.append(text, 0, bom);
-    bool quoted = false, line_start = true;
+    bool quoted = false, line_start = true, record_seen = false;
+    int line = 1;
     for (size_t i = bom; i < text.size(); ++i) {
         if (line_start && !quoted && text[i] == '#') {
             const size_t end = text.find_first_of("\r\n", i);
+            if (!record_seen) last_before = {text.substr(i, end == std::string::npos ? end : end - i), line, 1};
             if (end == std::string::npos) break;
             i = end;  // the line break itself is kept
+        } else if (line_start && text[i] != '\n' && text[i] != '\r') {
+            record_seen = true;
         }
         if (text[i] == '"') quoted = !quoted;
+        if (text[i] == '\n') ++line;  // as the parser counts lines
         line_start = text[i] == '\n' || text[i] == '\r';  // CR alone ends a line too
         out += text[i];
     }
     return out;
+}
+
+/// The column names a commented-out header line gives ("# gpu, layer" -> gpu, layer).
+std::vector<std::string> commented_names(const std::string& comment) {
+    std::vector<std::string> names;
+    std::string rest = comment.substr(comment.find_first_not_of("# \t") == std::string::npos
+                                          ? comment.size()
+                                          : comment.find_first_not_of("# \t"));
+    size_t at = 0;
+    while (at <= rest.size()) {
+        const size_t comma = std::min(rest.find(',', at), rest.size());
+        std::string name = rest.substr(at, comma - at);
+        const size_t a = name.find_first_not_of(" \t\""), b = name.find_last_not_of(" \t\"");
+        names.push_back(a == std::string::npos ? "" : name.substr(a, b - a + 1));
+        at = comma + 1;
+    }
+    return names;
 }
 
 std::string column_list(const std::vector<CsvCell>& header) {
@@ -68,7 +92,8 @@ CsvTable CsvTable::parse(const TextInput& in) {
     csv_parser p;
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
     ParseState st;
-    const std::string t = without_comments(in.text);
+    CsvCell commented;
+    const std::string t = without_comments(in.text, commented);
     size_t i = (t.compare(0, 3, "\xEF\xBB\xBF") == 0) ? 3 : 0;
     char prev = '\n';
     for (; i < t.size(); ++i) {
@@ -99,6 +124,7 @@ CsvTable CsvTable::parse(const TextInput& in) {
 
     CsvTable table;
     table.name_ = in.name;
+    table.commented_header_ = std::move(commented);
     if (st.rows.empty()) throw DataError("empty CSV: expected a header row", {in.name, 1, 1});
     table.header_ = std::move(st.rows.front());
     for (auto& h : table.header_) {  // tolerate spaces around header names
@@ -107,10 +133,14 @@ CsvTable CsvTable::parse(const TextInput& in) {
     }
     for (size_t c = 0; c < table.header_.size(); ++c)  // a reader takes one column of a name
         for (size_t d = 0; d < c; ++d)
-            if (!table.header_[c].text.empty() && table.header_[c].text == table.header_[d].text)
+            if (!table.header_[c].text.empty() && table.header_[c].text == table.header_[d].text) {
+                // A first row of data repeats values: the header may be the comment before it.
+                const auto names = commented_names(table.commented_header_.text);
+                if (names.size() == table.header_.size()) table.check_not_commented(names.front());
                 throw DataError("column '" + table.header_[c].text + "' appears twice (columns " + std::to_string(d + 1) +
                                     " and " + std::to_string(c + 1) + "): expected one column of each name",
                                 {in.name, table.header_[c].line, table.header_[c].col});
+            }
     for (size_t r = 1; r < st.rows.size(); ++r) {
         auto& row = st.rows[r];
         if (row.size() != table.header_.size()) {  // at the first field missing, or the first one too many
@@ -138,7 +168,16 @@ int CsvTable::require(const std::string& column) const {
         if (!likely_slip(h.text, {column}).empty())
             throw DataError("missing column '" + column + "': '" + h.text + "' looks mistyped for it",
                             {name_, h.line, h.col});
+    check_not_commented(column);
     throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, header_.empty() ? 1 : header_.front().line, 0});
+}
+
+void CsvTable::check_not_commented(const std::string& column) const {
+    const auto names = commented_names(commented_header_.text);
+    if (std::find(names.begin(), names.end(), column) != names.end())
+        throw DataError("the header is commented out ('" + commented_header_.text +
+                            "'): remove its '#' (numpy.savetxt: comments='')",
+                        {name_, commented_header_.line, commented_header_.col});
 }
 
 SourcePos CsvTable::where(size_t row, int column) const {

@@ -32,6 +32,9 @@ public:
     int find(const std::string& column) const;
     /// The index of column `column`; DataError naming the columns present when it is absent.
     int require(const std::string& column) const;
+    /// DataError at the comment when the last comment before the first row names `column`: a header
+    /// written as a comment, as numpy.savetxt writes it.
+    void check_not_commented(const std::string& column) const;
 
     /// Cell (row, column) as a finite number in [lo, hi] (blanks around it allowed); DataError at the
     /// cell naming the column, the range and what came otherwise.
@@ -50,6 +53,7 @@ private:
     std::string name_;
     std::vector<CsvCell> header_;
     std::vector<std::vector<CsvCell>> rows_;
+    CsvCell commented_header_;  ///< the last comment before the first row (a header written as one)
 };
 
 /// Writes rows as CSV, quoting only the cells that need it.
