@@ -7,6 +7,7 @@
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/job_document.hpp>
+#include <hetsched/model/profile_units.hpp>
 #include <hetsched/place/placement_report.hpp>
 #include <hetsched/place/problem_builder.hpp>
 
@@ -123,6 +124,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
         profile = model::read_layer_profile(io::CsvTable::parse(*profile_text), job.model.layers, micro_batch_of(job), cat,
                                             alloc.tp);
         po.profile = &profile;
+        for (auto& w : model::implausible_profile_times(profile, job.model, job.training, cat, po.efficiency))
+            profile.warnings.push_back(std::move(w));
     }
     const Problem problem = problem_of(o, job, alloc, doc, planned, cat, po);
 
