@@ -2,7 +2,7 @@
 complete -c replay -f
 complete -c replay -s h -l help -d 'Print this help message and exit'
 complete -c replay -s V -l version -d 'Display program version information and exit'
-complete -c replay -s q -l quiet -d 'No progress or summary on stderr'
+complete -c replay -s q -l quiet -d 'No progress, notes or summary on stderr (warnings and errors still print)'
 complete -c replay -s v -l verbose -d 'A summary of the result on stderr'
 complete -c replay -l trace -r -F -d 'Job trace: CSV job_id,submit_time_s,num_gpus,duration_s[,model,memory_gib,...], Gavel\'s tab-separated trace, or a Sia/Pollux workload CSV (required)'
 complete -c replay -l cluster -r -F -d 'Cluster: a YAML file with nodes: (as a cluster state), or TYPE=GPUS,... (required)'

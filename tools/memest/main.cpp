@@ -56,8 +56,7 @@ int main(int argc, char** argv) {
             cli::refuse_unread(*app, read, "--check");
             auto result = model::run_memest_check(io::CsvTable::parse(io::read_input(check)), opt.method);
             for (const auto& why : result.skipped) std::cerr << "memest: skipped " << why << '\n';  // even with -q
-            if (!verbosity.quiet)
-                for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';
+            for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';  // even with -q
             if (!result.nothing_checked.empty()) throw DataError(result.nothing_checked);
             io::write_output(io.output, result.csv);
             if (!verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
@@ -69,8 +68,7 @@ int main(int argc, char** argv) {
         opt.job.catalog_given = app->count("--catalog") > 0;
         auto result = model::run_memest(cli::job_input(io, opt.job), cat, opt);
         io::write_output(io.output, result.text);
-        if (!verbosity.quiet)
-            for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';
+        for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';  // even with -q
         if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
         return result.fits ? Exit::ok : Exit::negative;

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
         auto result = place::run_placestages(job, cat, cli::optional_input(profile), opt);
         if (opt.timeline) io::write_outputs({{timeline, result.timeline}, {io.output, result.text}});
         else io::write_output(io.output, result.text);
+        for (const auto& w : result.warnings) std::cerr << "placestages: warning: " << w << '\n';  // even with -q
         if (!result.note.empty() && !verbosity.quiet) std::cerr << "placestages: " << result.note << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "placestages: " << result.summary << '\n';
         return Exit::ok;

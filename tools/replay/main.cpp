@@ -114,33 +114,32 @@ int main(int argc, char** argv) {
                             " run models no type of the cluster has a throughput for, " +
                             std::to_string(counts.too_much_memory) + " need more memory than those types hold, " +
                             std::to_string(counts.unknown_model) + " models the table lacks");
-        if (!verbosity.quiet) {
-            for (const auto& w : trace_warnings) std::cerr << "replay: warning: " << w << "\n";
-            if (std::any_of(kinds.begin(), kinds.end(), sched::preempts) &&
-                opt.round.migration_restart_s >= opt.round_length_s)
-                std::cerr << "replay: warning: --migration-restart-s " << io::format_number(opt.round.migration_restart_s)
-                          << " is a round (--round-length-s " << io::format_number(opt.round_length_s)
-                          << ") or more: a job restarted does no work that round, and one a policy stops every round "
-                             "(gavel, fft, tiresias time-share) may never finish\n";
-            if (counts.too_big > 0)
-                std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has up)\n";
-            if (counts.no_type > 0)
-                std::cerr << "replay: jobs left out: " << counts.no_type << " (no type of the cluster has a throughput for their model)\n";
-            if (counts.unknown_model > 0)
-                std::cerr << "replay: jobs left out: " << counts.unknown_model << " (model not in the throughput table)\n";
-            if (counts.too_much_memory > 0)
-                std::cerr << "replay: jobs left out: " << counts.too_much_memory
-                          << " (more memory_gib than any type with their GPUs holds)\n";
-            if (counts.memory_unknown > 0 && std::find(kinds.begin(), kinds.end(), sched::PolicyKind::has) != kinds.end())
-                std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
-                          << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
-                             "memory alone (the least first, then the job's faster)\n";
-            for (const auto& w : sim::unrun_applications(app_work_names, trace_jobs)) std::cerr << "replay: warning: " << w << "\n";
-            if (counts.extrapolated > 0)
-                std::cerr << "replay: warning: " << counts.extrapolated
-                          << " jobs ask for a size their fit did not see on some type (more GPUs than it saw, or a "
-                             "per-GPU batch below its smallest): their throughput there is extrapolated\n";
-        }
+        // Warnings and jobs left out: even with -q.
+        for (const auto& w : trace_warnings) std::cerr << "replay: warning: " << w << "\n";
+        if (std::any_of(kinds.begin(), kinds.end(), sched::preempts) &&
+            opt.round.migration_restart_s >= opt.round_length_s)
+            std::cerr << "replay: warning: --migration-restart-s " << io::format_number(opt.round.migration_restart_s)
+                      << " is a round (--round-length-s " << io::format_number(opt.round_length_s)
+                      << ") or more: a job restarted does no work that round, and one a policy stops every round "
+                         "(gavel, fft, tiresias time-share) may never finish\n";
+        if (counts.too_big > 0)
+            std::cerr << "replay: jobs left out: " << counts.too_big << " (more GPUs than any type that can run them has up)\n";
+        if (counts.no_type > 0)
+            std::cerr << "replay: jobs left out: " << counts.no_type << " (no type of the cluster has a throughput for their model)\n";
+        if (counts.unknown_model > 0)
+            std::cerr << "replay: jobs left out: " << counts.unknown_model << " (model not in the throughput table)\n";
+        if (counts.too_much_memory > 0)
+            std::cerr << "replay: jobs left out: " << counts.too_much_memory
+                      << " (more memory_gib than any type with their GPUs holds)\n";
+        if (counts.memory_unknown > 0 && std::find(kinds.begin(), kinds.end(), sched::PolicyKind::has) != kinds.end())
+            std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
+                      << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
+                         "memory alone (the least first, then the job's faster)\n";
+        for (const auto& w : sim::unrun_applications(app_work_names, trace_jobs)) std::cerr << "replay: warning: " << w << "\n";
+        if (counts.extrapolated > 0)
+            std::cerr << "replay: warning: " << counts.extrapolated
+                      << " jobs ask for a size their fit did not see on some type (more GPUs than it saw, or a "
+                         "per-GPU batch below its smallest): their throughput there is extrapolated\n";
         const long total = static_cast<long>(jobs.size() * kinds.size());
         cli::Progress progress("replay: jobs finished", total, cli::progress_wanted(verbosity.quiet));
         const auto results =

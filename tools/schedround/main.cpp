@@ -91,8 +91,7 @@ int main(int argc, char** argv) {
         sched::StateDocument doc = sched::read_state(io::read_input(state_path.empty() ? io.input : state_path), cat,
                                                      throughputs.empty() ? nullptr : &models);
         sched::check_round_options(doc, opt);
-        if (!verbosity.quiet)
-            for (const auto& w : doc.warnings) std::cerr << "schedround: warning: " << w << "\n";
+        for (const auto& w : doc.warnings) std::cerr << "schedround: warning: " << w << "\n";  // even with -q
         const sched::RoundResult r = sched::run_round(doc.state, opt);
         const std::string actions = sched::actions_csv(r.state, r.actions);
         const std::string next = sched::write_state(std::move(doc), r, opt.explain, !no_timings);

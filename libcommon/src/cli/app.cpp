@@ -68,7 +68,7 @@ public:
 std::unique_ptr<CLI::App> make_app(const ToolInfo& info, Verbosity& verbosity) {
     auto app = std::make_unique<CLI::App>(info.description, info.name);
     app->set_version_flag("-V,--version", info.name + " (hetsched) " HETSCHED_VERSION);
-    CLI::Option* quiet = app->add_flag("-q,--quiet", verbosity.quiet, "No progress or summary on stderr");
+    CLI::Option* quiet = app->add_flag("-q,--quiet", verbosity.quiet, "No progress, notes or summary on stderr (warnings and errors still print)");
     // Both at once asked for a summary and for none: refused rather than one silently winning.
     app->add_flag("-v,--verbose", verbosity.verbose, "A summary of the result on stderr")->excludes(quiet);
     if (!info.footer.empty()) app->footer(info.footer);

@@ -151,8 +151,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                        : " (its all-reduce and optimizer step)") +
                   "; " +
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
-    for (const auto& w : alloc.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
-    for (const auto& w : profile.warnings) out.note += (out.note.empty() ? "warning: " : "; warning: ") + w;
+    out.warnings = alloc.warnings;
+    out.warnings.insert(out.warnings.end(), profile.warnings.begin(), profile.warnings.end());
     // Two splits in the document that disagree: the allocation's stages win, as documented; say so.
     auto listed = [](const std::vector<long>& split) {
         std::string s;

@@ -4,6 +4,7 @@
 /// schedule's timeline out. The binary reads the files and wires the flags.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/text_input.hpp>
@@ -31,6 +32,7 @@ struct PlacestagesResult {
     std::string timeline;  ///< the timeline CSV (empty unless asked for)
     std::string summary;   ///< a line for stderr under --verbose: the time and the stage that paces it
     std::string note;      ///< a line for stderr unless --quiet: an exact search stopped unproven (else empty)
+    std::vector<std::string> warnings;  ///< input not read or read in doubt: stderr even under --quiet
 };
 
 /// Places the stages of the job in `job_text` (none: the flags describe it alone) with measured layer
