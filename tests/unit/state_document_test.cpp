@@ -294,3 +294,14 @@ TEST_CASE("Without timings two rounds of one state write the same bytes", "[stat
     CHECK(x.find("wall_time_s") == std::string::npos);
     CHECK(write_state(doc, a, false).find("wall_time_s") != std::string::npos);
 }
+
+TEST_CASE("An idle cluster's state may leave its jobs out, or give the key no value", "[state]") {
+    const std::string head = "kind: cluster-state\nversion: 1\ntime_s: 0\ngpu_types:\n  - {name: V100, memory_gib: 32}\n"
+                             "nodes:\n  - {name: v100-a, gpu: V100, gpus: 4}\n";
+    for (const std::string tail : {"", "jobs:\n", "jobs: []\n"}) {
+        const StateDocument d = read_state({"s.yaml", head + tail}, default_catalog());
+        CHECK(d.state.jobs.empty());
+        CHECK(d.yaml.root["jobs"].IsSequence());  // written back as jobs: []
+    }
+    CHECK_THROWS_WITH(read_state({"s.yaml", head + "jobs: {}\n"}, default_catalog()), Catch::Contains("expected a list of jobs"));
+}

@@ -51,6 +51,12 @@ namespace {
 
 std::string seconds(double s) { return io::format_number(s, 3) + " s"; }
 
+/// The time a solve had: a share of --time-limit-s (fft's round gets what finding K left), at least
+/// GLPK's 1 ms step.
+std::string within(double s) {
+    return seconds(std::max(s, 1e-3)) + " (what --time-limit-s left this solve; GLPK counts whole ms)";
+}
+
 /// The program as a 0-1 MIP: minimise cost with the K row, or (busy) maximise Σ d·x without it.
 /// `col_job` and `col_type` receive what each column stands for.
 Mip as_mip(const AssignmentProgram& p, bool busy, std::vector<int>& col_job, std::vector<int>& col_type) {
@@ -181,7 +187,7 @@ Assignment max_busy_assignment(const AssignmentProgram& p, double time_limit_s, 
         return greedy;
     }
     if (st == MipStatus::time_limit)
-        throw TryLater("the work-conserving bound K was not found within --time-limit-s " + seconds(time_limit_s));
+        throw TryLater("the work-conserving bound K was not found within " + within(time_limit_s));
     if (st != MipStatus::optimal) throw Error(Exit::internal, "the packing program for K has no solution");
     return evaluate(p, std::move(type));
 }
@@ -191,7 +197,7 @@ std::optional<Assignment> solve_as_mip(const AssignmentProgram& p, double time_l
     const MipStatus st = solve_program(p, false, time_limit_s, solver, type);
     if (st == MipStatus::time_limit)
         throw TryLater(std::string(solver == MipSolver::glpk ? "GLPK" : "GLPK, then CBC,") +
-                       " found no proven optimum within --time-limit-s " + seconds(time_limit_s));
+                       " found no proven optimum within " + within(time_limit_s));
     if (st != MipStatus::optimal) return std::nullopt;
     return evaluate(p, std::move(type));
 }

@@ -525,6 +525,9 @@ private:
 StateDocument read_state(const io::TextInput& in, const catalog::GpuCatalog& catalog, const StateModels* models) {
     StateDocument d{io::parse_yaml(in), {}, {}};
     io::require_kind(d.yaml, "cluster-state");
+    // An idle cluster's state may leave its jobs out, or give the key no value: no jobs, as `jobs: []`.
+    if (const YAML::Node jobs = io::optional_child(d.yaml, d.yaml.root, "jobs"); !jobs.IsDefined() || jobs.IsNull())
+        d.yaml.root["jobs"] = YAML::Node(YAML::NodeType::Sequence);
     d.state = StateReader(d.yaml, catalog, models).read();
     d.warnings = near_miss_keys(d.yaml);
     // A job placed where its memory does not fit: the round moves or stops it, which a user should hear
