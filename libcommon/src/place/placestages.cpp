@@ -98,6 +98,23 @@ catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, const catalog::
     return catalog::named_catalog(planned.Scalar());
 }
 
+/// Where the placement crosses nodes over the catalog's default network (no network: section, no
+/// --inter-node-gb-s, a type without nic_gb_s), a note saying the speed assumed: it sets the
+/// pipeline's sends and the all-reduces across nodes, and a run's real network may be far from it.
+std::string default_network_note(const Problem& p, const catalog::GpuCatalog& cat, bool network_given) {
+    if (network_given) return "";
+    bool crosses = p.types.size() > 1, on_default = false;
+    for (const auto& t : p.types) {
+        const catalog::GpuType& g = cat.find(t.name);
+        const bool across = p.dp * p.tp * t.stages > g.gpus_per_node;  // a type's stages fill its nodes
+        crosses = crosses || across;
+        on_default = on_default || g.nic_gb_s <= 0;
+    }
+    if (!crosses || !on_default) return "";
+    return "no network given: " + io::format_number(cat.inter_node_gb_s) +
+           " GB/s a node between nodes assumed (the catalog's; network.inter_node_gb_s or --inter-node-gb-s sets it)";
+}
+
 }  // namespace
 
 PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, const catalog::GpuCatalog& given,
@@ -172,6 +189,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
     if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
         out.note += (out.note.empty() ? "" : "; ") + fp32;
+    if (const std::string net = default_network_note(problem, cat, o.inter_node_gb_s > 0 || doc.root["network"]);
+        !net.empty())
+        out.note += (out.note.empty() ? "" : "; ") + net;
     if (r.stopped)
         out.note += std::string(out.note.empty() ? "" : "; ") + method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
                    " nodes with the best placement found (iteration " + io::format_number(r.iteration_s, 6) +
