@@ -59,6 +59,16 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
         REQUIRE(read.skipped.size() == 1);
         CHECK_THAT(read.skipped[0].reason, Catch::Contains(why));
     }
+    // A combination of cells is told at the column its message begins with: the split's, tp's.
+    const std::string sums = row("1", "8 9 9 7");
+    CHECK_THAT(read_csv(header + sums).skipped.at(0).reason,
+               Catch::StartsWith("m.csv:2:" + std::to_string(sums.rfind(',') + 2) + ": layers_per_stage sums to 33"));
+    std::string tp3 = row("1", "");
+    size_t tp_at = 0;
+    for (int field = 0; field < 12; ++field) tp_at = tp3.find(',', tp_at) + 1;  // tp is the 13th column
+    tp3.replace(tp_at, 1, "3");
+    CHECK_THAT(read_csv(header + tp3).skipped.at(0).reason,
+               Catch::StartsWith("m.csv:2:" + std::to_string(tp_at + 1) + ": tp (3) must divide heads (32)"));
 }
 
 TEST_CASE("A measured run's GPU: its capability read or looked up, a precision it cannot run skips the row", "[model]") {

@@ -364,8 +364,12 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
                             t.where(r, measured));
         try {
             validate(run.model, run.training, run.layout);
-        } catch (const DataError& e) {  // a combination of cells: at the row's id
-            throw DataError(e.what(), t.where(r, id));
+        } catch (const DataError& e) {
+            // A combination of cells: at the column the message begins with ("tp (3) must divide
+            // heads"), else at the row's id.
+            const std::string why = e.what();
+            const int named = t.find(why.substr(0, why.find_first_of(" (")));
+            throw DataError(why, t.where(r, named >= 0 ? named : id));
         }
         // The number of micro-batches follows from the batch sizes; a cell that says otherwise
         // describes another run than the one estimated.
