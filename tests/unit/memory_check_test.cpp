@@ -10,7 +10,8 @@ using namespace hetsched;
 
 namespace {
 
-/// The columns every measured-runs CSV needs, in the order the tests' rows give them.
+/// The columns the tests' rows give, in their order: the required ones and five optional ones (vpp, cp,
+/// distributed_optimizer, seq_parallel, stage_measured).
 const std::string kRequired = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind";
@@ -32,6 +33,27 @@ TEST_CASE("measured-run reader skips a bad row with its reason and checks the re
     CHECK(read.skipped[0].reason.find("expected a number from 0.001 to 100000 in column 'measured_gib', got '-1'") !=
           std::string::npos);
     CHECK(read.runs.size() == 16);
+}
+
+TEST_CASE("A measured run's table may leave out the features it does not use", "[model]") {
+    // No vpp, cp, distributed_optimizer, seq_parallel or stage_measured column: each off, the whole
+    // model measured; a pipeline row must say which stage it measured.
+    const std::string header = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+                               "micro_batch,global_batch,tp,pp,dp,zero_stage,recompute,flash_attn,precision,measured_gib,"
+                               "measure_kind\n";
+    const auto read = read_csv(header + "a,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,8,0,full,1,bf16,20,allocated\n"
+                                        "b,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,2,0,full,1,bf16,20,allocated\n");
+    REQUIRE(read.runs.size() == 1);
+    const auto& a = read.runs[0];
+    CHECK((a.layout.vpp == 1 && a.layout.cp == 1 && a.stage == "all"));
+    CHECK((!a.training.distributed_optimizer && !a.training.seq_parallel));
+    REQUIRE(read.skipped.size() == 1);
+    CHECK_THAT(read.skipped[0].reason, Catch::StartsWith("m.csv:3:45: a pipeline run (pp 4) needs stage_measured"));
+    // The same run with the five columns, empty or off, reads the same.
+    const auto full = read_csv(kRequired + "\na,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,,8,,0,0,full,0,1,bf16,,20,allocated\n");
+    REQUIRE(full.runs.size() == 1);
+    CHECK(model::check_runs(full.runs, model::Method::framework).at(0).predicted_gib ==
+          model::check_runs(read.runs, model::Method::framework).at(0).predicted_gib);
 }
 
 TEST_CASE("A measured run with an explicit split, measured on one stage", "[model]") {

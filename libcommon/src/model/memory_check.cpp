@@ -161,16 +161,21 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     // read is ignored, but one close to a missing one is likely meant for it.
     std::vector<std::string> known, absent;
     // Three columns also go by the names the job document and the frameworks' arguments give them.
+    const auto alias = [&](const char* name) {
+        for (const auto& [column, other] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
+                                            {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
+            if (column == name && t.find(column) < 0 && t.find(other) >= 0) return known.push_back(other), t.find(other);
+        return -1;
+    };
     const auto req = [&](const char* name) {
         known.push_back(name);
-        for (const auto& [column, alias] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
-                                            {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
-            if (column == name && t.find(column) < 0 && t.find(alias) >= 0) return known.push_back(alias), t.find(alias);
-        return t.require(name);
+        const int other = alias(name);
+        return other >= 0 ? other : t.require(name);
     };
     const auto opt = [&](const char* name) {
         known.push_back(name);
-        const int at = t.find(name);
+        const int other = alias(name);
+        const int at = other >= 0 ? other : t.find(name);
         if (at < 0) absent.push_back(name);
         return at;
     };
@@ -178,11 +183,14 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               heads = req("heads"), kv = req("kv_heads"), ffn = req("ffn_hidden"),
               gated = req("gated_mlp"), vocab = req("vocab"), tied = req("tied_embeddings"),
               seq = req("seq_len"), mb = req("micro_batch"), gb = req("global_batch"),
-              tp = req("tp"), pp = req("pp"), vpp = req("vpp"), dp = req("dp"),
-              cp = req("cp"), zero = req("zero_stage"), distopt = req("distributed_optimizer"),
-              recompute = req("recompute"), sp = req("seq_parallel"), flash = req("flash_attn"),
-              precision = req("precision"), stage = req("stage_measured"),
+              tp = req("tp"), pp = req("pp"), dp = req("dp"), zero = req("zero_stage"),
+              recompute = req("recompute"), flash = req("flash_attn"), precision = req("precision"),
               measured = req("measured_gib"), kind = req("measure_kind");
+    // Features a run without them leaves out of its table: off where absent or empty (no interleaving,
+    // no context parallelism, no distributed optimizer, no sequence parallelism); which stage was
+    // measured matters to a pipeline run alone.
+    const int vpp = opt("vpp"), cp = opt("cp"), distopt = opt("distributed_optimizer"), sp = opt("seq_parallel"),
+              stage = opt("stage_measured");
     const int framework = opt("framework"), dropout = opt("dropout"), rms = opt("rms_norm"),
               bias = opt("linear_bias"), split = opt("layers_per_stage"), compiled = opt("compile"),
               fp8_gather = opt("fp8_all_gather"), fp32_reduce = opt("fp32_allreduce"),
@@ -231,8 +239,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;
         tr.global_batch = t.integer(r, gb, 1, limits::global_batch);
         tr.zero_stage = static_cast<int>(t.integer(r, zero, 0, 3));
-        tr.distributed_optimizer = t.boolean(r, distopt);
-        tr.seq_parallel = t.boolean(r, sp);
+        if (given(distopt)) tr.distributed_optimizer = t.boolean(r, distopt);
+        if (given(sp)) tr.seq_parallel = t.boolean(r, sp);
         tr.flash_attention = t.boolean(r, flash);
         if (given(fp8_gather)) tr.fp8_all_gather = t.boolean(r, fp8_gather);
         if (given(fp32_reduce)) tr.fp32_allreduce = t.boolean(r, fp32_reduce);
@@ -337,12 +345,16 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         l.tp = degree(t, r, tp);
         l.pp = degree(t, r, pp);
         // Megatron-LM leaves its virtual pipeline size unset (None) without interleaving: 1 here.
-        const std::string vpp_word = word(vpp);
+        const std::string vpp_word = vpp >= 0 ? word(vpp) : "";
         l.vpp = vpp_word.empty() || vpp_word == "none" || vpp_word == "0" ? 1 : degree(t, r, vpp);
         l.dp = degree(t, r, dp);
-        l.cp = degree(t, r, cp);
+        if (given(cp)) l.cp = degree(t, r, cp);
         l.micro_batch = t.integer(r, mb, 1, limits::global_batch);
-        run.stage = word(stage);
+        run.stage = given(stage) ? word(stage) : "all";
+        if (!given(stage) && l.pp > 1)
+            throw DataError("a pipeline run (pp " + std::to_string(l.pp) + ") needs stage_measured: all or max (the peak "
+                            "stage), first, last, middle or a stage index",
+                            stage >= 0 ? t.where(r, stage) : t.where(r, pp));
         try {
             run.stage_index = check_stage(run.stage, l.pp);
         } catch (const DataError& e) {
