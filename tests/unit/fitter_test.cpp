@@ -168,9 +168,10 @@ TEST_CASE("too few configurations for the free parameters: an error naming them"
         fit::fit_group(ModelKind::pollux, ss);
         FAIL("expected an error");
     } catch (const DataError& e) {
-        CHECK_THAT(e.what(), Catch::Contains("3 distinct configurations cannot identify the 5 free parameters"));
-        CHECK_THAT(e.what(), Catch::Contains("profile at least 6 distinct configurations"));
-        CHECK_THAT(e.what(), Catch::Contains("alpha_r, beta_r, gamma"));
+        // One replica count within a node (4): beta_r pinned, alpha_r takes the network time.
+        CHECK_THAT(e.what(), Catch::Contains("3 distinct configurations cannot identify the 4 free parameters"));
+        CHECK_THAT(e.what(), Catch::Contains("profile at least 5 distinct configurations"));
+        CHECK_THAT(e.what(), Catch::Contains("(alpha_c, beta_c, alpha_r, gamma)"));
     }
 }
 
@@ -404,4 +405,24 @@ TEST_CASE("a model kind refuses samples its form cannot price, naming the kinds 
                              "icefrog-sdp, icefrog-hp");
     }
     CHECK_NOTHROW(fit::fit_group(ModelKind::icefrog_hp, ss));
+}
+
+TEST_CASE("one replica count: its per-replica term is pinned, and a fit without one replica says its split is not the samples'", "[fit]") {
+    // 8 GPUs on one node at batches 4-64: Pollux with alpha_r 0.01, beta_r 0.002, gamma 1.
+    std::vector<fit::Sample> ss;
+    for (double b : {4.0, 8.0, 16.0, 32.0, 64.0}) {
+        fit::Sample s = config(1, 8, b);
+        s.step_time_s = 0.05 + 0.002 * b + 0.01 + 0.002 * 6;
+        ss.push_back(s);
+    }
+    const auto g = fit::fit_group(ModelKind::pollux, ss);
+    CHECK_THAT(g.pinned[static_cast<size_t>(fit::param_index(ModelKind::pollux, "beta_r"))],
+               Catch::Contains("one replica count within a node (8)"));
+    CHECK(g.quality.max_ape_pct < 0.1);  // the steps themselves fit
+    CHECK_THAT(g.unsplit, Catch::Contains("every sample runs 8 replicas or more"));
+    // One GPU beside them tells compute from network: no such note.
+    fit::Sample one = config(1, 1, 16);
+    one.step_time_s = 0.05 + 0.002 * 16;
+    ss.push_back(one);
+    CHECK(fit::fit_group(ModelKind::pollux, ss).unsplit.empty());
 }

@@ -329,6 +329,7 @@ Pins identify(ModelKind kind, const std::vector<Sample>& ss) {
         if (!std::isnan(value)) p.value[static_cast<size_t>(i)] = value;
     };
     std::set<double> batches, thetas, omegas, act_batches;
+    std::set<int> intra_counts, inter_counts;  // the replica counts of multi-replica samples
     bool intra = false, inter = false, intra3 = false, inter3 = false, fwd = false, piped = false;
     double mean_step = 0;
     for (const auto& s : ss) {
@@ -339,6 +340,7 @@ Pins identify(ModelKind kind, const std::vector<Sample>& ss) {
         if (d > 1) {
             omegas.insert(s.unfrozen_params);
             (s.num_nodes > 1 ? inter : intra) = true;
+            (s.num_nodes > 1 ? inter_counts : intra_counts).insert(d);
             if (d > 2) (s.num_nodes > 1 ? inter3 : intra3) = true;
         }
         if (s.stages > 1) piped = true, act_batches.insert(s.per_gpu_batch);
@@ -362,6 +364,16 @@ Pins identify(ModelKind kind, const std::vector<Sample>& ss) {
     }
     if (!inter3) pin("beta_n", "no samples with more than 2 replicas across nodes"), pin("beta_pn", "no samples with more than 2 replicas across nodes");
     if (!intra3) pin("beta_r", "no samples with more than 2 replicas within a node"), pin("beta_pr", "no samples with more than 2 replicas within a node");
+    // A per-replica term needs two replica counts to tell it from the constant one: with one, the
+    // constant (alpha) takes the whole network time at that count.
+    if (inter_counts.size() == 1) {
+        const std::string why = "one replica count across nodes (" + std::to_string(*inter_counts.begin()) + "): alpha_n takes it all";
+        pin("beta_n", why), pin("beta_pn", why);
+    }
+    if (intra_counts.size() == 1) {
+        const std::string why = "one replica count within a node (" + std::to_string(*intra_counts.begin()) + "): alpha_r takes it all";
+        pin("beta_r", why), pin("beta_pr", why);
+    }
     if (!intra && !inter) pin("gamma_lm", "no multi-replica samples: nothing to gather");
     if (!fwd) pin("fwd_share", "no fwd_time_s/bwd_time_s columns: backward taken as twice the forward");
     for (const char* b : {"beta_flop", "beta_sync", "beta_para"})
@@ -500,6 +512,15 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOpt
         }
     }
     if (!spans_nodes(ss)) cross_node_prior(kind, g.params);
+    // Every sample on several replicas, no compute time measured: compute and network time add up to
+    // each step, and nothing says how much of it is which (the overlap's curvature alone, in noise).
+    int fewest = ss.front().replicas();
+    for (const auto& s : ss) fewest = std::min(fewest, s.replicas());
+    if (fewest > 1 && !compute_measured(kind, ss))
+        g.unsplit = g.app + " on " + g.gpu + ": every sample runs " + std::to_string(fewest) +
+                    " replicas or more and none measures its compute time (sync_time_s, fwd_time_s and "
+                    "bwd_time_s), so compute and network time are not told apart: predictions for fewer "
+                    "replicas are extrapolated (profile one GPU too)";
     g.quality = measure_quality(g, ss);
     if (!std::isfinite(g.quality.r2) || !std::isfinite(g.quality.mean_ape_pct) || !std::isfinite(g.quality.max_ape_pct))
         throw DataError(g.app + " on " + g.gpu + ": the fitted model does not give finite step times for the "

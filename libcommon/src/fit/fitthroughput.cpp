@@ -57,6 +57,8 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
     r.warning = repeats;
+    for (const auto& f : fits)
+        if (!f.unsplit.empty()) r.warning += std::string(r.warning.empty() ? "" : "; ") + f.unsplit;
     if (unscored > 0)
         r.warning += std::string(r.warning.empty() ? "" : "; ") + std::to_string(unscored) + " of " +
                      std::to_string(entries.size()) +

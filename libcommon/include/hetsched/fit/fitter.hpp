@@ -48,6 +48,9 @@ struct GroupFit {
     FitCurves curves;  ///< ICEFROG kinds; empty for Pollux's own fit
     FitQuality quality;
     SampleRange range;
+    /// Why the fit's split of a step into compute and network time is not the samples' (empty when
+    /// it is): no sample on one replica and no measured compute time.
+    std::string unsplit;
 };
 
 /// The fitted step time of configuration `s`.
