@@ -17,6 +17,7 @@ std::vector<fit::UsageModel> models() {
     m.samples = 3;
     m.util.coef = {10, 0.5, 0, 0};
     m.memory.coef = {2, 0.05, 0, 0};
+    m.min_batch = 16, m.max_batch = 64;
     return {m};
 }
 
@@ -102,4 +103,12 @@ TEST_CASE("usage profiles: numbers outside their range are refused at the cell",
     CHECK(err(head + "a,V100,8,101,2\n") == "u.csv:2:10: expected a number from 0 to 100 in column 'gpu_util_pct', got '101'");
     CHECK(err("app,gpu,per_gpu_batch,frozen_layers,gpu_util_pct,memory_gib\na,V100,8,1,30,2\n") ==
           "u.csv:1:23: frozen_layers needs total_layers to say what share still trains");
+}
+
+TEST_CASE("sharing: a job at a batch the profile did not span is answered and named", "[fit][sharing]") {
+    CHECK(fit::judge_sharing(models(), "V100", {job(16), job(64)}, 16).beyond.empty());
+    const auto v = fit::judge_sharing(models(), "V100", {job(128), job(8)}, 16);
+    REQUIRE(v.beyond.size() == 2);
+    CHECK(v.beyond[0] == "a at per-GPU batch 128 (profiled 16-64)");
+    CHECK(v.util_pct == Approx(10 + 64 + 10 + 4));  // the linear models, extrapolated
 }

@@ -10,6 +10,7 @@
 #include <hetsched/fit/limits.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/fit/model_document.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/fit/prediction.hpp>
 #include <hetsched/io/number_format.hpp>
 
@@ -212,6 +213,9 @@ FitthroughputResult run_sharing(const FitthroughputInputs& in, const Fitthroughp
         n["reason"] = v.reason;
         root["verdict"] = n;
         summary += v.share ? "; the jobs may share" : "; the jobs may not share";
+        if (!v.beyond.empty())
+            return {io::emit_yaml(root), summary,
+                    "usage extrapolated beyond the sharing profile's batches: " + io::join(v.beyond)};
     }
     return {io::emit_yaml(root), summary, ""};
 }

@@ -86,7 +86,8 @@ std::vector<UsageModel> fit_usage(const std::vector<UsageSample>& samples) {
                                 "; profile at least " + std::to_string(cols.size() + 1),
                             g.front()->where);
         out.push_back({key.first, g.front()->gpu, g.size(), least_squares(x, util, cols), least_squares(x, mem, cols),
-                       batches.size() == 1 ? *batches.begin() : -1, thetas.size() == 1 ? *thetas.begin() : -1});
+                       batches.size() == 1 ? *batches.begin() : -1, thetas.size() == 1 ? *thetas.begin() : -1,
+                       *batches.begin(), *batches.rbegin()});
     }
     return out;
 }
@@ -110,6 +111,10 @@ SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::s
             throw UsageError("the sharing profile measured " + j.app + " on " + gpu + " with " +
                              io::format_number(100 * m->only_share) + "% of its layers training only, so its usage at " +
                              io::format_number(100 * share) + "% is unknown: profile with two frozen_layers counts at least");
+        // A linear model away from the batches it was fitted on: an answer, but one to be told of.
+        if (m->max_batch > 0 && (j.per_gpu_batch < m->min_batch || j.per_gpu_batch > m->max_batch))
+            v.beyond.push_back(j.app + " at per-GPU batch " + io::format_number(j.per_gpu_batch) + " (profiled " +
+                               io::format_number(m->min_batch) + "-" + io::format_number(m->max_batch) + ")");
         v.util_pct += std::clamp(m->util.at(j.per_gpu_batch, share, share), 0.0, 100.0);
         v.memory_gib += kMemoryMargin * std::max(0.0, m->memory.at(j.per_gpu_batch, share, share));
     }

@@ -38,6 +38,7 @@ struct UsageModel {
     /// The one batch or trained share every sample had, when they all had one (its term is then not
     /// fitted, so the model answers only at that value); < 0 when the samples vary it.
     double only_batch = -1, only_share = -1;
+    double min_batch = 0, max_batch = 0;  ///< the per-GPU batches the samples span (0: not known)
 };
 
 /// One model per (app, gpu), by least squares (Eigen); DataError when a group has fewer samples than
@@ -61,6 +62,7 @@ struct SharingVerdict {
     double capacity_gib = 0;
     bool share = false;
     std::string reason;
+    std::vector<std::string> beyond;  ///< "x at per-GPU batch 128 (profiled 16-64)": a job extrapolated
 };
 
 SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::string& gpu,
