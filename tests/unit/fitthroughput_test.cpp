@@ -60,6 +60,21 @@ TEST_CASE("a fit runs on profile text in memory", "[fit][tool]") {
                     "a,T4,pollux,3,1,0,0,,,\n");
 }
 
+TEST_CASE("a fit that misses its own samples by more than 15% on average is warned of", "[fit][tool]") {
+    fit::FitthroughputInputs in;
+    fit::FitthroughputOptions o;
+    o.model = "pollux";
+    o.csv = true;
+    // Step times that fall and rise with the batch: no line in it fits them.
+    in.profiles.push_back({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\n"
+                                    "a,T4,1,1,8,0.2\na,T4,1,1,16,0.02\na,T4,1,1,32,0.3\na,T4,1,1,64,0.03\n"});
+    CHECK_THAT(fit::run_fitthroughput(in, o).warning,
+               Catch::Contains("a on T4: the fit misses its own samples by") && Catch::Contains("% on average (r2 "));
+    in.profiles[0].text = "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\na,T4,1,1,8,0.028\na,T4,1,1,16,0.036\n"
+                          "a,T4,1,1,32,0.052\n";
+    CHECK(fit::run_fitthroughput(in, o).warning.empty());
+}
+
 TEST_CASE("a flag only other modes read is refused, not ignored", "[fit][tool]") {
     fit::FitthroughputOptions grid;
     grid.mode = fit::Mode::grid;

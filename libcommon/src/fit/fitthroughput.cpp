@@ -17,6 +17,8 @@
 namespace hetsched::fit {
 namespace {
 
+constexpr double kRoughFitPct = 15;  ///< a fit's mean |error| on its own samples past which it is warned of
+
 /// How profile `i` is read: the flags' app and GPU type, and the folder the tool found it in.
 ProfileOptions profile_options(const FitthroughputInputs& in, const FitthroughputOptions& o, size_t i, bool times) {
     return {o.app, o.gpu, times, i < in.profile_folders.size() ? in.profile_folders[i] : ""};
@@ -58,8 +60,15 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
     r.warning = repeats;
-    for (const auto& f : fits)
+    for (const auto& f : fits) {
         if (!f.unsplit.empty()) r.warning += std::string(r.warning.empty() ? "" : "; ") + f.unsplit;
+        // A model that misses its own samples this far answers replay and schedround as roughly.
+        if (f.quality.mean_ape_pct > kRoughFitPct)
+            r.warning += std::string(r.warning.empty() ? "" : "; ") + f.app + " on " + f.gpu +
+                         ": the fit misses its own samples by " + io::format_fixed(f.quality.mean_ape_pct, 1) +
+                         "% on average (r2 " + io::format_fixed(f.quality.r2, 2) +
+                         "): the samples disagree with the model's form, and its predictions are as rough";
+    }
     if (unscored > 0)
         r.warning += std::string(r.warning.empty() ? "" : "; ") + std::to_string(unscored) + " of " +
                      std::to_string(entries.size()) +
