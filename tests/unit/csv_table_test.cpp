@@ -50,6 +50,19 @@ TEST_CASE("a header written as a comment, as numpy.savetxt writes it, is told to
     CHECK_THROWS_WITH(CsvTable::parse({"q.csv", "a,b\n# gpu,layer\n1,2\n"}).require("gpu"),
                       Catch::Contains("(columns are: a, b)"));
     CHECK_THROWS_WITH(CsvTable::parse({"r.csv", "# layers\na,b\n"}).require("layer"), Catch::Contains("(columns are: a, b)"));
+    // A real header below a comment that lists the columns: the column is missing from it, not commented.
+    CHECK_THROWS_WITH(CsvTable::parse({"s.csv", "# columns: gpu, layer, forward_s, backward_s\ngpu,layer,forward_s\nA,0,1\n"})
+                          .require("backward_s"),
+                      Catch::StartsWith("missing column 'backward_s'"));
+    CHECK_THROWS_WITH(CsvTable::parse({"t.csv", "# a,b,c\na,a,c\n"}), Catch::Contains("appears twice"));
+    // Comments only: the last may be the header.
+    try {
+        CsvTable::parse({"u.csv", "# made by numpy\r# gpu,layer\r"});
+        FAIL("expected an error");
+    } catch (const DataError& e) {
+        CHECK(std::string(e.what()) == "no header row: the last comment ('# gpu,layer') may be it, with its '#' removed");
+        CHECK((e.pos().line == 1 && e.pos().col == 17));  // CR alone: one line, as the parser counts
+    }
 }
 
 TEST_CASE("csv errors carry line and column", "[io]") {

@@ -68,11 +68,12 @@ TEST_CASE("a fit that misses its own samples by more than 15% on average is warn
     // Step times that fall and rise with the batch: no line in it fits them.
     in.profiles.push_back({"p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\n"
                                     "a,T4,1,1,8,0.2\na,T4,1,1,16,0.02\na,T4,1,1,32,0.3\na,T4,1,1,64,0.03\n"});
-    CHECK_THAT(fit::run_fitthroughput(in, o).warning,
-               Catch::Contains("a on T4: the fit misses its own samples by") && Catch::Contains("% on average (r2 "));
+    const auto rough = fit::run_fitthroughput(in, o).warnings;
+    REQUIRE(rough.size() == 1);
+    CHECK_THAT(rough[0], Catch::Contains("a on T4: the fit misses its own samples by") && Catch::Contains("% on average (r2 "));
     in.profiles[0].text = "app,gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\na,T4,1,1,8,0.028\na,T4,1,1,16,0.036\n"
                           "a,T4,1,1,32,0.052\n";
-    CHECK(fit::run_fitthroughput(in, o).warning.empty());
+    CHECK(fit::run_fitthroughput(in, o).warnings.empty());
 }
 
 TEST_CASE("a flag only other modes read is refused, not ignored", "[fit][tool]") {
@@ -143,7 +144,7 @@ TEST_CASE("validation where no fold could be fitted reports no figures", "[fit][
     o.csv = true;
     const auto r = fit::run_fitthroughput(in, o);
     CHECK(r.text.substr(r.text.find('\n') + 1).find(",,,\n") != std::string::npos);  // held-out columns empty
-    CHECK(r.warning == "1 of 1 app x GPU groups not validated: no training fold could identify the model (failed_folds)");
+    CHECK(r.warnings == std::vector<std::string>{"1 of 1 app x GPU groups not validated: no training fold could identify the model (failed_folds)"});
     o.csv = false;
     const auto doc = fit::run_fitthroughput(in, o).text;
     CHECK(doc.find("validation: {samples: 0, folds: 2, failed_folds: 2}") != std::string::npos);

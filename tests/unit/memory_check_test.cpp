@@ -12,7 +12,7 @@ namespace {
 
 /// The columns the tests' rows give, in their order: the required ones and five optional ones (vpp, cp,
 /// distributed_optimizer, seq_parallel, stage_measured).
-const std::string kRequired = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
+const std::string kColumns = "id,layers,hidden,heads,kv_heads,ffn_hidden,gated_mlp,vocab,tied_embeddings,seq_len,"
                               "micro_batch,global_batch,tp,pp,vpp,dp,cp,zero_stage,distributed_optimizer,recompute,"
                               "seq_parallel,flash_attn,precision,stage_measured,measured_gib,measure_kind";
 
@@ -50,7 +50,7 @@ TEST_CASE("A measured run's table may leave out the features it does not use", "
     REQUIRE(read.skipped.size() == 1);
     CHECK_THAT(read.skipped[0].reason, Catch::StartsWith("m.csv:3:45: a pipeline run (pp 4) needs stage_measured"));
     // The same run with the five columns, empty or off, reads the same.
-    const auto full = read_csv(kRequired + "\na,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,,8,,0,0,full,0,1,bf16,,20,allocated\n");
+    const auto full = read_csv(kColumns + "\na,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,,8,,0,0,full,0,1,bf16,,20,allocated\n");
     REQUIRE(full.runs.size() == 1);
     CHECK(model::check_runs(full.runs, model::Method::framework).at(0).predicted_gib ==
           model::check_runs(read.runs, model::Method::framework).at(0).predicted_gib);
@@ -59,7 +59,7 @@ TEST_CASE("A measured run's table may leave out the features it does not use", "
 TEST_CASE("A measured run with an explicit split, measured on one stage", "[model]") {
     // A pp=4 row, first as an even split, then 8,9,9,6: stage 1 (the second) holds 9 layers, more than
     // the even split's 8, so the prediction for stage 1 grows, and the last stage's shrinks.
-    const std::string header = kRequired + ",layers_per_stage\n";
+    const std::string header = kColumns + ",layers_per_stage\n";
     auto row = [](const std::string& stage, const std::string& split) {
         return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16," + stage + ",20,allocated," + split + "\n";
     };
@@ -85,6 +85,12 @@ TEST_CASE("A measured run with an explicit split, measured on one stage", "[mode
     const std::string sums = row("1", "8 9 9 7");
     CHECK_THAT(read_csv(header + sums).skipped.at(0).reason,
                Catch::StartsWith("m.csv:2:" + std::to_string(sums.rfind(',') + 2) + ": layers_per_stage sums to 33"));
+    std::string thin = row("1", "1 15 8 8");  // interleaved (vpp 2): stage 0's one layer cannot make two chunks
+    size_t vpp_at = 0;
+    for (int field = 0; field < 14; ++field) vpp_at = thin.find(',', vpp_at) + 1;  // vpp is the 15th column
+    thin.replace(vpp_at, 1, "2");
+    CHECK_THAT(read_csv(header + thin).skipped.at(0).reason,
+               Catch::StartsWith("m.csv:2:" + std::to_string(thin.rfind(',') + 2) + ": layers_per_stage: stage 0"));
     std::string tp3 = row("1", "");
     size_t tp_at = 0;
     for (int field = 0; field < 12; ++field) tp_at = tp3.find(',', tp_at) + 1;  // tp is the 13th column
@@ -98,7 +104,7 @@ TEST_CASE("A measured run's GPU: its capability read or looked up, a precision i
         return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,1,1,1,1,0,0,full,0,1," + precision + ",all,20,allocated," +
                gpu + "," + capability + "\n";
     };
-    const std::string header = kRequired + ",gpu,compute_capability\n";
+    const std::string header = kColumns + ",gpu,compute_capability\n";
     // The catalog's family: an A100 row runs bf16, a V100 one does not (skipped, at the precision cell).
     CHECK(read_csv(header + row("bf16", "a100-sxm4-80gb", "")).runs.at(0).training.compute_capability == 8.0);
     auto v100 = read_csv(header + row("bf16", "v100-sxm2-32gb", ""));
@@ -122,7 +128,7 @@ TEST_CASE("A measured run's GPU: its capability read or looked up, a precision i
 }
 
 TEST_CASE("A measured run's words read in any case, and torch's and nvidia-smi's names for the measures", "[model]") {
-    const std::string header = kRequired + ",framework\n";
+    const std::string header = kColumns + ",framework\n";
     auto row = [](const std::string& recompute, const std::string& precision, const std::string& stage,
                   const std::string& kind, const std::string& framework) {
         return "r,32,4096,32,32,11008,1,32000,0,4096,1,16,2,4,1,2,1,0,0," + recompute + ",0,1," + precision + "," +
@@ -152,7 +158,7 @@ TEST_CASE("A measured run's words read in any case, and torch's and nvidia-smi's
 }
 
 TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
-    const std::string text = kRequired + "\n"
+    const std::string text = kColumns + "\n"
                              "r,32,4096,32,32,11008,1,32000,0,4096,1,16,1,4,1,1,1,0,0,none,0,1,bf16,3,20,allocated\n";
     const auto read = read_csv(text);
     const auto rows = model::check_runs(read.runs, model::Method::frenzy);
@@ -161,7 +167,7 @@ TEST_CASE("A stage index checks against frenzy's single stage too", "[model]") {
 }
 
 TEST_CASE("a run's framework comes from its column, else from the software its source names", "[model]") {
-    const std::string header = kRequired + ",source";
+    const std::string header = kColumns + ",source";
     auto read = [&](const std::string& extra_header, const std::string& source, const std::string& extra) {
         const std::string text = header + extra_header + "\nr,32,4096,32,8,14336,1,128256,0,8192,1,16,1,1,1,8,1,3,0,"
                                  "selective,0,1,bf16,all,80,max_reserved," + source + extra + "\n";
@@ -234,7 +240,7 @@ TEST_CASE("a run's framework comes from its column, else from the software its s
 }
 
 TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.compile ran compiled its blocks", "[model]") {
-    const std::string header = kRequired + ",framework,source";
+    const std::string header = kColumns + ",framework,source";
     auto read = [&](const std::string& id, const std::string& framework, const std::string& source,
                     const std::string& cell = "-") {
         const std::string text = header + (cell == "-" ? "" : ",compile") + "\n" + id +
@@ -261,7 +267,7 @@ TEST_CASE("without a compile cell, an FSDP run whose id or source says torch.com
 }
 
 TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction: with flash it skips the row", "[model]") {
-    const std::string header = kRequired + ",unfused_fp32_softmax\n";
+    const std::string header = kColumns + ",unfused_fp32_softmax\n";
     auto read = [&](const std::string& flash, const std::string& softmax) {
         return read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0," + flash +
                           ",fp16,last,1.943,max_allocated," + softmax + "\n");
@@ -278,7 +284,7 @@ TEST_CASE("A measured run's softmax column: unfused fp32 raises the prediction: 
 }
 
 TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row is skipped", "[model]") {
-    const std::string header = kRequired + ",framework,framework_version,attention_backend\n";
+    const std::string header = kColumns + ",framework,framework_version,attention_backend\n";
     auto read = [&](const std::string& backend) {
         return read_csv(header + "r,32,4096,32,8,14336,1,128256,0,8192,1,8,1,1,1,8,1,3,0,selective,0,1,bf16,all,33.7,"
                                "max_reserved,fsdp,0.2," + backend + "\n");
@@ -293,7 +299,7 @@ TEST_CASE("A measured run's attention_backend column: flash, cudnn, or the row i
 }
 
 TEST_CASE("A measured run's bad recompute or deepspeed_model is reported at its own cell", "[model]") {
-    const std::string header = kRequired + ",framework,deepspeed_model\n";
+    const std::string header = kColumns + ",framework,deepspeed_model\n";
     auto why = [&](const std::string& recompute, const std::string& model) {
         const auto read = read_csv(header + "r,24,2048,32,32,8192,0,50272,1,512,8,128,1,1,1,16,1,2,0," + recompute +
                           ",0,0,fp16,all,22.95,max_allocated,deepspeed," + model + "\n");
@@ -306,7 +312,7 @@ TEST_CASE("A measured run's bad recompute or deepspeed_model is reported at its 
 }
 
 TEST_CASE("A measured run's GPU: a compute_capability cell, else the gpu cell's family in the default catalog", "[model]") {
-    const std::string header = kRequired + ",gpu,compute_capability\n";
+    const std::string header = kColumns + ",gpu,compute_capability\n";
     auto capability = [&](const std::string& gpu, const std::string& cc) {
         const auto read = read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,"
                                             "max_allocated," + gpu + "," + cc + "\n");
@@ -328,7 +334,7 @@ TEST_CASE("A measured run's GPU: a compute_capability cell, else the gpu cell's 
 }
 
 TEST_CASE("A measured run's CUBLAS_WORKSPACE_CONFIG: the cublas_workspace_config column", "[model]") {
-    const std::string header = kRequired + ",gpu,cublas_workspace_config\n";
+    const std::string header = kColumns + ",gpu,cublas_workspace_config\n";
     const std::string run = "r,12,512,8,8,2048,0,50257,1,1024,4,32,2,2,1,2,1,0,0,none,0,1,bf16,all,3.0,max_allocated,";
     const auto set = read_csv(header + run + "a100-sxm-80gb,:4096:8\n");
     const auto unset = read_csv(header + run + "a100-sxm-80gb,default\n");
@@ -362,7 +368,7 @@ TEST_CASE("memest --check's summary breaks the rows down by framework and by mea
 
 TEST_CASE("A measured run's head_dim column: wider heads raise the prediction: 0 skips the row", "[model]") {
     // Qwen3-32B's shape (64 heads of 128 over hidden 5120) under FSDP 8, full recompute.
-    const std::string header = kRequired + ",framework,head_dim\n";
+    const std::string header = kColumns + ",framework,head_dim\n";
     auto read = [&](const std::string& head_dim) {
         return read_csv(header + "r,64,5120,64,8,25600,1,151936,0,4096,1,8,1,1,1,8,1,3,0,full,0,1,bf16,all,81.47,"
                                "max_reserved,fsdp," + head_dim + "\n");
@@ -383,7 +389,7 @@ TEST_CASE("A measured run's head_dim column: wider heads raise the prediction: 0
 
 TEST_CASE("A measured run's qk_norm column: the query and key norms' activations without checkpointing", "[model]") {
     // A Qwen3-8B-like shape under FSDP 8 without recompute: the norms keep wq's and wk's outputs.
-    const std::string header = kRequired + ",framework,head_dim,qk_norm\n";
+    const std::string header = kColumns + ",framework,head_dim,qk_norm\n";
     auto read = [&](const std::string& qk_norm) {
         return read_csv(header + "r,36,4096,32,8,12288,1,151936,0,4096,1,8,1,1,1,8,1,3,0,none,0,1,bf16,all,60,"
                                "max_allocated,fsdp,128," + qk_norm + "\n");

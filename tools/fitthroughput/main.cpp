@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
             }
         auto result = fit::run_fitthroughput(in, opt);
         io::write_output(output, result.text);
-        if (!result.warning.empty()) std::cerr << "fitthroughput: warning: " << result.warning << '\n';
+        for (const auto& w : result.warnings) std::cerr << "fitthroughput: warning: " << w << '\n';  // even with -q
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "fitthroughput: " << result.summary << '\n';
         return Exit::ok;
     });

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
         auto result = model::run_memest(cli::job_input(io, opt.job), cat, opt);
         io::write_output(io.output, result.text);
         for (const auto& w : result.warnings) std::cerr << "memest: warning: " << w << '\n';  // even with -q
-        if (!result.message.empty() && !verbosity.quiet) std::cerr << "memest: " << result.message << '\n';
+        // Why nothing fits (exit 1) is told even with -q, as planalloc tells its infeasible SLO.
+        if (!result.message.empty() && (!verbosity.quiet || !result.fits)) std::cerr << "memest: " << result.message << '\n';
         if (verbosity.verbose > 0 && !verbosity.quiet) std::cerr << "memest: " << result.summary << '\n';
         return result.fits ? Exit::ok : Exit::negative;
     });

@@ -33,8 +33,9 @@ void check_known_keys(const io::YamlDocument& doc, const YAML::Node& sec, const 
 }
 
 void check_known_columns(const io::CsvTable& table, const std::vector<std::string>& known) {
-    for (const auto& h : table.header()) {
-        if (is_index_column(table, h)) continue;
+    for (size_t c = 0; c < table.header().size(); ++c) {
+        const io::CsvCell& h = table.header()[c];
+        if (is_index_column(table, c)) continue;
         if (!known_name(known, h.text)) {
             for (const auto& k : known) table.check_not_commented(k);
             throw DataError("unknown column '" + io::shown_value(h.text) + "'" + hint(h.text, known, "columns"),
@@ -43,11 +44,11 @@ void check_known_columns(const io::CsvTable& table, const std::vector<std::strin
     }
 }
 
-bool is_index_column(const io::CsvTable& table, const io::CsvCell& header) {
-    // pandas' to_csv writes the index unnamed as the first column; read back and written again it
-    // is "Unnamed: 0", and the original index a column "Unnamed: 1" beside it.
-    const bool first = !table.header().empty() && &table.header().front() == &header;
-    return (first && header.text.empty()) || header.text.rfind("Unnamed: ", 0) == 0;
+bool is_index_column(const io::CsvTable& table, size_t column) {
+    // pandas' to_csv writes the index unnamed as the first column; a file read without index_col and
+    // written again has it as "Unnamed: 0" (and its own index unnamed before it).
+    const std::string& name = table.header().at(column).text;
+    return (column == 0 && name.empty()) || name.rfind("Unnamed: ", 0) == 0;
 }
 
 }  // namespace hetsched::catalog

@@ -230,8 +230,8 @@ std::vector<double> best_start(Problem& pr) {
 /// no longer gains (at most 6 runs): BOBYQA's quadratic model can stall far from the optimum when
 /// parameters trade off, and where the loss adds two root-mean-square errors (step times, and forward
 /// and backward times) it has a crease that no quadratic fits, along which the simplex steps on
-/// (exact ICEFROG data with fwd/bwd columns at gamma 1.2-1.4: 4-11% misses with BOBYQA alone, 0.3%
-/// with both). Returns the loss reached.
+/// (exact ICEFROG data with fwd/bwd columns at gamma 1.2-1.4: 4-11% misses with BOBYQA alone, within
+/// 0.1% with both, the runs after the factor curves too). Returns the loss reached.
 double polish(Problem& pr, std::vector<double>& x) {
     double f = 1e300;
     for (int run = 0; run < 6; ++run) {
@@ -518,9 +518,9 @@ GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOpt
     for (const auto& s : ss) fewest = std::min(fewest, s.replicas());
     if (fewest > 1 && !compute_measured(kind, ss))
         g.unsplit = g.app + " on " + g.gpu + ": every sample runs " + std::to_string(fewest) +
-                    " replicas or more and none measures its compute time (sync_time_s, fwd_time_s and "
-                    "bwd_time_s), so compute and network time are not told apart: predictions for fewer "
-                    "replicas are extrapolated (profile one GPU too)";
+                    " replicas or more and none measures its compute time (sync_time_s for pollux, "
+                    "fwd_time_s and bwd_time_s for the icefrog models), so compute and network time are not "
+                    "told apart: predictions for fewer replicas are extrapolated (profile one GPU too)";
     g.quality = measure_quality(g, ss);
     if (!std::isfinite(g.quality.r2) || !std::isfinite(g.quality.mean_ape_pct) || !std::isfinite(g.quality.max_ape_pct))
         throw DataError(g.app + " on " + g.gpu + ": the fitted model does not give finite step times for the "

@@ -59,20 +59,19 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.text = o.csv ? write_quality_csv(kind, entries) : write_model_document(kind, entries);
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
-    r.warning = repeats;
+    if (!repeats.empty()) r.warnings.push_back(repeats);
     for (const auto& f : fits) {
-        if (!f.unsplit.empty()) r.warning += std::string(r.warning.empty() ? "" : "; ") + f.unsplit;
+        if (!f.unsplit.empty()) r.warnings.push_back(f.unsplit);
         // A model that misses its own samples this far answers replay and schedround as roughly.
         if (f.quality.mean_ape_pct > kRoughFitPct)
-            r.warning += std::string(r.warning.empty() ? "" : "; ") + f.app + " on " + f.gpu +
-                         ": the fit misses its own samples by " + io::format_fixed(f.quality.mean_ape_pct, 1) +
-                         "% on average (r2 " + io::format_fixed(f.quality.r2, 2) +
-                         "): the samples disagree with the model's form, and its predictions are as rough";
+            r.warnings.push_back(f.app + " on " + f.gpu + ": the fit misses its own samples by " +
+                                 io::format_fixed(f.quality.mean_ape_pct, 1) + "% on average (r2 " +
+                                 io::format_fixed(f.quality.r2, 2) +
+                                 "): the samples disagree with the model's form, and its predictions are as rough");
     }
     if (unscored > 0)
-        r.warning += std::string(r.warning.empty() ? "" : "; ") + std::to_string(unscored) + " of " +
-                     std::to_string(entries.size()) +
-                     " app x GPU groups not validated: no training fold could identify the model (failed_folds)";
+        r.warnings.push_back(std::to_string(unscored) + " of " + std::to_string(entries.size()) +
+                             " app x GPU groups not validated: no training fold could identify the model (failed_folds)");
     return r;
 }
 
@@ -127,7 +126,7 @@ FitthroughputResult run_tune(const FitthroughputInputs& in, const FitthroughputO
     for (size_t i = 0; i < cands.size() && i < static_cast<size_t>(o.top); ++i) top.push_back(candidate_node(cands[i]));
     root["candidates"] = top;
     return {io::emit_yaml(root), "best: batch " + num(cands.front().per_gpu_batch) + ", " +
-                                     std::to_string(cands.front().frozen_layers) + " frozen layers", ""};
+                                     std::to_string(cands.front().frozen_layers) + " frozen layers", {}};
 }
 
 /// APP:BATCH[:FROZEN/TOTAL]
@@ -224,9 +223,9 @@ FitthroughputResult run_sharing(const FitthroughputInputs& in, const Fitthroughp
         summary += v.share ? "; the jobs may share" : "; the jobs may not share";
         if (!v.beyond.empty())
             return {io::emit_yaml(root), summary,
-                    "usage extrapolated beyond the sharing profile's batches: " + io::join(v.beyond)};
+                    {"usage extrapolated beyond the sharing profile's batches: " + io::join(v.beyond)}};
     }
-    return {io::emit_yaml(root), summary, ""};
+    return {io::emit_yaml(root), summary, {}};
 }
 
 /// UsageError naming `flag` when `values` lists a value twice.
@@ -322,7 +321,8 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
         const Profile p = read_profile(in.profiles.front(), profile_options(in, o, 0, false));
         std::string beyond;
         std::string text = predict_table(p, fits, &beyond);
-        return {std::move(text), "predicted " + io::counted(static_cast<long>(p.samples.size()), "row"), beyond};
+        return {std::move(text), "predicted " + io::counted(static_cast<long>(p.samples.size()), "row"),
+                beyond.empty() ? std::vector<std::string>{} : std::vector<std::string>{beyond}};
     }
     case Mode::tune: return run_tune(in, o);
     case Mode::sharing: return run_sharing(in, o);
@@ -330,7 +330,8 @@ FitthroughputResult run_fitthroughput(const FitthroughputInputs& in, const Fitth
         const auto fits = read_params(in, "--grid");
         std::string left_out;
         std::string text = throughput_grid(fits, {o.gpus, o.batches, o.gpus_per_node}, &left_out);
-        return {std::move(text), "grid for " + io::counted(static_cast<long>(fits.size()), "fit"), left_out};
+        return {std::move(text), "grid for " + io::counted(static_cast<long>(fits.size()), "fit"),
+                left_out.empty() ? std::vector<std::string>{} : std::vector<std::string>{left_out}};
     }
     case Mode::fit: break;
     }

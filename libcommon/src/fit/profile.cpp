@@ -313,6 +313,7 @@ Profile read_profile(const io::TextInput& in, const ProfileOptions& opt) {
         p.format = ProfileFormat::hetsched;
         read_own(p, opt);
     } else {
+        for (const char* column : {"per_gpu_batch", "local_bsz"}) t.check_not_commented(column);
         throw DataError("unrecognised profile header: expected placement,local_bsz,step_time,sync_time (Sia "
                         "placements), num_nodes,num_replicas,local_bsz,step_time,sync_time (Sia scalability) or "
                         "app,gpu,num_nodes,num_gpus,per_gpu_batch,...,step_time_s (hetsched)",

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <csv.h>
+#include <set>
 
 #include <hetsched/io/names.hpp>
 #include <hetsched/io/number_range.hpp>
@@ -45,18 +46,20 @@ std::string without_comments(const std::string& text, CsvCell& last_before) {
     const size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     out.append(text, 0, bom);
     bool quoted = false, line_start = true, record_seen = false;
-    int line = 1;
+    int line = 1, col = 1;  // as the parser counts them: a line at each LF, a column at every other byte
     for (size_t i = bom; i < text.size(); ++i) {
         if (line_start && !quoted && text[i] == '#') {
             const size_t end = text.find_first_of("\r\n", i);
-            if (!record_seen) last_before = {text.substr(i, end == std::string::npos ? end : end - i), line, 1};
+            if (!record_seen) last_before = {text.substr(i, end == std::string::npos ? end : end - i), line, col};
             if (end == std::string::npos) break;
+            col += static_cast<int>(end - i);
             i = end;  // the line break itself is kept
         } else if (line_start && text[i] != '\n' && text[i] != '\r') {
             record_seen = true;
         }
         if (text[i] == '"') quoted = !quoted;
-        if (text[i] == '\n') ++line;  // as the parser counts lines
+        if (text[i] == '\n') ++line, col = 1;
+        else ++col;
         line_start = text[i] == '\n' || text[i] == '\r';  // CR alone ends a line too
         out += text[i];
     }
@@ -125,7 +128,13 @@ CsvTable CsvTable::parse(const TextInput& in) {
     CsvTable table;
     table.name_ = in.name;
     table.commented_header_ = std::move(commented);
-    if (st.rows.empty()) throw DataError("empty CSV: expected a header row", {in.name, 1, 1});
+    if (st.rows.empty()) {
+        const CsvCell& last = table.commented_header_;
+        if (!last.text.empty())  // only comments: the header may be one of them
+            throw DataError("no header row: the last comment ('" + last.text + "') may be it, with its '#' removed",
+                            {in.name, last.line, last.col});
+        throw DataError("empty CSV: expected a header row", {in.name, 1, 1});
+    }
     table.header_ = std::move(st.rows.front());
     for (auto& h : table.header_) {  // tolerate spaces around header names
         size_t a = h.text.find_first_not_of(" \t"), b = h.text.find_last_not_of(" \t");
@@ -136,7 +145,9 @@ CsvTable CsvTable::parse(const TextInput& in) {
             if (!table.header_[c].text.empty() && table.header_[c].text == table.header_[d].text) {
                 // A first row of data repeats values: the header may be the comment before it.
                 const auto names = commented_names(table.commented_header_.text);
-                if (names.size() == table.header_.size()) table.check_not_commented(names.front());
+                const std::set<std::string> distinct(names.begin(), names.end());
+                if (names.size() == table.header_.size() && distinct.size() == names.size())
+                    table.check_not_commented(names.front());
                 throw DataError("column '" + table.header_[c].text + "' appears twice (columns " + std::to_string(d + 1) +
                                     " and " + std::to_string(c + 1) + "): expected one column of each name",
                                 {in.name, table.header_[c].line, table.header_[c].col});
@@ -174,7 +185,10 @@ int CsvTable::require(const std::string& column) const {
 
 void CsvTable::check_not_commented(const std::string& column) const {
     const auto names = commented_names(commented_header_.text);
-    if (std::find(names.begin(), names.end(), column) != names.end())
+    // The comment names the column, and the row read as the header shares no name with it (a real
+    // header below a comment that lists columns is no header commented out).
+    const auto named = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+    if (named(column) && std::none_of(header_.begin(), header_.end(), [&](const CsvCell& h) { return named(h.text); }))
         throw DataError("the header is commented out ('" + commented_header_.text +
                             "'): remove its '#' (numpy.savetxt: comments='')",
                         {name_, commented_header_.line, commented_header_.col});

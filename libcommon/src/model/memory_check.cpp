@@ -29,6 +29,15 @@ double largest_gpu_gib() {
     return largest;
 }
 
+/// Column `name`'s index under the other name the job document and the frameworks' arguments give it,
+/// where the table has that one and not `name`; -1 otherwise.
+int by_alias(const io::CsvTable& t, const std::string& name) {
+    for (const auto& [column, other] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
+                                        {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
+        if (column == name && t.find(column) < 0) return t.find(other);
+    return -1;
+}
+
 /// The stage a run measured: all, max, first, last, middle or a 0-based index below pp (returned;
 /// -1 for the names).
 long check_stage(const std::string& stage, int pp) {
@@ -162,10 +171,9 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
     std::vector<std::string> known, absent;
     // Three columns also go by the names the job document and the frameworks' arguments give them.
     const auto alias = [&](const char* name) {
-        for (const auto& [column, other] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
-                                            {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
-            if (column == name && t.find(column) < 0 && t.find(other) >= 0) return known.push_back(other), t.find(other);
-        return -1;
+        const int other = by_alias(t, name);
+        if (other >= 0) known.push_back(t.header()[static_cast<size_t>(other)].text);
+        return other;
     };
     const auto req = [&](const char* name) {
         known.push_back(name);
@@ -379,8 +387,8 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
         } catch (const DataError& e) {
             // A combination of cells: at the column the message begins with ("tp (3) must divide
             // heads"), else at the row's id.
-            const std::string why = e.what();
-            const int named = t.find(why.substr(0, why.find_first_of(" (")));
+            const std::string why = e.what(), name = why.substr(0, why.find_first_of(" (:"));
+            const int named = t.find(name) >= 0 ? t.find(name) : by_alias(t, name);
             throw DataError(why, t.where(r, named >= 0 ? named : id));
         }
         // The number of micro-batches follows from the batch sizes; a cell that says otherwise

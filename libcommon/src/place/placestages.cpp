@@ -111,8 +111,8 @@ std::string default_network_note(const Problem& p, const catalog::GpuCatalog& ca
         on_default = on_default || g.nic_gb_s <= 0;
     }
     if (!crosses || !on_default) return "";
-    return "no network given: " + io::format_number(cat.inter_node_gb_s) +
-           " GB/s a node between nodes assumed (the catalog's; network.inter_node_gb_s or --inter-node-gb-s sets it)";
+    return "no inter-node speed in the job or the flags: the catalog's " + io::format_number(cat.inter_node_gb_s) +
+           " GB/s a node assumed between nodes (network.inter_node_gb_s or --inter-node-gb-s sets it)";
 }
 
 }  // namespace
@@ -189,8 +189,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
     if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
         out.note += (out.note.empty() ? "" : "; ") + fp32;
-    if (const std::string net = default_network_note(problem, cat, o.inter_node_gb_s > 0 || doc.root["network"]);
-        !net.empty())
+    // The inter-node speed given: the flag's, else the document's network section's (0: neither says it).
+    const bool network_given = o.inter_node_gb_s > 0 || model::read_network(doc, {0, 0}).inter_node_gb_s > 0;
+    if (const std::string net = default_network_note(problem, cat, network_given); !net.empty())
         out.note += (out.note.empty() ? "" : "; ") + net;
     if (r.stopped)
         out.note += std::string(out.note.empty() ? "" : "; ") + method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +

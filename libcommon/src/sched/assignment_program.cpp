@@ -51,11 +51,9 @@ namespace {
 
 std::string seconds(double s) { return io::format_number(s, 3) + " s"; }
 
-/// The time a solve had: a share of --time-limit-s (fft's round gets what finding K left), at least
-/// GLPK's 1 ms step.
-std::string within(double s) {
-    return seconds(std::max(s, 1e-3)) + " (what --time-limit-s left this solve; GLPK counts whole ms)";
-}
+/// The time a solve had: --time-limit-s, or the share of it left to this solve (fft's round gets
+/// what finding K left), at least 1 ms (GLPK counts whole milliseconds).
+std::string within(double s) { return seconds(std::max(s, 1e-3)) + " (of --time-limit-s, all or what was left of it)"; }
 
 /// The program as a 0-1 MIP: minimise cost with the K row, or (busy) maximise Σ d·x without it.
 /// `col_job` and `col_type` receive what each column stands for.

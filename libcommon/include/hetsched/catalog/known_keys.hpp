@@ -17,8 +17,8 @@ void check_known_keys(const io::YamlDocument& doc, const YAML::Node& sec, const 
 /// The same for the columns of a CSV table's header, pandas' index columns aside (is_index_column).
 void check_known_columns(const io::CsvTable& table, const std::vector<std::string>& known);
 
-/// Whether `header`, a cell of `table`'s header, names a column pandas wrote for its index: an unnamed
-/// first column, or one named "Unnamed: N". Readers read no such column.
-bool is_index_column(const io::CsvTable& table, const io::CsvCell& header);
+/// Whether column `column` of `table` is one pandas wrote for its index: an unnamed first column, or
+/// one named "Unnamed: N". Readers read no such column.
+bool is_index_column(const io::CsvTable& table, size_t column);
 
 }  // namespace hetsched::catalog

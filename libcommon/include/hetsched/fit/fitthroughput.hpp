@@ -67,7 +67,7 @@ void check_options(const FitthroughputOptions& o, const GivenInputs& given);
 struct FitthroughputResult {
     std::string text;
     std::string summary;  ///< one line for stderr with -v
-    std::string warning;  ///< one line for stderr unless -q ("" when none)
+    std::vector<std::string> warnings;  ///< a line each for stderr, even under -q
 };
 
 /// Runs the mode: check_options(), then the work. DataError (65) for bad inputs, UsageError (64) for

@@ -31,7 +31,7 @@ struct PlacestagesResult {
     std::string text;      ///< the output
     std::string timeline;  ///< the timeline CSV (empty unless asked for)
     std::string summary;   ///< a line for stderr under --verbose: the time and the stage that paces it
-    std::string note;      ///< a line for stderr unless --quiet: an exact search stopped unproven (else empty)
+    std::string note;      ///< a line for stderr unless --quiet: what the run assumed or replaced (else empty)
     std::vector<std::string> warnings;  ///< input not read or read in doubt: stderr even under --quiet
 };
 
