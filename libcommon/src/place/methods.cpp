@@ -1,6 +1,9 @@
 #include <hetsched/place/methods.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
 #include <tuple>
 
 #include <hetsched/cli/error.hpp>
@@ -55,28 +58,61 @@ std::vector<size_t> order_by_compute(const Problem& p) {
     return out;
 }
 
-std::string shortfall(const Problem& p, const std::vector<size_t>* order) {
-    // The most layers the stages hold: each at its best position, or at its own in a fixed order.
-    long most = 0;
+// Each type's stages take the positions that maximise the sum of their max_layers (a position's
+// capacity differs: the first holds the embedding, the last the output layer and loss, earlier ones
+// more micro-batches in flight), by a search over how many stages of each type are left, memoised;
+// past a million such mixes, -1 (the caller then bounds it by each stage at its type's best position).
+long most_layers(const Problem& p) {
+    std::vector<int> left;
+    size_t states = 1;
+    for (const auto& g : p.types) left.push_back(g.stages), states *= static_cast<size_t>(g.stages + 1);
+    if (states > 1000000) return -1;
+    std::map<std::vector<int>, long> memo;
+    std::function<long(size_t)> best = [&](size_t pos) -> long {
+        if (pos == static_cast<size_t>(p.stages())) return 0;
+        if (const auto it = memo.find(left); it != memo.end()) return it->second;
+        long most = std::numeric_limits<long>::min();
+        for (size_t t = 0; t < left.size(); ++t) {
+            if (left[t] == 0) continue;
+            --left[t];
+            const long rest = best(pos + 1);
+            ++left[t];
+            if (rest != std::numeric_limits<long>::min()) most = std::max(most, p.types[t].max_layers[pos] + rest);
+        }
+        memo[left] = most;
+        return most;
+    };
+    return best(0);
+}
+
+std::string shortfall(const Problem& p, const std::vector<size_t>* order, bool exhaustive) {
+    // The most layers the stages hold: over every order, or each at its own position in a fixed order.
+    long most = 0, bound = 0;
     std::string none;
     for (size_t t = 0; t < p.types.size(); ++t) {
         const auto& g = p.types[t];
         const long best = *std::max_element(g.max_layers.begin(), g.max_layers.end());
-        if (!order) most += best * g.stages;
+        bound += best * g.stages;
         if (best == 0 && none.empty())
             none = "; one layer on " + g.name + " needs " + io::format_fixed(g.first_layer_gib, 2) + " GiB of " +
                    io::format_fixed(g.usable_gib, 2) + " GiB usable";
     }
     if (order)
         for (size_t s = 0; s < order->size(); ++s) most += p.types[(*order)[s]].max_layers[s];
+    else
+        most = most_layers(p);
+    const bool exact = most >= 0;
+    if (!exact) most = bound;
     const std::string where = order ? "in this stage order " : "";
     if (most >= p.layers)
         return "no placement found that fits memory, though the stages " + where + "hold up to " +
-               std::to_string(most) + " of " + std::to_string(p.layers) + " layers; try --method optimal";
+               std::to_string(most) + " of " + std::to_string(p.layers) + " layers" +
+               (exhaustive ? "" : "; try --method optimal");
     double per_layer = 0;
     for (const auto& g : p.types) per_layer = std::max(per_layer, g.per_layer_gib);
     return "the allocation cannot hold " + p.model + ": its " + io::counted(p.stages(), "stage") + " " + where +
-           "hold at most " + std::to_string(most) + " of " + std::to_string(p.layers) + " layers, about " +
+           "hold " + (exact ? "at most " : "no more than about ") + std::to_string(most) + " of " +
+           std::to_string(p.layers) + " layers, about " +
            io::format_fixed(static_cast<double>(p.layers - most) * per_layer, 1) + " GiB short (" +
            io::format_fixed(per_layer, 2) + " GiB per layer)" + none;
 }
@@ -95,7 +131,9 @@ PlaceResult place_stages(const Problem& p, Method m, const PlaceOptions& o) {
     case Method::optimal: r = place_exact(p, fixed, place_cmr(p, fixed), o.search_limit, o.stop); break;
     case Method::given: return place_given(p, o.order, o.layers, o.layers_where);
     }
-    if (r.placement.empty()) throw Infeasible(shortfall(p, fixed));
+    // optimal searches every order (hph, with --keep-order, the one given): no placement is a proof.
+    if (r.placement.empty())
+        throw Infeasible(shortfall(p, fixed, !r.stopped && (m == Method::optimal || (m == Method::hph && fixed))));
     return r;
 }
 

@@ -66,7 +66,12 @@ PlaceResult place_given(const Problem& p, const std::vector<size_t>& order, cons
 std::vector<size_t> order_by_memory(const Problem& p);
 std::vector<size_t> order_by_compute(const Problem& p);
 
-/// Why nothing fits: how many layers the allocation holds at most and the memory that is missing.
-std::string shortfall(const Problem& p, const std::vector<size_t>* order);
+/// The most layers the stages hold over every order of them (-1 when too many stage mixes to search).
+long most_layers(const Problem& p);
+
+/// Why nothing fits: how many layers the allocation holds at most (over every order, or in `order`)
+/// and the memory that is missing; where they could hold the model, a hint to search every order
+/// unless the search that failed was `exhaustive`.
+std::string shortfall(const Problem& p, const std::vector<size_t>* order, bool exhaustive = false);
 
 }  // namespace hetsched::place
