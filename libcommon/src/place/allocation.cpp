@@ -152,7 +152,10 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
                                     " GPUs of " + name + ", got " + kv.second.Scalar(),
                                 doc.where(kv.second));
             counted[name] += n;
-            if (!stages.IsDefined()) a.stages.insert(a.stages.end(), static_cast<size_t>(n / per_stage), name);
+            if (!stages.IsDefined()) {
+                a.stages.insert(a.stages.end(), static_cast<size_t>(n / per_stage), name);
+                a.counts.emplace_back(name, n);
+            }
         }
     }
     if (stages.IsDefined()) {

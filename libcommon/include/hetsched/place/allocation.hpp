@@ -27,6 +27,9 @@ struct Allocation {
     int dp = 0;
     int tp = 1;                       ///< tensor-parallel GPUs of every stage (one node's)
     std::vector<std::string> stages;  ///< catalog names, in the order given
+    /// The `gpus` map's counts in its order, when the stages come from it (no `stages` list): stages
+    /// of another dp (--dp) are made of them again.
+    std::vector<std::pair<std::string, long>> counts;
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
     std::optional<ScheduleKind> schedule;  ///< the schedule the plan was timed under, when it says
     /// The model settings planalloc timed the plan with, when it says.
