@@ -69,9 +69,8 @@ std::string without_comments(const std::string& text, CsvCell& last_before) {
 /// The column names a commented-out header line gives ("# gpu, layer" -> gpu, layer).
 std::vector<std::string> commented_names(const std::string& comment) {
     std::vector<std::string> names;
-    std::string rest = comment.substr(comment.find_first_not_of("# \t") == std::string::npos
-                                          ? comment.size()
-                                          : comment.find_first_not_of("# \t"));
+    const size_t from = comment.find_first_not_of("# \t");
+    const std::string rest = from == std::string::npos ? "" : comment.substr(from);
     size_t at = 0;
     while (at <= rest.size()) {
         const size_t comma = std::min(rest.find(',', at), rest.size());

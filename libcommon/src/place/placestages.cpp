@@ -111,8 +111,8 @@ catalog::GpuCatalog planned_catalog(const io::YamlDocument& doc, const catalog::
     return catalog::named_catalog(planned.Scalar());
 }
 
-/// Where the placement crosses nodes over the catalog's default network (no network: section, no
-/// --inter-node-gb-s, a type without nic_gb_s), a note saying the speed assumed: it sets the
+/// Where the placement crosses nodes at the catalog's inter-node speed (the job's network: gives none,
+/// nor --inter-node-gb-s, and a type has no nic_gb_s), a note saying the speed assumed: it sets the
 /// pipeline's sends and the all-reduces across nodes, and a run's real network may be far from it.
 std::string default_network_note(const Problem& p, const catalog::GpuCatalog& cat, bool network_given) {
     if (network_given) return "";
