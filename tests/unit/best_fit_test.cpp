@@ -248,3 +248,15 @@ TEST_CASE("nodes given by memory alone are a kind of GPU per memory, apart from 
     for (const auto& s : two) CHECK(s.gpus == 3);
     CHECK(((two[0].node == "a" && two[1].node == "m80") || (two[0].node == "m80" && two[1].node == "a")));
 }
+
+TEST_CASE("a request's need on a type of its own (another compute capability) decides that type's nodes", "[alloc]") {
+    std::vector<alloc::ClusterNode> nodes{{"turing", "RTX-2080Ti", 11, 8, 4}, {"ampere", "A100-40GB-SXM", 40, 8, 4}};
+    alloc::GpuRequest r{2, 8.3, ""};
+    CHECK(alloc::best_fit_shares(nodes, r, 0.98).front().node == "turing");  // the least memory holding 8.3 GiB
+    CHECK(alloc::free_gpus_with(nodes, r, 0.98) == 8);
+    r.memory_by_type["RTX-2080Ti"] = 12.2;  // without fused attention there
+    const auto got = alloc::best_fit_shares(nodes, r, 0.98);
+    REQUIRE(got.size() == 1);
+    CHECK(got.front().node == "ampere");
+    CHECK(alloc::free_gpus_with(nodes, r, 0.98) == 4);
+}

@@ -24,7 +24,7 @@ bool of_kind(const ClusterNode& n, const Kind& k) {
 
 /// Whether `r` may take GPUs of `n`: of its type when it names one, and of `kind` when given.
 bool eligible(const ClusterNode& n, const GpuRequest& r, double usable_fraction, const Kind* kind = nullptr) {
-    return usable_free(n, r) > 0 && n.memory_gib * usable_fraction >= r.min_memory_gib &&
+    return usable_free(n, r) > 0 && n.memory_gib * usable_fraction >= r.need_gib(n.gpu) &&
            (r.gpu.empty() || n.gpu == r.gpu) && (!kind || of_kind(n, *kind));
 }
 

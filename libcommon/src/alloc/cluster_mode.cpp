@@ -90,6 +90,7 @@ struct RankedPlans {
     std::vector<long> ranks;  ///< memest's rank of each plan; empty: ranked here, from 1
     long rank(size_t i) const { return ranks.empty() ? static_cast<long>(i) + 1 : ranks[i]; }
     model::Measure measure = model::Measure::device;
+    model::Method method = model::Method::framework;  ///< the memory model the peaks come from
     bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
     bool fit_check = false;    ///< memest's fit check's layout, on each type here
 };
@@ -104,6 +105,13 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
         if (!list.IsSequence()) throw DataError("expected a list of plans under 'memory.plans'", doc.where(list));
         model::check_job_unchanged(doc, "memory", job, "memest");
         out.measure = check_memest_measure(o, doc, memory);
+        if (const YAML::Node m = io::optional_child(doc, memory, "method"); m.IsDefined()) {
+            try {
+                out.method = model::parse_method(io::yaml_string(doc, m, "method"));
+            } catch (const Error& e) {
+                throw DataError(e.what(), doc.where(m));
+            }
+        }
         out.from_memest = true;
         if (o.inter_node_gb_s > 0)
             throw UsageError("--inter-node-gb-s ranks the plans cluster mode computes itself; memest ranked the "
@@ -241,11 +249,31 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     }
     // One request per plan over the one node list: nothing is copied per plan (5,000 nodes times
     // memest's tens of thousands of plans took seconds, more with a long file name in each node).
+    // A plan's peak is its type's: on a node type of another compute capability the same layout
+    // needs other memory (Transformer Engine has no fused attention below 8.0 and a larger workspace
+    // from 9.0), which the memory model says there. Frenzy's formula knows no capability.
+    std::set<std::string> node_types;
+    for (const auto& n : nodes)
+        if (!n.gpu.empty()) node_types.insert(n.gpu);
+    auto capability = [&](const std::string& type) {
+        const catalog::GpuType* g = cat.lookup(type);
+        return g ? model::on_gpu(job.training, *g).compute_capability : -1.0;
+    };
     auto request = [&](const model::Plan& p) {
         // A tensor-parallel group within one node, a pipeline stage's dp x tp GPUs of one type (or, on
         // nodes given by memory alone, of one memory size).
-        return GpuRequest{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string(),
-                          p.layout.tp, p.layout.tp * p.layout.dp};
+        GpuRequest r{static_cast<int>(p.layout.gpus()), p.peak_gib, o.exact_type ? p.gpu : std::string(),
+                     p.layout.tp, p.layout.tp * p.layout.dp};
+        const double sized = capability(p.gpu);
+        if (ranked.method == model::Method::framework && sized >= 0 && !o.exact_type)
+            for (const auto& type : node_types)
+                if (const double cc = capability(type); cc >= 0 && cc != sized)
+                    r.memory_by_type[type] =
+                        model::estimate_memory(job.model, model::on_gpu(job.training, *cat.lookup(type)), p.layout,
+                                               ranked.measure)
+                            .peak_bytes() /
+                        model::kGiB;
+        return r;
     };
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
@@ -330,17 +358,23 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const std::string kind =
         untyped && !o.exact_type ? "one type (or memory size, on nodes without a type)" : "one type";
     auto need = [&](const model::Plan& p) {
-        const int free = free_gpus_with(nodes, request(p), o.model.usable_fraction);
+        const GpuRequest r = request(p);
+        const int free = free_gpus_with(nodes, r, o.model.usable_fraction);
+        std::string elsewhere;  // what the plan needs on the types of another compute capability
+        for (const auto& [type, gib] : r.memory_by_type)
+            elsewhere += (elsewhere.empty() ? " (" : ", ") + io::format_fixed(gib / o.model.usable_fraction, 2) + " GiB on " +
+                         type + ", compute capability " + io::format_fixed(capability(type), 1);
+        if (!elsewhere.empty()) elsewhere += ")";
         const std::string groups =
             p.layout.tp > 1 ? " (tp " + std::to_string(p.layout.tp) + " GPUs of one node together)" : "";
         std::string stages;  // enough GPUs, too few on one type for whole stages
         if (free >= p.layout.gpus()) {
-            const int whole = whole_type_groups_free(nodes, request(p), o.model.usable_fraction);
+            const int whole = whole_type_groups_free(nodes, r, o.model.usable_fraction);
             stages = " but hold " + io::counted(whole, "whole stage") + " of " + std::to_string(p.layout.dp * p.layout.tp) +
                      " GPUs of " + kind + ", of " + std::to_string(p.layout.pp) + " needed";
         }
         return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
-               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + groups + ", and " + std::to_string(free) +
+               " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + elsewhere + groups + ", and " + std::to_string(free) +
                (free == 1 ? " such GPU is free" : " such GPUs are free") +
                (p.layout.tp > 1 ? " in whole groups of " + std::to_string(p.layout.tp) + " on a node" : "") + stages;
     };

@@ -3,6 +3,7 @@
 /// resource plans that the cluster's free GPUs can satisfy, then best-fit it onto nodes: a node whose
 /// free GPUs fit the request (the one with the fewest free GPUs first, so an exact fit wins), else
 /// greedily the node with the most free GPUs, and repeat for what is left.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct GpuRequest {
     /// GPUs that must be of one kind (a pipeline stage's dp x tp): each kind gives a multiple of it. A
     /// kind is a GPU type; nodes given by memory alone, with no type, are a kind per memory size.
     int type_group = 1;
+    /// A type's own need where it differs from min_memory_gib: a plan sized on one type needs more on a
+    /// type of another compute capability (no fused attention for Transformer Engine below 8.0).
+    std::map<std::string, double> memory_by_type{};
+    double need_gib(const std::string& type) const {
+        const auto it = memory_by_type.find(type);
+        return it == memory_by_type.end() ? min_memory_gib : it->second;
+    }
 };
 
 /// GPUs taken from one node.
