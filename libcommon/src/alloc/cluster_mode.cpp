@@ -1,6 +1,7 @@
 #include <hetsched/alloc/cluster_mode.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -267,12 +268,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         const double sized = capability(p.gpu);
         if (ranked.method == model::Method::framework && sized >= 0 && !o.exact_type)
             for (const auto& type : node_types)
-                if (const double cc = capability(type); cc >= 0 && cc != sized)
-                    r.memory_by_type[type] =
-                        model::estimate_memory(job.model, model::on_gpu(job.training, *cat.lookup(type)), p.layout,
-                                               ranked.measure)
-                            .peak_bytes() /
-                        model::kGiB;
+                if (const double cc = capability(type); cc >= 0 && cc != sized) {
+                    const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, *cat.lookup(type)),
+                                                              p.layout, ranked.measure)
+                                           .peak_bytes() /
+                                       model::kGiB;
+                    if (std::abs(gib - p.peak_gib) >= 0.005) r.memory_by_type[type] = gib;  // as memest rounds it
+                }
         return r;
     };
     for (size_t i = 0; i < plans.size(); ++i) {
