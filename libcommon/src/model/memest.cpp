@@ -131,8 +131,11 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
         std::vector<std::string> capped;
         for (const auto& g : chosen.gpus)
             if (g.quota >= 0 && g.quota < o.max_gpus) capped.push_back(g.name + " " + std::to_string(g.quota));
-        const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits any GPU type in catalog '" +
-                                 chosen.name + "'" + (capped.empty() ? "" : " (quotas cap GPUs: " + io::join(capped) + ")");
+        // With --gpu, the one type searched; else every type of the catalog.
+        const std::string where = chosen.gpus.size() == 1 ? chosen.gpus.front().name
+                                                          : "any GPU type in catalog '" + chosen.name + "'";
+        const std::string none = "no plan of at most " + std::to_string(o.max_gpus) + " GPUs fits " + where +
+                                 (capped.empty() ? "" : " (quotas cap GPUs: " + io::join(capped) + ")");
         if (left.types.empty()) out.message = none;
         else if (left.types.size() < chosen.gpus.size()) out.message = none + "; " + out.message;  // else the precision alone
         if (torchtitan_trains_fp32(job.training, Layout{2, 1, 1, 1, 1, 1, {}}))  // tp 2 at dp 1: left out
