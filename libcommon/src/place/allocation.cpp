@@ -146,17 +146,14 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
                 throw DataError("GPU type " + name + " is listed twice under 'gpus' (type names match with letter case ignored)",
                                 doc.where(kv.first));
             const long n = io::yaml_integer(doc, kv.second, "gpus", 1, model::limits::stages * per_stage);
-            if (n % per_stage != 0)
-                throw DataError("expected a positive multiple of " +
-                                    (a.tp > 1 ? "dp x tp (" + std::to_string(per_stage) + ")" : "dp (" + std::to_string(a.dp) + ")") +
-                                    " GPUs of " + name + ", got " + kv.second.Scalar(),
+            if (n % (static_cast<long>(a.dp) * a.tp) != 0)
+                throw DataError("expected a positive multiple of " + stage_width(a.dp, a.tp) + " GPUs of " + name +
+                                    ", got " + kv.second.Scalar(),
                                 doc.where(kv.second));
             counted[name] += n;
-            if (!stages.IsDefined()) {
-                a.stages.insert(a.stages.end(), static_cast<size_t>(n / per_stage), name);
-                a.counts.emplace_back(name, n);
-            }
+            if (!stages.IsDefined()) a.counts.emplace_back(name, n);
         }
+        if (!stages.IsDefined()) a.stages = stages_of_counts(a.counts, a.dp, a.tp);
     }
     if (stages.IsDefined()) {
         if (!stages.IsSequence() || stages.size() == 0)
@@ -214,6 +211,23 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     }
     check_stage_count(a);
     return a;
+}
+
+std::vector<std::string> stages_of_counts(const std::vector<std::pair<std::string, long>>& counts, int dp, int tp) {
+    std::vector<std::string> stages;
+    for (const auto& [name, n] : counts) stages.insert(stages.end(), static_cast<size_t>(n / (dp * tp)), name);
+    return stages;
+}
+
+const std::pair<std::string, long>* undivided_count(const std::vector<std::pair<std::string, long>>& counts, int dp,
+                                                    int tp) {
+    for (const auto& c : counts)
+        if (c.second % (static_cast<long>(dp) * tp) != 0) return &c;
+    return nullptr;
+}
+
+std::string stage_width(int dp, int tp) {
+    return tp > 1 ? "dp x tp (" + std::to_string(dp * tp) + ")" : "dp (" + std::to_string(dp) + ")";
 }
 
 Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& c) {

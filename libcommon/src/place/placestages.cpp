@@ -36,16 +36,11 @@ Allocation allocation_of(const PlacestagesOptions& o, const io::YamlDocument& do
     if (o.dp > 0 && o.dp != a.dp) a.gpus_per_node.clear();
     // An allocation of GPU counts (gpus: {TYPE: n}) keeps its GPUs: --dp makes n / (dp x tp) stages of each.
     if (o.dp > 0 && o.dp != a.dp && !a.counts.empty()) {
-        const long per_stage = static_cast<long>(o.dp) * a.tp;
-        a.stages.clear();
-        for (const auto& [name, n] : a.counts) {
-            if (n % per_stage != 0)
-                throw UsageError("--dp " + std::to_string(o.dp) + ": the allocation's " + std::to_string(n) + " GPUs of " +
-                                 name + " are no multiple of " +
-                                 (a.tp > 1 ? "dp x tp (" + std::to_string(per_stage) + ")" : "dp") +
-                                 ": its gpus map makes n / (dp x tp) stages of each type");
-            a.stages.insert(a.stages.end(), static_cast<size_t>(n / per_stage), name);
-        }
+        if (const auto* count = undivided_count(a.counts, o.dp, a.tp))
+            throw UsageError("--dp " + std::to_string(o.dp) + ": the allocation's " + std::to_string(count->second) +
+                             " GPUs of " + count->first + " are no multiple of " + stage_width(o.dp, a.tp) +
+                             ": its gpus map makes n / (dp x tp) stages of each type");
+        a.stages = stages_of_counts(a.counts, o.dp, a.tp);
     }
     if (o.dp > 0) a.dp = o.dp;
     return a;

@@ -58,6 +58,15 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
 /// `catalog` with each type's GPUs per node as the allocation's nodes give them (Allocation::gpus_per_node).
 catalog::GpuCatalog on_allocated_nodes(catalog::GpuCatalog catalog, const Allocation& a);
 
+/// The stages an allocation of GPU counts (Allocation::counts) makes at dp x tp GPUs a stage: n / (dp x
+/// tp) of each type, in the counts' order (each count a multiple: undivided_count).
+std::vector<std::string> stages_of_counts(const std::vector<std::pair<std::string, long>>& counts, int dp, int tp);
+/// The first count of `counts` that dp x tp does not divide; nullptr when each is a multiple.
+const std::pair<std::string, long>* undivided_count(const std::vector<std::pair<std::string, long>>& counts, int dp,
+                                                    int tp);
+/// "dp (2)" or "dp x tp (8)": what a stage's GPUs are, for messages about counts.
+std::string stage_width(int dp, int tp);
+
 /// An allocation from `--dp` and `--stages A,B,C`; UsageError for unknown types.
 Allocation allocation_from_flags(int dp, const std::string& stages, const catalog::GpuCatalog& catalog);
 
