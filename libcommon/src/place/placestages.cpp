@@ -178,6 +178,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   io::counted(r.evaluated, "placement") + " evaluated" + (r.stopped ? ", search stopped (not proven)" : "");
     out.warnings = alloc.warnings;
     out.warnings.insert(out.warnings.end(), profile.warnings.begin(), profile.warnings.end());
+    // Notes, one clause each, joined: what the run assumed or replaced.
+    std::vector<std::string> notes;
     // Two splits in the document that disagree: the allocation's stages win, as documented; say so.
     auto listed = [](const std::vector<long>& split) {
         std::string s;
@@ -186,26 +188,26 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     };
     if (o.job.layers_per_stage.empty() && !alloc.layers.empty() && !job.layers_per_stage.empty() &&
         alloc.layers != job.layers_per_stage)
-        out.note += (out.note.empty() ? "" : "; ") + std::string("training.layers_per_stage (") + listed(job.layers_per_stage) +
-                    ") differs from the allocation's stages (" + listed(alloc.layers) + "): the stages' split is used";
+        notes.push_back("training.layers_per_stage (" + listed(job.layers_per_stage) +
+                        ") differs from the allocation's stages (" + listed(alloc.layers) + "): the stages' split is used");
     // A split the input gives is what --method given times; a search places its own, told where it differs.
-    if (method != Method::given && !opts.layers.empty() && opts.layers != r.placement.layers) {
-        out.note += (out.note.empty() ? "" : "; ") + std::string("the split given (") + listed(opts.layers) +
-                    ") is what --method given times; " +
-                    method_name(method) + " placed another";
-    }
+    if (method != Method::given && !opts.layers.empty() && opts.layers != r.placement.layers)
+        notes.push_back("the split given (" + listed(opts.layers) + ") is what --method given times; " +
+                        method_name(method) + " placed another");
     const model::Layout layout{alloc.tp, static_cast<int>(alloc.stages.size()), alloc.dp, 1, 1, micro_batch_of(job), {}};
     if (const std::string fp32 = model::torchtitan_fp32_note(job.training, layout); !fp32.empty())
-        out.note += (out.note.empty() ? "" : "; ") + fp32;
+        notes.push_back(fp32);
     // The inter-node speed given: the flag's, else the document's network section's (0: neither says it).
     const bool network_given = o.inter_node_gb_s > 0 || model::read_network(doc, {0, 0}).inter_node_gb_s > 0;
     if (const std::string net = default_network_note(problem, cat, network_given); !net.empty())
-        out.note += (out.note.empty() ? "" : "; ") + net;
+        notes.push_back(net);
     if (r.stopped)
-        out.note += std::string(out.note.empty() ? "" : "; ") + method_name(method) + " stopped at its --search-limit of " + std::to_string(o.search_limit) +
-                   " nodes with the best placement found (iteration " + io::format_number(r.iteration_s, 6) +
-                   " s; it starts from cmr's split" + (method == Method::hph ? " of its order" : "") +
-                   "), not proven best: raise --search-limit to search on";
+        notes.push_back(std::string(method_name(method)) + " stopped at its --search-limit of " +
+                        std::to_string(o.search_limit) + " nodes with the best placement found (iteration " +
+                        io::format_number(r.iteration_s, 6) + " s; it starts from cmr's split" +
+                        (method == Method::hph ? " of its order" : "") +
+                        "), not proven best: raise --search-limit to search on");
+    for (const auto& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
     if (o.timeline) out.timeline = timeline_to_csv(problem, r.placement, events);
     if (o.csv) {
         out.text = placement_to_csv(problem, r, e);
