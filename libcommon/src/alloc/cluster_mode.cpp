@@ -253,11 +253,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     // A plan's peak is its type's: on a node type of another compute capability the same layout
     // needs other memory (Transformer Engine has no fused attention below 8.0 and a larger workspace
     // from 9.0), which the memory model says there. Frenzy's formula knows no capability.
-    std::set<std::string> node_types;
+    // Each type's training and compute capability, worked out once (best-fit asks them of every plan).
+    std::map<std::string, model::Training> on_type;
     for (const auto& n : nodes)
-        if (!n.gpu.empty()) node_types.insert(n.gpu);
+        if (const catalog::GpuType* g = n.gpu.empty() ? nullptr : cat.lookup(n.gpu))
+            on_type[n.gpu] = model::on_gpu(job.training, *g);
     auto capability = [&](const std::string& type) {
-        const catalog::GpuType* g = cat.lookup(type);
+        if (const auto it = on_type.find(type); it != on_type.end()) return it->second.compute_capability;
+        const catalog::GpuType* g = cat.lookup(type);  // a plan's type no node has
         return g ? model::on_gpu(job.training, *g).compute_capability : -1.0;
     };
     auto request = [&](const model::Plan& p) {
@@ -267,12 +270,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                      p.layout.tp, p.layout.tp * p.layout.dp};
         const double sized = capability(p.gpu);
         if (ranked.method == model::Method::framework && sized >= 0 && !o.exact_type)
-            for (const auto& type : node_types)
-                if (const double cc = capability(type); cc >= 0 && cc != sized) {
-                    const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, *cat.lookup(type)),
-                                                              p.layout, ranked.measure)
-                                           .peak_bytes() /
-                                       model::kGiB;
+            for (const auto& [type, training] : on_type)
+                if (training.compute_capability != sized) {
+                    const double gib =
+                        model::estimate_memory(job.model, training, p.layout, ranked.measure).peak_bytes() / model::kGiB;
                     if (std::abs(gib - p.peak_gib) >= 0.005) r.memory_by_type[type] = gib;  // as memest rounds it
                 }
         return r;
