@@ -280,7 +280,8 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     };
     for (size_t i = 0; i < plans.size(); ++i) {
         const model::Plan& p = plans[i];
-        const std::vector<NodeShare> shares = best_fit_shares(nodes, request(p), o.model.usable_fraction);
+        const GpuRequest req = request(p);
+        const std::vector<NodeShare> shares = best_fit_shares(nodes, req, o.model.usable_fraction);
         if (shares.empty()) continue;
         YAML::Node a(YAML::NodeType::Map);
         a["method"] = "best-fit";
@@ -307,6 +308,11 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         std::map<double, int> per_memory;
         for (const auto& s : shares) (s.gpu.empty() ? per_memory[s.memory_gib] : per_type[s.gpu]) += s.gpus;
         for (const auto& [t, n] : per_type) gpus[t] = n;
+        // The plan's peak on each type taken: sized on one type, it needs other memory on a type of
+        // another compute capability (memest's model there), which is what those GPUs will hold.
+        YAML::Node placed_peak(YAML::NodeType::Map);
+        placed_peak.SetStyle(YAML::EmitterStyle::Flow);
+        for (const auto& [t, n] : per_type) placed_peak[t] = io::format_fixed(req.need_gib(t), 3);
         for (const auto& [gib, n] : per_memory) by_memory[io::format_number(gib, 6)] = n;
         for (const auto& s : shares) {
             YAML::Node share(YAML::NodeType::Map);
@@ -318,7 +324,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             share["gpus"] = s.gpus;
             where[io::yaml_text_node(s.node)] = share;  // a node named 123 or yes reads back as its name
         }
-        if (!per_type.empty()) a["gpus"] = gpus;
+        if (!per_type.empty()) {
+            a["gpus"] = gpus;
+            a["placed_peak_gib"] = placed_peak;
+        }
         if (!per_memory.empty()) a["gpus_by_memory"] = by_memory;
         a["tp"] = p.layout.tp;
         a["pp"] = p.layout.pp;
@@ -327,7 +336,10 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["nodes"] = where;
         PlanallocResult out;
         std::string taken;
-        for (const auto& [t, n] : per_type) taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
+        for (const auto& [t, n] : per_type) {
+            taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
+            if (req.need_gib(t) != p.peak_gib) taken += " (" + io::format_fixed(req.need_gib(t), 2) + " GiB there)";
+        }
         for (const auto& [gib, n] : per_memory)
             taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + io::format_number(gib, 6) + " GiB (no type)";
         out.summary = "best-fit: plan " + std::to_string(ranked.rank(i)) + " (sized for " + p.gpu + ", " +
@@ -335,13 +347,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                       std::to_string(shares.size()) + " node(s)";
         if (o.csv) {  // one row per node the plan takes
             io::CsvWriter w({"plan_rank", "sized_for", "peak_gib", "usable_gib", "tp", "pp", "dp", "micro_batch",
-                             "node", "gpu", "gpus", "memory_gib"});
+                             "node", "gpu", "gpus", "memory_gib", "placed_peak_gib"});
             for (const auto& s : shares)
                 w.add_row({std::to_string(ranked.rank(i)), p.gpu, io::format_fixed(p.peak_gib, 3),
                            io::format_fixed(usable * o.model.usable_fraction, 3), std::to_string(p.layout.tp),
                            std::to_string(p.layout.pp), std::to_string(p.layout.dp),
                            std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus),
-                           io::format_number(s.memory_gib, 6)});
+                           io::format_number(s.memory_gib, 6), io::format_fixed(req.need_gib(s.gpu), 3)});
             out.text = w.text();
             return out;
         }
