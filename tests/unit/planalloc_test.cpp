@@ -180,3 +180,22 @@ TEST_CASE("cluster mode best-fits the first plan the free GPUs allow", "[alloc]"
     for (const auto& kv : a["nodes"]) taken += kv.second["gpus"].as<int>();
     CHECK(taken == gpus);
 }
+
+TEST_CASE("cluster mode says the plan's peak on the type it was placed on", "[alloc]") {
+    // memest sized the plan on the A100 (fused attention); the free GPU is a Quadro RTX 6000 (compute
+    // capability 7.5: Transformer Engine attends unfused there), where the same layout needs more.
+    const io::TextInput f{"job.yaml", "kind: job\nversion: 1\nmodel: {name: gpt2-medium}\ntraining: {seq_len: 1024, "
+                                      "global_batch: 32, micro_batch: 2, precision: fp16}\ncluster:\n  nodes:\n"
+                                      "    - {name: r, gpu: RTX-6000-Turing, gpus: 4, free: 2}\n"
+                                      "    - {name: a, gpu: A100-40GB-SXM, gpus: 8, free: 0}\n"
+                                      "memory:\n  job: {model: gpt2-medium, seq_len: 1024, global_batch: 32}\n"
+                                      "  method: default\n  measure: device\n  plans:\n"
+                                      "    - {rank: 1, gpu: A100-40GB-SXM, gpus: 1, tp: 1, pp: 1, dp: 1, micro_batch: 2, "
+                                      "peak_gib: 8.267}\n"};
+    const auto a = io::parse_yaml({"out", run({}, catalog::named_catalog("sia"), f).text}).root["allocation"];
+    CHECK(a["plan"]["sized_for"].as<std::string>() == "A100-40GB-SXM");
+    CHECK(a["plan"]["peak_gib"].as<double>() == Approx(8.267));
+    const double placed = a["placed_peak_gib"]["RTX-6000-Turing"].as<double>();
+    CHECK(placed > 8.267 + 1);  // 12.239: memest's own figure on that type
+    CHECK(placed <= a["usable_gib"].as<double>());
+}
