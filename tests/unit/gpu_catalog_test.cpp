@@ -211,6 +211,14 @@ TEST_CASE("a slip is one letter from one name, never a short or loosely similar 
     CHECK(io::likely_slip("scale", keys) == "scales");
     CHECK(io::likely_slip("througput", keys) == "throughput");
     CHECK(io::likely_slip("Scales", keys) == "scales");
+    // Words shortened to 3 characters or more, as many words.
+    const std::vector<std::string> columns{"job_id", "submit_time_s", "num_gpus", "duration_s", "memory_gib"};
+    CHECK(io::likely_slip("mem_gib", columns) == "memory_gib");
+    CHECK(io::likely_slip("sub_time_s", columns) == "submit_time_s");
+    CHECK(io::likely_slip("dur_s", columns) == "duration_s");
+    CHECK(io::likely_slip("me_gib", columns).empty());   // too short a start
+    CHECK(io::likely_slip("mem", columns).empty());      // one word of two
+    CHECK(io::likely_slip("memory_gib_x", columns).empty());
     // Two neighbours swapped is one slip; a name's leading words alone stand for it.
     CHECK(io::likely_slip("dwon", {"name", "gpu", "gpus", "down"}) == "down");
     CHECK(io::likely_slip("priority_wieght", {"priority_weight", "preemptible"}) == "priority_weight");

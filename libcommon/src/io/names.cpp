@@ -105,6 +105,31 @@ std::vector<std::string> close_names(const std::string& wanted, const std::vecto
     return out;
 }
 
+namespace {
+
+/// Whether `short_name` shortens `name` word by word: as many '_'-separated words, each the same or
+/// the start (3 characters or more) of the other's ("mem_gib" of memory_gib, "sub_time_s" of
+/// submit_time_s).
+bool shortens_words(const std::string& short_name, const std::string& name) {
+    const auto words = [](const std::string& x) {
+        std::vector<std::string> out(1);
+        for (const char c : x)
+            if (c == '_')
+                out.emplace_back();
+            else
+                out.back().push_back(c);
+        return out;
+    };
+    const std::vector<std::string> a = words(short_name), b = words(name);
+    if (a.size() != b.size() || short_name == name) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i] && (a[i].size() < 3 || a[i].size() >= b[i].size() || b[i].compare(0, a[i].size(), a[i]) != 0))
+            return false;
+    return true;
+}
+
+}  // namespace
+
 std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates) {
     // Case folded and '-' read as '_', nothing dropped: "tags" is two edits from "tau_s", not one.
     const auto fold = [](const std::string& x) {
@@ -119,7 +144,7 @@ std::string likely_slip(const std::string& wanted, const std::vector<std::string
         const std::string n = fold(c);
         // A slip, or the name's leading words alone ("memory" for memory_gib, "gpu_util" for gpu_util_pct).
         const bool leading_words = n.compare(0, w.size() + 1, w + "_") == 0;
-        if (n.size() < 4 || (edit_distance(w, n) > 1 && !leading_words)) continue;
+        if (n.size() < 4 || (edit_distance(w, n) > 1 && !leading_words && !shortens_words(w, n))) continue;
         if (!found.empty()) return "";  // a slip of two names: say nothing
         found = c;
     }

@@ -26,7 +26,7 @@ std::string did_you_mean(const std::string& wanted, const std::vector<std::strin
 
 /// The one of `candidates` that `wanted` is a slip of (one character added, dropped or changed, or two
 /// neighbours swapped, case and '-' for '_' aside; names of 4 or more characters) or the leading
-/// '_'-separated words of ("memory" of memory_gib), or "": stricter than close_names, for warning about
+/// '_'-separated words of ("memory" of memory_gib) or shortens its words ("mem_gib"), or "": stricter than close_names, for warning about
 /// a name that is not an error to give (a key that passes through).
 std::string likely_slip(const std::string& wanted, const std::vector<std::string>& candidates);
 
