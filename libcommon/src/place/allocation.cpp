@@ -98,7 +98,7 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
                                                   "schedule", "usable_fraction", "efficiency", "measure",
                                                   "micro_batch", "pp"};
     static const std::vector<std::string> planalloc_writes = {
-        "method", "placer", "matched_by", "plan", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
+        "method", "placer", "matched_by", "plan", "placed_peak_gib", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
         "cost", "cost_lower_bound", "iterations", "slo_s", "slo_met", "currency", "alternatives", "fastest",
         "fastest_search", "proven_by", "total_time_lower_bound_s"};
     for (const auto& kv : sec) {
