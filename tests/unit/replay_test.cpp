@@ -423,10 +423,24 @@ TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory t
     CHECK(counts.memory_unknown == 1);   // b
     REQUIRE(jobs.size() == 2);
     CHECK(jobs[0].job.memory_gib == 20);
+    CHECK(counts.memory_taken_to_fit == 0);  // every type's memory is known
+    // a needs 20 GiB, more than the reference K80 holds: its 1000 s were not measured there, but on its
+    // fastest type that holds it (V100), so its work is 1000 s at V100's 2. b's is the K80's.
+    CHECK(jobs[0].job.work == Approx(2000));
+    CHECK(jobs[1].job.work == Approx(1000));
     // has: a needs 20 GiB, so V100 (32) is the least that holds it; b, taken to fit anywhere, gets K80.
     const ReplayResult r = replay(jobs, c, options(sched::PolicyKind::has));
-    CHECK(result(r, "a").jct_s() == Approx(500));
+    CHECK(result(r, "a").jct_s() == Approx(1000));
     CHECK(result(r, "b").jct_s() == Approx(1000));
+    // Types whose memory is not known (no catalog entry) take a job's memory_gib on trust: counted, and
+    // named, for a warning.
+    c.types[1].memory_gib = 0;
+    c.types[2].memory_gib = 0;
+    JobCounts unknown;
+    const auto trusted = build_jobs(trace, table, c, {"K80"}, unknown);
+    CHECK(unknown.too_much_memory == 0);      // c is taken to fit on P100 or V100
+    CHECK(unknown.memory_taken_to_fit == 2);  // a and c
+    CHECK(unknown.memory_unknown_types == std::set<std::string>{"P100", "V100"});
 }
 
 TEST_CASE("Progress reports the share of the trace's work done, not of its jobs", "[replay]") {

@@ -135,6 +135,12 @@ int main(int argc, char** argv) {
             std::cerr << "replay: warning: " << counts.memory_unknown << " of " << jobs.size()
                       << " jobs give no memory_gib: has takes every GPU type to hold them, and so orders types by "
                          "memory alone (the least first, then the job's faster)\n";
+        if (counts.memory_taken_to_fit > 0)
+            std::cerr << "replay: warning: " << counts.memory_taken_to_fit << " of " << jobs.size()
+                      << " jobs give memory_gib, but the memory of "
+                      << io::join({counts.memory_unknown_types.begin(), counts.memory_unknown_types.end()})
+                      << " is not known (not a type of the catalog; a cluster file's gpu_types give memory_gib): "
+                         "those types are taken to hold them\n";
         for (const auto& w : sim::unrun_applications(app_work_names, trace_jobs)) std::cerr << "replay: warning: " << w << "\n";
         if (counts.extrapolated > 0)
             std::cerr << "replay: warning: " << counts.extrapolated

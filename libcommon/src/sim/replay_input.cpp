@@ -152,6 +152,11 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     if (reference == table.types.size())
         throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the throughput table (its types: " +
                          table_types(table) + ")");
+    // The reference type's memory where the cluster has it: a job needing more could not have been
+    // measured there (0: unknown, or not a cluster type).
+    double reference_memory_gib = 0;
+    for (const auto& t : cluster.types)
+        if (io::same_name(t.name, table.types[reference])) reference_memory_gib = t.memory_gib;
     const std::vector<std::string> models = table.models();
     std::vector<int> installed(cluster.types.size(), 0);
     for (const auto& n : cluster.nodes)  // a replay's nodes stay as they are: down ones never serve
@@ -185,21 +190,32 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
         j.throughput = per_cluster_type(table, row, cluster);
         j.memory_gib = tj.memory_gib;
         bool big_enough = false, fits = false;  // GPUs enough on a type that runs it; and memory too
-        double fastest = 0;
+        bool taken_to_fit = false;               // fits only on a type whose memory is not known
+        double fastest = 0, fastest_fitting = 0;
         for (size_t t = 0; t < cluster.types.size(); ++t) {
             const bool room = j.throughput[t] > 0 && installed[t] >= j.num_gpus;
             const double mem = cluster.types[t].memory_gib;
+            const bool holds = j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem;
             big_enough = big_enough || room;
-            fits = fits || (room && (j.memory_gib <= 0 || mem <= 0 || j.memory_gib <= mem));
+            fits = fits || (room && holds);
+            if (room && j.memory_gib > 0 && mem <= 0) {
+                taken_to_fit = true;
+                counts.memory_unknown_types.insert(cluster.types[t].name);
+            }
             fastest = std::max(fastest, j.throughput[t]);
+            if (holds) fastest_fitting = std::max(fastest_fitting, j.throughput[t]);
         }
         if (!fits) {
             ++(big_enough ? counts.too_much_memory : fastest > 0 ? counts.too_big : counts.no_type);
             continue;
         }
         counts.memory_unknown += j.memory_gib <= 0;
-        const double ref = row[reference];
-        j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (ref > 0 ? ref : fastest);
+        counts.memory_taken_to_fit += taken_to_fit;
+        // Work from the reference type's throughput, where the job can run there: a job needing more
+        // memory than the reference holds was not measured on it, so its fastest type that holds it.
+        const bool on_reference = row[reference] > 0 && (j.memory_gib <= 0 || reference_memory_gib <= 0 ||
+                                                         j.memory_gib <= reference_memory_gib);
+        j.work = tj.steps > 0 ? tj.steps : tj.duration_s * (on_reference ? row[reference] : fastest_fitting);
         if (tj.steps <= 0 && tj.duration_s <= 0) {  // a Sia/Pollux job: its application's samples
             const auto app = o.applications.find(r.model);
             if (app == o.applications.end())

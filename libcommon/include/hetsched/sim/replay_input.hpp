@@ -45,6 +45,8 @@ struct JobCounts {
     long too_much_memory = 0;  ///< left out: more memory_gib than any type with their GPUs and a throughput holds
     long extrapolated = 0;   ///< kept: asking for more GPUs than some type's fit saw
     long memory_unknown = 0;   ///< kept: no memory_gib, so every type is taken to hold them
+    long memory_taken_to_fit = 0;  ///< kept: a memory_gib checked against no type (types of unknown memory)
+    std::set<std::string> memory_unknown_types;  ///< types that run such jobs without a memory_gib known
     long skipped() const { return too_big + no_type + unknown_model + too_much_memory; }
 };
 
@@ -55,7 +57,8 @@ std::vector<std::string> unrun_applications(const std::set<std::string>& named, 
 /// The engine's jobs. A Sia/Pollux job (one with a batch size) is elastic when the throughputs are
 /// fits: its scales are ThroughputTable::sizes on the cluster's types. A job without a model gets one of the table's models by a seeded hash of its id;
 /// its work is its steps, or duration_s × its throughput on the reference type (on its fastest type
-/// when it cannot run on the reference), or for a Sia/Pollux job (no duration) its application's
+/// that holds its memory_gib when it cannot run on the reference: no throughput there, or more memory
+/// than the reference type holds when the cluster has that type), or for a Sia/Pollux job (no duration) its application's
 /// samples. A job's memory_gib (per GPU; 0: unknown) goes with it, for the policies' memory checks
 /// (ClusterState::can_run: a type of known memory holds it when the job fits). Jobs no cluster type can
 /// hold (more GPUs than any type with a throughput for it has, or more memory than any such type with
