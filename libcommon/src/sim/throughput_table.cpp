@@ -110,6 +110,12 @@ ThroughputTable from_csv(const io::TextInput& in) {
                     c.number(r, col, 0, kMaxThroughput), c.where(r, col));
         return t;
     }
+    // Other columns pass (notes, a batch size), but not a slip of one read: a misspelt num_gpus would
+    // read every row as one GPU's.
+    const std::vector<std::string> read = {"model", "gpu", "throughput", "num_gpus"};
+    for (const auto& h : c.header())
+        if (const std::string near = io::likely_slip(h.text, read); !near.empty() && near != h.text)
+            throw DataError("column '" + h.text + "' is not read, did you mean '" + near + "'?", {in.name, h.line, h.col});
     const int model = c.require("model"), gpu = c.require("gpu"), thr = c.require("throughput"), gpus = c.find("num_gpus");
     for (size_t r = 0; r < c.rows(); ++r) {
         const int n = gpus >= 0 ? static_cast<int>(c.integer(r, gpus, 1, kMaxGpus)) : 1;
