@@ -187,6 +187,19 @@ TEST_CASE("a GPU's compute capability: the catalog's column, and a name's family
     CHECK(catalog::compute_capability_of(named.gpus.at(0)) == Approx(7.0));
     CHECK(catalog::compute_capability_of(named.gpus.at(1)) == 0);
     CHECK(catalog::compute_capability_of(csv.gpus.at(0)) == Approx(8.6));
+    // Older families no default type is of, from NVIDIA's list: a K80 is no bf16 GPU of unknown make.
+    const auto gavel = catalog::parse_catalog({"c.csv", "name,memory_gib,tflops\nK80,12,4.37\nTesla P40,24,12\n"});
+    CHECK(catalog::compute_capability_of(gavel.gpus.at(0)) == Approx(3.7));
+    CHECK(catalog::compute_capability_of(gavel.gpus.at(1)) == Approx(6.1));
+    CHECK(catalog::default_family_compute_capability("K80-12GB") == Approx(3.7));
+    CHECK(catalog::default_family_compute_capability("P4") == Approx(6.1));
+    CHECK(catalog::default_family_compute_capability("P40") == Approx(6.1));  // no P4 read in it
+    CHECK(catalog::default_family_compute_capability("NVIDIA GeForce GTX 1080 Ti") == Approx(6.1));
+    CHECK(catalog::default_family_compute_capability("GTX-980-Ti") == Approx(5.2));
+    CHECK(catalog::default_family_compute_capability("GTX") == 0);
+    CHECK(catalog::default_family_known("Tesla K80"));
+    CHECK_FALSE(catalog::default_family_known("X"));
+    CHECK(catalog::default_family_compute_capability("A100-SXM4-40GB") == Approx(8.0));  // the catalog's first
     CHECK_THROWS_WITH(catalog::parse_catalog({"c.csv", "name,memory_gib,tflops,compute_capability\nA,24,100,-1\n"}),
                       Catch::Contains("compute_capability"));
     // CUDA's major.minor: 8.95 or 0.5 is none, nor is 42.

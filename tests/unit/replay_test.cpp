@@ -297,7 +297,7 @@ TEST_CASE("A throughput table refuses a row without a model or GPU name", "[repl
                Catch::Contains("expected a job type name in key"));
 }
 
-TEST_CASE("A throughput table refuses a column that is a slip of one it reads; others pass", "[replay]") {
+TEST_CASE("A throughput table refuses a column that is a slip of one it reads, others pass", "[replay]") {
     // num_gpu read as absent would make every row one GPU's.
     CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput,num_gpu\nm,V100,12,4\n"}); }) ==
           "1:22: column 'num_gpu' is not read, did you mean 'num_gpus'?");

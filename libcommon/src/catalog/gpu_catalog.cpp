@@ -15,6 +15,7 @@ extern const char* const gpus_csv;
 extern const char* const prices_csv;
 extern const char* const prices_cny_csv;
 extern const char* const price_gpu_map_csv;
+extern const char* const compute_capabilities_csv;
 }  // namespace hetsched::embedded
 
 namespace hetsched::catalog {
@@ -227,10 +228,41 @@ const GpuCatalog& default_types() {
 }
 }  // namespace
 
-bool default_family_known(const std::string& gpu) { return family_known(default_types(), gpu); }
+
+namespace {
+/// Compute capabilities of NVIDIA families the default catalog has no type of (K80, P40, GTX 1080 Ti),
+/// from NVIDIA's published list, by their words run together ("gtx1080ti"); parsed once.
+const std::map<std::string, double>& older_families() {
+    static const std::map<std::string, double> known = [] {
+        std::map<std::string, double> out;
+        const io::CsvTable t = embedded_table("compute_capabilities.csv", embedded::compute_capabilities_csv);
+        const int family = t.require("family"), cc = t.require("compute_capability");
+        for (size_t r = 0; r < t.rows(); ++r) out[joined(model_words(t.cell(r, family).text))] = t.number(r, cc, 1, 20);
+        return out;
+    }();
+    return known;
+}
+
+double older_family_compute_capability(const std::string& gpu) {
+    // The longest run of the name's leading words that names a family: "K80-12GB" is a K80, "P40" no P4.
+    const std::vector<std::string> words = model_words(gpu);
+    double found = 0;
+    std::string lead;
+    for (const auto& w : words) {
+        lead += w;
+        if (const auto it = older_families().find(lead); it != older_families().end()) found = it->second;
+    }
+    return found;
+}
+}  // namespace
+
+bool default_family_known(const std::string& gpu) {
+    return family_known(default_types(), gpu) || older_family_compute_capability(gpu) > 0;
+}
 
 double default_family_compute_capability(const std::string& gpu) {
-    return family_compute_capability(default_types(), gpu);
+    const double cc = family_compute_capability(default_types(), gpu);
+    return cc > 0 ? cc : older_family_compute_capability(gpu);
 }
 
 bool valid_compute_capability(double cc) {

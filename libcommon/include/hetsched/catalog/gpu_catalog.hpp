@@ -58,10 +58,12 @@ double family_compute_capability(const GpuCatalog& c, const std::string& gpu);
 /// compute capability (or are all no CUDA parts): whether the family tells it.
 bool family_known(const GpuCatalog& c, const std::string& gpu);
 
-/// Whether the default catalog lists a type of `gpu`'s family.
+/// Whether the default catalog lists a type of `gpu`'s family, or NVIDIA's list of older families
+/// (K80, P40, GTX 1080 Ti: data/compute_capabilities.csv) names it.
 bool default_family_known(const std::string& gpu);
 
-/// The compute capability the default catalog gives `gpu`'s family (family_compute_capability).
+/// The compute capability the default catalog gives `gpu`'s family (family_compute_capability), else
+/// that of an older family the default catalog has no type of (K80: 3.7), else 0 (unknown).
 double default_family_compute_capability(const std::string& gpu);
 
 /// Whether `cc` reads as a CUDA compute capability: 0 (unknown), or major.minor from 1.0 to 20 (one
