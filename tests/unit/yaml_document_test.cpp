@@ -83,7 +83,7 @@ TEST_CASE("yaml documents nest at most max_depth deep, and aliases must name an 
     }
 }
 
-TEST_CASE("yaml parsing gives yaml-cpp's nodes: nulls, quoted tags, styles, shared aliases and marks", "[io]") {
+TEST_CASE("yaml parsing gives yaml-cpp's nodes: nulls, quoted tags, styles, aliases and marks", "[io]") {
     const std::string text =
         "kind: job\nnone: ~\nempty:\nword: null\nquoted: \"null\"\nsingle: 'x'\nflow: {a: 1, b: [2, 3]}\n"
         "list:\n  - &p {x: 1}\n  - *p\n  - - 4\n    - 5\nblock: |\n  two\n  lines\n";
@@ -104,6 +104,20 @@ TEST_CASE("yaml parsing gives yaml-cpp's nodes: nulls, quoted tags, styles, shar
     CHECK(at.line == 7);
     CHECK(at.col == 21);
     CHECK(doc.where(doc.root["list"][2]).line == 11);
+}
+
+TEST_CASE("an alias is a copy of what its anchor names, marked where the alias stands", "[io]") {
+    auto doc = io::parse_yaml({"d.yaml", "model: &m {name: x, layers: [1, 2]}\nextra: *m\nword: &w a\nagain: *w\n"});
+    // A tool rewriting the anchored section leaves the key that repeats it as written.
+    doc.root["model"] = YAML::Node(YAML::NodeType::Map);
+    doc.root["model"]["name"] = "y";
+    doc.root["word"] = "b";
+    CHECK(doc.root["extra"]["name"].Scalar() == "x");
+    CHECK(doc.root["extra"]["layers"][1].Scalar() == "2");
+    CHECK(doc.root["again"].Scalar() == "a");
+    CHECK(doc.where(doc.root["extra"]).line == 2);
+    CHECK(doc.where(doc.root["extra"]).col == 8);
+    CHECK(doc.where(doc.root["extra"]["layers"]).line == 1);  // what it copies, where that was written
 }
 
 TEST_CASE("emit_yaml writes what yaml-cpp's emitter writes", "[io]") {

@@ -222,7 +222,42 @@ private:
                      " nodes (each alias repeats what it names)",
                  e.start_mark);
         if (!have_root_) fail("expected a document, found only an alias", e.start_mark);
-        attach(*it->second.node, nullptr, it->second.nodes, e.start_mark);
+        // A copy, marked where the alias stands: a tool that completes or rewrites what the anchor names
+        // (memest's model:, schedround's placement:) must leave a key that repeats it as written.
+        YAML::detail::node& n = copy(*it->second.node);
+        YAML::Mark m = n.mark();
+        m.pos = static_cast<int>(e.start_mark.index);
+        m.line = static_cast<int>(e.start_mark.line);
+        m.column = static_cast<int>(e.start_mark.column);
+        n.set_mark(m);
+        attach(n, n.type() == YAML::NodeType::Scalar ? &n.scalar() : nullptr, it->second.nodes, e.start_mark);
+    }
+
+    /// `src` and everything under it as new nodes, each marked where its original is.
+    YAML::detail::node& copy(const YAML::detail::node& src) {
+        YAML::detail::node& n = memory_->create_node();
+        n.set_mark(src.mark());
+        switch (src.type()) {
+        case YAML::NodeType::Scalar:
+            n.set_scalar(src.scalar());
+            n.set_tag(src.tag());
+            break;
+        case YAML::NodeType::Sequence:
+        case YAML::NodeType::Map:
+            n.set_type(src.type());
+            n.set_tag(src.tag());
+            n.set_style(src.style());
+            for (auto it = src.begin(); it != src.end(); ++it) {
+                const auto v = *it;
+                if (src.type() == YAML::NodeType::Sequence)
+                    n.push_back(copy(*v.pNode), memory_);
+                else
+                    n.insert(copy(*v.first), copy(*v.second), memory_);
+            }
+            break;
+        default: n.set_null(); break;
+        }
+        return n;
     }
 
     void open(const yaml_event_t& e, const yaml_char_t* anchor, const yaml_char_t* tag, YAML::NodeType::value type,
