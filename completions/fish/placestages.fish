@@ -30,7 +30,7 @@ complete -c placestages -l transformer-impl -x -a 'local transformer_engine' -d 
 complete -c placestages -l deepspeed-model -x -a 'megatron hf' -d 'Whose model DeepSpeed trains: megatron (Megatron-DeepSpeed) or hf (Hugging Face); default megatron for GPT-style, hf for LLaMA-style models'
 complete -c placestages -l attention-backend -x -a 'flash cudnn' -d 'Fused attention kernel under fsdp: flash or cudnn (torchtitan\'s on Blackwell; recomputed under its per-op selective checkpointing before 0.2.1)'
 complete -c placestages -l unfused-fp32-softmax -d 'With --no-flash-attention (megatron, deepspeed): the softmax runs unfused in fp32 and saves its fp32 output (Megatron-LM\'s --attention-softmax-in-fp32, with --no-masked-softmax-fusion or where its fused kernel cannot run: sequences past 4096, past 2048 up to 2.6)'
-complete -c placestages -l compile -f -a 'model loss model+loss none' -d 'torch.compile\'d blocks and loss (deepspeed, fsdp); =model or =loss for one of them, =none for neither; the value only after \'=\''
+complete -c placestages -l compile -f -a 'model loss model+loss none' -d 'torch.compile\'d blocks and loss (deepspeed, fsdp); =model or =loss for one of them, =none for neither (=true and =false: both and neither); the value only after \'=\''
 complete -c placestages -l fp8-all-gather -d 'FSDP all-gathers fp8 weights (fsdp, fp8)'
 complete -c placestages -l fp32-allreduce -d 'DeepSpeed all-reduces gradients in fp32 (its fp32_allreduce or communication_data_type fp32)'
 complete -c placestages -l tf32 -d 'fp32 matrix multiplies on TF32 tensor cores (allow_tf32): time only'

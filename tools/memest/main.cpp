@@ -30,7 +30,9 @@ int main(int argc, char** argv) {
     cli::add_catalog_option(*app, catalog);
     app->add_option("--method", method, "default (framework-aware) or frenzy (the paper's formula)")
         ->check(CLI::IsMember({"default", "frenzy"}))->capture_default_str();
-    app->add_option("--measure", measure, "Predict allocated, reserved or device (nvidia-smi) memory")
+    app->add_option("--measure", measure,
+                    "Predict allocated, reserved or device (nvidia-smi) memory (default: device for plans and a "
+                    "layout with --gpu, allocated for a layout without one)")
         ->check(CLI::IsMember({"allocated", "reserved", "device"}));
     app->add_flag("--first-iteration", opt.job.first_iteration,
                   "Predict the first iteration's peak: no optimizer state made in the first step before it");

@@ -70,7 +70,7 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
                  "kernel cannot run: sequences past 4096, past 2048 up to 2.6)")->group(t);
     app.add_flag("--compile", o.compile,
                  "torch.compile'd blocks and loss (deepspeed, fsdp); =model or =loss for one of them, =none for "
-                 "neither; the value only after '='")
+                 "neither (=true and =false: both and neither); the value only after '='")
         ->group(t)
         ->check(CLI::Validator(
             [](std::string& v) {
