@@ -83,6 +83,17 @@ TEST_CASE("planalloc refuses what it cannot price or bound", "[alloc]") {
     o.prices.clear();
     o.quotas = {"all=0"};
     throws_with<UsageError>(o, "both a price and a quota");
+    // A value may list several, comma-separated: a type twice is refused, as over two flags.
+    o.quotas = {"A30=2,A30=3"};
+    throws_with<UsageError>(o, "--quota gives A30 twice ('A30=2' and 'A30=3'");
+    o.quotas = {"A30=2,"};
+    throws_with<UsageError>(o, "--quota: expected an entry between every two commas");
+    o.quotas = {"A30=0,RTX-3090=0"};
+    o.prices = {"A30=1,RTX-3090=2"};
+    const auto listed = run(o);
+    o.quotas = {"A30=0", "RTX-3090=0"};
+    o.prices = {"A30=1", "RTX-3090=2"};
+    CHECK(run(o).text == listed.text);
 }
 
 TEST_CASE("types that cannot train in the job's precision are skipped, or refused when named", "[alloc]") {

@@ -63,7 +63,14 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
                              "'; type names match with letter case ignored)");
     };
     std::map<std::string, std::string> priced, quoted;
-    for (const auto& p : o.prices) {
+    // Each option is repeatable and each value a comma-separated list: A30=2,V100=4 as two.
+    auto entries = [](const std::vector<std::string>& given, const char* option) {
+        std::vector<std::string> out;
+        for (const auto& g : given)
+            for (auto& e : io::comma_list(g, option)) out.push_back(std::move(e));
+        return out;
+    };
+    for (const auto& p : entries(o.prices, "--price")) {
         auto [type, value] = split_assignment(p, "--price");
         const std::string name = cat.find(type).name;
         once(priced, name, p, "--price");
@@ -82,7 +89,7 @@ TypeChoice choose_types(const PlanallocOptions& o, const model::Training& traini
     }
     int all_quota = -1;
     std::map<std::string, int> quota;
-    for (const auto& q : o.quotas) {
+    for (const auto& q : entries(o.quotas, "--quota")) {
         auto [type, value] = split_assignment(q, "--quota");
         const int n = static_cast<int>(parse_value(value, q, "--quota", true, kMaxQuota));
         if (io::same_name(type, "all")) {  // as type names, letter case aside
