@@ -9,7 +9,7 @@ std::vector<std::string> near_miss_keys(const io::YamlDocument& doc) {
     // The keys of a job that schedround reads or writes.
     static const std::vector<std::string> job_keys = {
         "id", "submit_time_s", "num_gpus", "work", "done", "scales", "throughput", "app", "min_gpus", "max_gpus",
-        "batch_size", "memory_gib", "model", "training", "network", "checkpoint_gib", "gpu_util_pct", "preemptible",
+        "batch_size", "memory_gib", "model", "training", "checkpoint_gib", "gpu_util_pct", "preemptible",
         "priority_weight", "parallelism", "placement", "rho", "tau_s", "attained_gpu_s", "time_per_type_s",
         "migrations", "first_start_s", "gavel", "tiresias"};
     const std::string not_read = "is not one schedround reads (it passes through)";
