@@ -30,7 +30,7 @@ void add_policy_flags(CLI::App& app, sched::RoundOptions& o, const char* group) 
         ->group(group)->check(number_in(0, 1e9))->capture_default_str();
     app.add_option("--tiresias-queues-s", o.tiresias_queues_s,
                    "tiresias: attained-service limits of the queues but the last, GPU-seconds, increasing")
-        ->group(group)->delimiter(',')->check(positive(1e15))->capture_default_str();
+        ->group(group)->delimiter(',')->allow_extra_args(false)->check(positive(1e15))->capture_default_str();
     app.add_option("--tiresias-starvation", o.tiresias_starvation,
                    "tiresias: promote a job waiting this many times its run time (0: never)")
         ->group(group)->check(number_in(0, 1e6))->capture_default_str();
