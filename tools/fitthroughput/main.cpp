@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
         ->group(u)->type_name("FILE");
     app->add_flag("--grid", grid, "Predict a grid of GPU counts x per-GPU batches for every fit")->group(u);
     app->add_option("--gpus", opt.gpus, "GPU counts of the grid, or the allocation to tune for (comma-separated)")
-        ->group(u)->delimiter(',')->transform(gpu_count);
+        ->group(u)->delimiter(',')->allow_extra_args(false)->transform(gpu_count);
     app->add_option("--batch", opt.batches, "Per-GPU batch sizes of the grid or the tuner (comma-separated)")
-        ->group(u)->delimiter(',')->check(cli::positive(fit::limits::max_batch));
+        ->group(u)->delimiter(',')->allow_extra_args(false)->check(cli::positive(fit::limits::max_batch));
     app->add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per node (default: the densest profiled node)")
         ->group(u)->transform(gpu_count);
 
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     app->add_option("--sharing", sharing, "Fit utilisation and memory models: app, gpu, per_gpu_batch, gpu_util_pct, memory_gib (optionally frozen_layers, total_layers)")
         ->group(g)->type_name("FILE");
     app->add_option("--pair", opt.pairs, "Jobs that would share one --gpu: APP:BATCH[:FROZEN/TOTAL], comma-separated")
-        ->group(g)->delimiter(',');
+        ->group(g)->delimiter(',')->allow_extra_args(false);
     app->add_option("--capacity-gib", opt.capacity_gib, "GPU memory for the verdict (default: the catalog's for --gpu)")
         ->group(g)->check(cli::positive(fit::limits::max_memory_gib));
 
