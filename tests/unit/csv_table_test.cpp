@@ -55,6 +55,9 @@ TEST_CASE("a header written as a comment, as numpy.savetxt writes it, is told to
                           .require("backward_s"),
                       Catch::StartsWith("missing column 'backward_s'"));
     CHECK_THROWS_WITH(CsvTable::parse({"t.csv", "# a,b,c\na,a,c\n"}), Catch::Contains("appears twice"));
+    // The comment is read as a CSV row: a quoted name may hold a comma.
+    CHECK_THROWS_WITH(CsvTable::parse({"v.csv", "# \"gpu, type\",layer\nH100,0\n"}).require("gpu, type"),
+                      Catch::StartsWith("the header is commented out"));
     // Comments only: the last may be the header.
     try {
         CsvTable::parse({"u.csv", "# made by numpy\r# gpu,layer\r"});

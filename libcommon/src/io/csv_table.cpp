@@ -66,18 +66,17 @@ std::string without_comments(const std::string& text, CsvCell& last_before) {
     return out;
 }
 
-/// The column names a commented-out header line gives ("# gpu, layer" -> gpu, layer).
+/// The column names a commented-out header line gives ("# gpu, layer" -> gpu, layer), read as a CSV
+/// header is (quoted names, spaces trimmed); none when the line is no CSV row.
 std::vector<std::string> commented_names(const std::string& comment) {
-    std::vector<std::string> names;
     const size_t from = comment.find_first_not_of("# \t");
-    const std::string rest = from == std::string::npos ? "" : comment.substr(from);
-    size_t at = 0;
-    while (at <= rest.size()) {
-        const size_t comma = std::min(rest.find(',', at), rest.size());
-        std::string name = rest.substr(at, comma - at);
-        const size_t a = name.find_first_not_of(" \t\""), b = name.find_last_not_of(" \t\"");
-        names.push_back(a == std::string::npos ? "" : name.substr(a, b - a + 1));
-        at = comma + 1;
+    if (from == std::string::npos) return {""};
+    std::vector<std::string> names;
+    try {
+        const CsvTable row = CsvTable::parse({"comment", comment.substr(from) + "\n"});
+        for (const auto& h : row.header()) names.push_back(h.text);
+    } catch (const DataError&) {
+        names.clear();
     }
     return names;
 }
