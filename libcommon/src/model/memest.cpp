@@ -111,7 +111,7 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                       std::to_string(l.micro_batch) + ": peak " + io::format_fixed(est.peak_bytes() / kGiB, 3) +
                       " GiB " + measure_name(measure) + " on stage " + std::to_string(est.peak_stage) + " (" +
                       phase_name(est.stages[est.peak_stage].phase) + ")";
-        out.text = o.csv ? breakdown_to_csv(est) : io::emit_yaml(doc.root);
+        out.text = o.csv ? breakdown_to_csv(est, measure) : io::emit_yaml(doc.root);
         return out;
     }
     PlanOptions po;

@@ -112,11 +112,12 @@ void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t to
     }
 }
 
-std::string breakdown_to_csv(const MemoryEstimate& est) {
+std::string breakdown_to_csv(const MemoryEstimate& est, Measure measure) {
     const bool interleaved = !est.stages.front().chunks.empty();
     std::vector<std::string> header = {"stage", "first_layer", "last_layer", "in_flight_micro_batches"};
     for (const char* c : kStageColumns) header.push_back(c);
     header.push_back("peak_phase");
+    header.push_back("measure");  // what total_gib counts (--gpu makes it device)
     if (interleaved) header.push_back("chunks");  // "0-2;12-14": each chunk's first and last layer
     io::CsvWriter w(header);
     for (const auto& s : est.stages) {
@@ -124,6 +125,7 @@ std::string breakdown_to_csv(const MemoryEstimate& est) {
                                         std::to_string(s.last_layer), io::format_number(s.in_flight)};
         for (double v : stage_values(s)) row.push_back(gib(v));
         row.push_back(phase_name(s.phase));
+        row.push_back(measure_name(measure));
         if (interleaved) {
             std::string chunks;
             for (const auto& [first, last] : s.chunks)

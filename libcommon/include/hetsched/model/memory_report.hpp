@@ -23,7 +23,8 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
 void plans_to_yaml(YAML::Node section, const std::vector<Plan>& plans, size_t top, Measure measure,
                    const std::string& method);
 
-std::string breakdown_to_csv(const MemoryEstimate& est);
+/// One row per stage, with the measure its totals count.
+std::string breakdown_to_csv(const MemoryEstimate& est, Measure measure);
 std::string plans_to_csv(const std::vector<Plan>& plans, size_t top);
 /// id,measure_kind,measured_gib,predicted_gib,error_pct
 std::string check_to_csv(const std::vector<CheckRow>& rows);
