@@ -342,7 +342,7 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
     const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
     CHECK(fp8.weights == Approx(4 * p / 2 + 1 * p));
     CHECK(fp8.comm_buffers == Approx((2 + 4) * layer));
-    t.zero_stage = 1;  // nothing gathered
+    t.zero_stage = 0;  // nothing gathered
     CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
                       Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
 }
@@ -360,8 +360,8 @@ TEST_CASE("FSDP2 at ZeRO-2 in fp32 keeps every block gathered in fp32, unsharded
     CHECK(z2.weights == Approx(4 * p / 2 + 4 * p));
     t.zero_stage = 3;
     CHECK(z2.total() > model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).total());
-    // ZeRO-1 shards only the moments: the parameters are whole, with no second copy.
-    t.zero_stage = 1;
+    // Unsharded (ZeRO-0, data parallelism alone): the parameters are whole, with no second copy.
+    t.zero_stage = 0;
     CHECK(model::estimate_memory(m, t, l, Measure::allocated).stages.at(0).weights == Approx(4 * p));
 }
 

@@ -242,6 +242,21 @@ TEST_CASE("DeepSpeed's element counts are whole", "[model]") {
     CHECK_NOTHROW(model::validate_training(t));
 }
 
+TEST_CASE("FSDP2's sharding stages: 0 (none), 2 and 3, the optimizer alone (1) refused", "[model]") {
+    model::Training t;
+    t.seq_len = 128;
+    t.global_batch = 8;
+    t.framework = model::Framework::fsdp;
+    for (int z : {0, 2, 3}) {
+        t.zero_stage = z;
+        CHECK_NOTHROW(model::validate_training(t));
+    }
+    t.zero_stage = 1;
+    CHECK_THROWS_WITH(model::validate_training(t), Catch::StartsWith("zero_stage 1 is not FSDP2's"));
+    t.framework = model::Framework::deepspeed;
+    CHECK_NOTHROW(model::validate_training(t));
+}
+
 TEST_CASE("device measure adds context on top of reserved on top of allocated", "[model]") {
     auto m = tiny();
     model::Training t;

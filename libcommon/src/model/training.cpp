@@ -380,6 +380,12 @@ void validate_training(const Training& t) {
         throw DataError("zero_stage " + str(t.zero_stage) + " is not Megatron-LM's: its distributed optimizer "
                         "(zero_stage 1) shards the optimizer states only, each rank keeping the whole gradient "
                         "buffer; use framework deepspeed or fsdp");
+    // FSDP2 shards parameters, gradients and optimizer states together: no stage shards the optimizer
+    // alone.
+    if (t.zero_stage == 1 && t.framework == Framework::fsdp)
+        throw DataError("zero_stage 1 is not FSDP2's: it shards parameters, gradients and optimizer states "
+                        "together (zero_stage 3; 2: reshard_after_forward=False), or none of them (zero_stage 0, "
+                        "plain data parallelism); sharding the optimizer alone is framework deepspeed's");
     if (t.checkpoint_every < 1 || t.checkpoint_every > limits::layers)
         throw DataError("checkpoint_every must be an integer from 1 to " + str(limits::layers) + ", got " +
                         str(t.checkpoint_every));
