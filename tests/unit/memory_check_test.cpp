@@ -390,6 +390,26 @@ TEST_CASE("A measured run's head_dim column: wider heads raise the prediction: 0
     CHECK_THAT(bad.skipped[0].reason, Catch::Contains("head_dim"));
 }
 
+TEST_CASE("A measured run's learned_positions column: seq_len for a GPT-style model unless given", "[model]") {
+    const std::string header = kColumns + ",learned_positions\n";
+    auto read = [&](const std::string& positions) {
+        return read_csv(header + "r,12,512,8,8,2048,0,50257,1,1024,4,32,1,1,1,2,1,0,0,none,0,1,fp16,all,1.943,"
+                                 "max_allocated," + positions + "\n");
+    };
+    const auto unsaid = read(""), none = read("0"), longer = read("2048"), short_table = read("512");
+    REQUIRE(unsaid.skipped.empty());
+    CHECK(unsaid.runs.at(0).model.learned_positions == 1024);  // seq_len: no gated MLP
+    CHECK(none.runs.at(0).model.learned_positions == 0);
+    CHECK(longer.runs.at(0).model.learned_positions == 2048);
+    const auto predicted = [](const model::MeasuredRuns& r) {
+        return model::check_runs(r.runs, model::Method::framework).at(0).predicted_gib;
+    };
+    CHECK(predicted(none) < predicted(unsaid));
+    CHECK(predicted(longer) > predicted(unsaid));
+    REQUIRE(short_table.skipped.size() == 1);
+    CHECK_THAT(short_table.skipped[0].reason, Catch::Contains("learned_positions 512 is shorter than seq_len 1024"));
+}
+
 TEST_CASE("A measured run's qk_norm column: the query and key norms' activations without checkpointing", "[model]") {
     // A Qwen3-8B-like shape under FSDP 8 without recompute: the norms keep wq's and wk's outputs.
     const std::string header = kColumns + ",framework,head_dim,qk_norm\n";

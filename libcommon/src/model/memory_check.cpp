@@ -210,7 +210,7 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
               ds_model = opt("deepspeed_model"), impl = opt("transformer_impl"),
               source = opt("source"), gpu = opt("gpu"), capability = opt("compute_capability"),
               cublas = opt("cublas_workspace_config"), head_dim = opt("head_dim"), qk_norm = opt("qk_norm"),
-              micro_batches = opt("num_microbatches");
+              micro_batches = opt("num_microbatches"), positions = opt("learned_positions");
     MeasuredRuns out;
     std::vector<std::string> unknown_gpus;  // warned about
     for (const auto& h : t.header()) {
@@ -244,7 +244,14 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
 
         auto& tr = run.training;
         tr.seq_len = t.integer(r, seq, 1, limits::seq_len);
-        m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;
+        m.learned_positions = m.gated_mlp ? 0 : tr.seq_len;  // GPT-style: a table as long as the run's sequences
+        if (given(positions)) {
+            m.learned_positions = t.integer(r, positions, 0, limits::seq_len);
+            if (m.learned_positions > 0 && m.learned_positions < tr.seq_len)
+                throw DataError("learned_positions " + std::to_string(m.learned_positions) + " is shorter than seq_len " +
+                                    std::to_string(tr.seq_len) + ": the table has a row for every position (0: none)",
+                                t.where(r, positions));
+        }
         tr.global_batch = t.integer(r, gb, 1, limits::global_batch);
         tr.zero_stage = static_cast<int>(t.integer(r, zero, 0, 3));
         if (given(distopt)) tr.distributed_optimizer = t.boolean(r, distopt);
