@@ -70,6 +70,33 @@ TEST_CASE("the rough time prices cross-node gradient sync on the network it is g
           model::rough_iteration_s(m, t, inside, g, model::Network{25}));
 }
 
+TEST_CASE("the rough time paces a pipeline by its busiest stage and its slowest send, as placestages does", "[model]") {
+    const auto& m = catalog::find_model("espresso-llama-1.3b");  // 26 layers, untied
+    const auto t = training(2048, 64);
+    const auto c = catalog::named_catalog("juchi");
+    const catalog::GpuType& g = c.find("A30");  // 8 per node
+    const model::Network net{0.3125};
+    // The busiest stage of the best split, the loss (`tail` layers' worth) on the last: 26 layers on 16
+    // stages put 2 on some stage (not 26 / 16), and the loss alone on the last; on 13, 2 and the loss.
+    CHECK(model::busiest_stage_layers(26, 16, 0.5) == 2);
+    CHECK(model::busiest_stage_layers(26, 13, 0.5) == 2.5);
+    CHECK(model::busiest_stage_layers(4, 2, 0.5) == 2.5);  // 2 + 2 and the loss: 2 and 2.5
+    CHECK(model::busiest_stage_layers(4, 2, 3) == 4);      // a loss of 3 layers: 4 + 0 and the loss, 4 and 3
+    CHECK(model::busiest_stage_layers(1, 1, 0.3) == Approx(1.3));
+    // 2 stages of 8 replicas fill two nodes: their sends cross the slow network, shared by 8 GPUs, and
+    // pace the pipeline, as 2 stages of 4 within one node do not.
+    const model::Layout crossing{1, 2, 8, 1, 1, 1, {}}, inside{1, 2, 4, 1, 1, 1, {}};
+    const double slow = model::rough_iteration_s(m, t, crossing, g, net);
+    const double send = 2048.0 * 2048 * 2 / (0.3125e9 / 8);  // one micro-batch's activations
+    CHECK(slow >= send * 8);  // 8 micro-batches a replica
+    CHECK(model::rough_iteration_s(m, t, inside, g, net) == model::rough_iteration_s(m, t, inside, g, model::Network{25}));
+    // A tied embedding's gradient is all-reduced between the first and last stage on top.
+    auto tied = m;
+    tied.tied_embeddings = true;
+    const double sync = 32000.0 * 2048 * 4 / (0.3125e9 / 8);
+    CHECK(model::rough_iteration_s(tied, t, crossing, g, net) - slow == Approx(sync).epsilon(0.05));
+}
+
 TEST_CASE("a job's own micro-batch is the only one its plans use", "[model]") {
     const auto& m = catalog::find_model("llama-2-7b");
     const auto t = training(4096, 32);

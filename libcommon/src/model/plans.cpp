@@ -5,6 +5,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/comma_list.hpp>
+#include <hetsched/model/stage_memory.hpp>
 #include <hetsched/model/step_time.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -23,29 +24,62 @@ std::vector<long> divisors(long n, long cap) {
 
 }  // namespace
 
+double busiest_stage_layers(long layers, long pp, double tail) {
+    if (pp <= 1) return static_cast<double>(layers) + tail;
+    double best = static_cast<double>(layers) + tail;
+    for (long last = 0; last <= layers - (pp - 1); ++last) {  // each of the others holds a layer at least
+        const long rest = layers - last, others = pp - 1;
+        best = std::min(best, std::max(static_cast<double>((rest + others - 1) / others), last + tail));
+    }
+    return best;
+}
+
 double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
                          const Network& net) {
     const double seq = static_cast<double>(t.seq_len);
     const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
     const MicroBatchWork f = micro_batch_work(m, t, t.global_batch / l.dp);
-    const double flops = (static_cast<double>(m.layers) * (f.layer_forward + f.layer_backward) + f.tail_forward +
-                          f.tail_backward) /
-                         (l.tp * l.pp * l.cp);
-    const double bytes = static_cast<double>(m.layers) * (f.layer_forward_bytes + f.layer_backward_bytes) /
-                         (l.tp * l.pp * l.cp);
-    const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
-    double time = roofline_s(g, matmul_tflops(g, t), flops, bytes, kDefaultEfficiency) * (mbs + l.pp - 1) / mbs;
-    time += optimizer_step_s(g, t, l.dp, total_params(m) / (l.tp * l.pp));
+    const double tflops = matmul_tflops(g, t), split = l.tp * l.cp;
+    // A data-parallel rank's whole batch through one layer, and through the logits and loss.
+    const double layer_s = roofline_s(g, tflops, (f.layer_forward + f.layer_backward) / split,
+                                      (f.layer_forward_bytes + f.layer_backward_bytes) / split, kDefaultEfficiency);
+    const double tail_s = roofline_s(g, tflops, (f.tail_forward + f.tail_backward) / split, 0, kDefaultEfficiency);
+    // Placed as placestages places stages: a stage's dp x tp GPUs fill nodes in pipeline order, so some
+    // send crosses nodes once the pipeline outgrows a node, where the node's GPUs share its network:
+    // the slowest link paces the pipeline.
     const double link = intra_node_bytes_s(g, net);
+    const long gpus = static_cast<long>(l.dp) * l.tp * l.cp;
+    const double nic = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_node_bytes_s(net);
+    const double nic_share = static_cast<double>(std::min<long>(gpus, g.gpus_per_node));
+    const double boundary = boundary_bytes(m, t, l.micro_batch) / (l.tp * l.cp);
+    const long nodes = (l.pp * gpus + g.gpus_per_node - 1) / g.gpus_per_node;
+    const long crossings = gpus >= g.gpus_per_node ? l.pp - 1 : nodes - 1;  // links between stages that leave a node
+    const double near_s = boundary / link, far_s = boundary / (nic / nic_share);
+    const double send_s = crossings > 0 ? far_s : near_s;  // the slowest link
+    // 1F1B: one micro-batch through every stage and back (the fill and drain, a send each way between
+    // stages), then the others at the pace of the busiest stage, or of a send where that is longer.
+    const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
+    const double busiest = busiest_stage_layers(m.layers, l.pp, layer_s > 0 ? tail_s / layer_s : 0);
+    const double through = (static_cast<double>(m.layers) * layer_s + tail_s) / mbs +
+                           2.0 * (static_cast<double>(crossings) * far_s + static_cast<double>(l.pp - 1 - crossings) * near_s);
+    const double per_micro_batch = std::max(busiest * layer_s / mbs, l.pp > 1 ? send_s : 0.0);
+    double time = through + per_micro_batch * (mbs - 1);
+    time += optimizer_step_s(g, t, l.dp, total_params(m) / (l.tp * l.pp));
     if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
         const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;
         time += ring_allreduce_s(bytes, l.tp, link);
     }
+    // Megatron-LM's and DeepSpeed's pipelines all-reduce the tied word embedding's gradient between the
+    // first and the last stage (torchtitan's do not tie across stages).
+    if (m.tied_embeddings && l.pp > 1 && t.framework != Framework::fsdp) {
+        const double rows = static_cast<double>(padded_vocab(m, l.tp, pads_vocab(m, t))) * static_cast<double>(m.hidden) / l.tp;
+        time += ring_allreduce_s(rows * gradient_sync(t).tied_bytes_per_param, 2, crossings > 0 ? nic / nic_share : link);
+    }
     if (l.dp > 1) {  // gradient sync of this rank's parameters
         const GradientSync sync = gradient_sync(t);
         const double bytes = total_params(m) / (l.tp * l.pp) * sync.bytes_per_param * sync.allreduce_equivalents;
-        const bool cross_node = l.gpus() > g.gpus_per_node;
-        time += ring_allreduce_s(bytes, l.dp, cross_node ? inter_node_bytes_s(net) : link);
+        // A stage's replicas cross nodes when they outnumber a node's GPUs.
+        time += ring_allreduce_s(bytes, l.dp, gpus > g.gpus_per_node ? nic : link);
     }
     return time;
 }

@@ -49,8 +49,15 @@ struct PrecisionLeftOut {
 };
 PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog& c);
 
-/// The rough iteration time used to rank plans on one GPU type: compute by the roofline over the
-/// pipeline's fill and drain, tensor-parallel all-reduces, the gradient sync and the optimizer step.
+/// The busiest stage's work in layers when `layers` are split over `pp` stages, the last of which also
+/// computes the logits and loss (`tail` layers' worth): the best split's, as placestages searches it.
+double busiest_stage_layers(long layers, long pp, double tail);
+
+/// The rough iteration time used to rank plans on one GPU type: 1F1B over the roofline's layer times,
+/// paced by the busiest stage or the slowest send between stages (across nodes, the node's network
+/// shared by its GPUs, stages filling nodes in pipeline order as placestages places them), with the
+/// fill and drain, tensor-parallel all-reduces, the tied embedding's and the data-parallel gradient
+/// sync and the optimizer step.
 double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
                          const Network& net);
 
