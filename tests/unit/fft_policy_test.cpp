@@ -132,11 +132,11 @@ TEST_CASE("FFT's rho grows while a job falls behind its fair share and is spent 
     j.book.tau_s = 200 * 60;  // fair finish at 200 min: 0.5 of the GPU
     s.jobs.push_back(j);
     // μ = 10/200; fair progress 100 / (1 · 200) = 0.5 fastest-type rounds per round.
-    CHECK(next_rho(s, s.jobs[0], -1, s.capacity()) == Approx(0.05 * 0.5));
+    CHECK(next_rho(s, s.jobs[0], -1, s.capacity(), s.time_s) == Approx(0.05 * 0.5));
     s.jobs[0].book.rho = 1;
-    CHECK(next_rho(s, s.jobs[0], 0, s.capacity()) == Approx(1 + 0.05 * (0.5 - 1)));
+    CHECK(next_rho(s, s.jobs[0], 0, s.capacity(), s.time_s) == Approx(1 + 0.05 * (0.5 - 1)));
     s.jobs[0].book.rho = 0;
-    CHECK(next_rho(s, s.jobs[0], 0, s.capacity()) == 0);  // never negative
+    CHECK(next_rho(s, s.jobs[0], 0, s.capacity(), s.time_s) == 0);  // never negative
 }
 
 TEST_CASE("FFT's tau is the finish time under a 1/|A| share of every type since arrival, without preemption", "[fft]") {
@@ -245,5 +245,24 @@ TEST_CASE("FFT gives the tie between alike jobs to the earlier one, on either pa
         const TypeDecision d = fft_decide(s, o);
         INFO((exact ? "exact" : "structured"));
         CHECK(d.type == std::vector<int>{-1, -1, 0});
+    }
+}
+
+TEST_CASE("FFT's rho moves once a round, as the next one opens: a round again at the same instant decides the same", "[fft]") {
+    ClusterState s = thirty_jobs();
+    RoundResult first = run_round(s, {});
+    first.state.time_s += 300;  // the next round
+    const RoundResult next = run_round(first.state, {});
+    // rho moved for the round that ended (decided at 5000): some job fell behind its fair share.
+    double moved = 0;
+    for (size_t k = 0; k < next.state.jobs.size(); ++k)
+        moved += std::fabs(next.state.jobs[k].book.rho - first.state.jobs[k].book.rho);
+    CHECK(moved > 0);
+    // The same round again (a retried cron run, a clock not advanced): no rho moves, nothing changes.
+    const RoundResult again = run_round(next.state, {});
+    for (size_t k = 0; k < again.state.jobs.size(); ++k) {
+        INFO(again.state.jobs[k].id);
+        CHECK(again.state.jobs[k].book.rho == next.state.jobs[k].book.rho);
+        CHECK(again.state.jobs[k].placement == next.state.jobs[k].placement);
     }
 }

@@ -120,11 +120,11 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active) {
     return fair_finish(s, j, active, s.capacity());
 }
 
-double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up) {
+double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up, double t) {
     const double lifetime = j.book.tau_s - j.submit_time_s;  // τ − a
     const double fastest = best_throughput(s, j, up);
     if (j.book.tau_s < 0 || lifetime <= 0 || fastest <= 0) return j.book.rho;
-    const double mu = std::max(0.0, s.time_s - j.submit_time_s) / lifetime;
+    const double mu = std::max(0.0, t - j.submit_time_s) / lifetime;
     const double fair = j.work / (fastest * lifetime);  // fastest-type rounds per round under the fair share
     const double got = type >= 0 ? j.throughput[static_cast<size_t>(type)] / fastest : 0;
     // A job running at its fair share gets nothing: a difference at the last digits is rounding.
@@ -138,6 +138,11 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     // hold its gang) gets one at the first round something can: until then its rho cannot move.
     const bool churned = s.churned();
     const std::vector<int> cap = s.capacity();
+    // Eq. 5 for the round that ended: decided at last_decision_s, each job on the type it ran on, with
+    // the τ it had (before this round's churn sets new ones). None at the same instant.
+    if (s.last_decision_s >= 0 && s.time_s > s.last_decision_s)
+        for (auto& j : s.jobs)
+            if (unfinished(j)) j.book.rho = next_rho(s, j, j.placement.type, cap, s.last_decision_s);
     for (auto& j : s.jobs)
         if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
 
@@ -155,8 +160,6 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     d.stats.proven = d.stats.proven && k_proven;
     d.type = a.type;
     earliest_first_among_equals(s, p, d.type);
-    for (size_t k = 0; k < s.jobs.size(); ++k)
-        if (unfinished(s.jobs[k])) s.jobs[k].book.rho = next_rho(s, s.jobs[k], d.type[k], cap);
     return d;
 }
 

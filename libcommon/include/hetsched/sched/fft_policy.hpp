@@ -20,12 +20,16 @@ AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
 /// Counted from arrival, not from now, so that a starving job's fair finish does not recede with it.
 double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
 
-/// Eq. 5 for one job after the round: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)), μ = (t − a)/(τ − a),
-/// with θ_x the job's throughput this round (0 when it does not run) and θ_max its best over the types
-/// it may use with at least d_j GPUs up (best_throughput); `up` is ClusterState::capacity.
-double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up);
+/// Eq. 5 for one job after the round decided at `t`: ρ ← max(0, ρ + μ·(W/(θ_max·(τ − a)) − θ_x/θ_max)),
+/// μ = (t − a)/(τ − a), with θ_x the job's throughput that round (`type`; 0 when it did not run) and
+/// θ_max its best over the types it may use with at least d_j GPUs up (best_throughput); `up` is
+/// ClusterState::capacity.
+double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up, double t);
 
-/// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`. Past o.time_limit_s:
+/// The round's types by FFT; updates each job's τ (on churn) and ρ in `s`. ρ(t) is brought up to date
+/// as the round opens, for the round that ended (decided at last_decision_s, each job on the type it
+/// ran on), so a decision again at the same instant (a retried cron run) uses the same ρ and decides
+/// the same way. Past o.time_limit_s:
 /// TryLater (75), unless o.accept_unproven: then the structured path keeps the best schedule it found
 /// (gap to its Lagrangian bound) and --exact the previous round's (each running job on its type, no
 /// bound known), TryLater when no job runs.
