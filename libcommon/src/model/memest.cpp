@@ -41,14 +41,23 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     write_job_spec(doc.root, job);
 
     MemestResult out;
+    // What memest does with a document whose layout it does not read, as the warnings below say.
+    const std::string without_layout =
+        job.layers_per_stage.empty() ? "ranks plans" : "estimates training.layers_per_stage's pipeline at tp 1, dp 1";
     // An allocation (placestages' input, planalloc's output) names a layout memest does not take from
     // the document: say so, as a user who wrote one expects it checked.
     if (const YAML::Node a = io::optional_child(doc, doc.root, "allocation"); a.IsDefined() && !o.job.layout_given())
         out.warnings.push_back(describe(DataError(
             "the document's allocation is placestages' input, not read by memest: give its layout as --tp, --pp, --dp "
-            "(--layers-per-stage) and its GPU as --gpu to check it; without them memest " +
-                std::string(job.layers_per_stage.empty() ? "ranks plans" : "estimates training.layers_per_stage's pipeline at tp 1, dp 1"),
+            "(--layers-per-stage) and its GPU as --gpu to check it; without them memest " + without_layout,
             doc.where(a))));
+    // memest's own output fed back: its memory: section is replaced, its layout not read from it.
+    if (const YAML::Node mem = io::optional_child(doc, doc.root, "memory"); mem.IsMap() && !o.job.layout_given())
+        if (const YAML::Node l = io::optional_child(doc, mem, "layout"); l.IsDefined())
+            out.warnings.push_back(describe(DataError(
+                "the document's memory: section is memest's output, replaced and not read: give its layout as --tp, "
+                "--pp, --dp (--micro-batch, --gpu) to estimate it again; without them memest " + without_layout,
+                doc.where(l))));
     // Read in either mode, so that a bad network: section is refused here, not passed on to planalloc.
     const Network network = read_network(doc, Network{cat.inter_node_gb_s});
     if (o.job.layout_given() || !job.layers_per_stage.empty()) {  // a split names its layout
