@@ -514,8 +514,8 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         throw DataError("tp (" + str(l.tp) + ") must divide ffn_hidden (" + str(m.ffn_hidden) + ")");
     if (!l.layers_per_stage.empty()) {
         if (static_cast<long>(l.layers_per_stage.size()) != l.pp)
-            throw DataError("layers_per_stage gives " + str(static_cast<long>(l.layers_per_stage.size())) +
-                            " stages, but pp is " + str(l.pp));
+            throw DataError("layers_per_stage gives " + io::counted(static_cast<long>(l.layers_per_stage.size()), "stage") +
+                            ", but pp is " + str(l.pp));
         for (size_t i = 0; i < l.layers_per_stage.size(); ++i) {
             if (l.layers_per_stage[i] < 1)
                 throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
