@@ -20,6 +20,8 @@ TEST_CASE("write_output replaces the file whole", "[io]") {
     io::write_output(path, "first\n");
     io::write_output(path, "second\n");
     CHECK(io::read_input(path).text == "second\n");
+    io::write_output(path, "third\n", true);  // flushed to disk, renamed over it as well
+    CHECK(io::read_input(path).text == "third\n");
     std::remove(path.c_str());
     rmdir(dir);
 }
@@ -41,7 +43,7 @@ TEST_CASE("write_output writes into a FIFO or device instead of replacing it", "
         ss << in.rdbuf();
         got = ss.str();
     });
-    io::write_output(fifo, "through the pipe\n");
+    io::write_output(fifo, "through the pipe\n", true);  // flushed to disk: a pipe has none, and passes
     reader.join();
     CHECK(got == "through the pipe\n");
     struct stat st {};

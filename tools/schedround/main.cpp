@@ -103,12 +103,7 @@ int main(int argc, char** argv) {
             io::DurableReplacement replacement(state_path, next);
             // On disk too before the state moves on (a power cut must not leave the new state beside
             // the old actions).
-            if (!actions_path.empty()) {
-                if (actions_path == "-")
-                    io::write_output(actions_path, actions);
-                else
-                    io::replace_durably(actions_path, actions);
-            }
+            if (!actions_path.empty()) io::write_output(actions_path, actions, true);
             if (format == "actions" || !io.output.empty()) io::write_output(io.output, format == "actions" ? actions : next);
             replacement.commit();
         } else {

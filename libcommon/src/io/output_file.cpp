@@ -38,7 +38,13 @@ struct Staged {
     int stream_fd = -1;       ///< standard output: -1 and path empty or "-"
 };
 
-Staged stage(const std::string& path, const std::string& text) {
+/// Flushes what `fd` has written to disk; a pipe, socket or terminal, which has no disk, passes.
+void sync_to_disk(int fd, const std::string& path) {
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP)
+        throw IoError("error writing '" + path + "': " + std::strerror(errno));
+}
+
+Staged stage(const std::string& path, const std::string& text, bool to_disk) {
     Staged out{path, text, path, "", -1};
     if (path.empty() || path == "-") return out;
     // A symbolic link is written through, never replaced: into its target when that is a file path,
@@ -85,6 +91,12 @@ Staged stage(const std::string& path, const std::string& text) {
         throw OutputError("cannot create '" + path + "': " + std::strerror(err));
     }
     write_all(fd, text, path, out.tmp);
+    if (to_disk && ::fsync(fd) != 0) {
+        const int sync_err = errno;
+        ::close(fd);
+        ::unlink(out.tmp.c_str());
+        throw IoError("error writing '" + path + "': " + std::strerror(sync_err));
+    }
     const bool chmod_ok = ::fchmod(fd, 0644) == 0;
     int err = errno;
     const bool close_ok = ::close(fd) == 0;
@@ -105,7 +117,7 @@ void discard(const Staged& s) {
 /// Writes the streams: devices and pipes in order, then standard output, so that an output on a device
 /// that fails (/dev/full) fails the run before standard output (the result a pipeline reads) has any of
 /// it. A failure leaves the files staged: the caller discards them.
-void write_streams(std::vector<Staged>& staged) {
+void write_streams(std::vector<Staged>& staged, bool to_disk) {
     std::vector<const Staged*> to_stdout;
     for (auto& s : staged) {
         if (!s.tmp.empty()) continue;
@@ -116,12 +128,14 @@ void write_streams(std::vector<Staged>& staged) {
         const int fd = s.stream_fd;
         s.stream_fd = -1;  // write_all closes it on an error
         write_all(fd, s.text, s.path, "");
+        if (to_disk) sync_to_disk(fd, s.path);
         if (::close(fd) != 0) throw IoError("error writing '" + s.path + "': " + std::strerror(errno));
     }
     for (const Staged* s : to_stdout) {
         // Flushed here, so a full disk or a closed pipe is this call's error, before anything that follows.
         if (std::fwrite(s->text.data(), 1, s->text.size(), stdout) != s->text.size() || std::fflush(stdout) != 0)
             throw IoError(std::string("error writing standard output: ") + std::strerror(errno));
+        if (to_disk) sync_to_disk(STDOUT_FILENO, "standard output");
     }
 }
 
@@ -149,11 +163,11 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs, bool to_disk) {
     std::vector<Staged> staged;
     try {
         for (const auto& [path, text] : outputs) {
-            staged.push_back(stage(path, text));
+            staged.push_back(stage(path, text, to_disk));
             // Two outputs renamed over one file: only the last would be left.
             for (size_t i = 0; i + 1 < staged.size(); ++i)
                 if (!staged[i].tmp.empty() && !staged.back().tmp.empty() &&
@@ -161,7 +175,7 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
                     throw UsageError("'" + staged.back().path + "' is given for two outputs ('" + staged[i].path +
                                      "' too): each needs a file of its own");
         }
-        write_streams(staged);
+        write_streams(staged, to_disk);
     } catch (...) {
         for (const auto& s : staged) discard(s);
         throw;
@@ -174,9 +188,20 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
             for (size_t j = i; j < staged.size(); ++j) discard(staged[j]);
             throw OutputError("cannot create '" + s.path + "': " + std::strerror(err));
         }
+        if (to_disk) {  // the rename too
+            const size_t slash = s.target.rfind('/');
+            const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : s.target.substr(0, slash);
+            const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd >= 0) {
+                ::fsync(fd);
+                ::close(fd);
+            }
+        }
     }
 }
 
-void write_output(const std::string& path, const std::string& text) { write_outputs({{path, text}}); }
+void write_output(const std::string& path, const std::string& text, bool to_disk) {
+    write_outputs({{path, text}}, to_disk);
+}
 
 }  // namespace hetsched::io

@@ -8,13 +8,15 @@ namespace hetsched::io {
 
 /// Writes `text` to standard output (flushed) when `path` is empty or "-", else to a temporary file beside
 /// `path` that is renamed over it, so a failed run never leaves a half-written file.
+/// `to_disk`: flushed to disk (the file, and its folder after the rename; a regular file written in
+/// place too) before returning, as an output that must survive a power cut beside another.
 /// Throws OutputError (73) when the file cannot be created, IoError (74) when writing fails.
-void write_output(const std::string& path, const std::string& text);
+void write_output(const std::string& path, const std::string& text, bool to_disk = false);
 
 /// Several outputs (path, text), all or none: every file is written to its temporary first, then
 /// devices and pipes are written, then standard output, then every file is renamed over its target; a
 /// failure before the renames leaves none of the files behind.
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs, bool to_disk = false);
 
 /// `path` with symbolic links resolved (realpath), or as given when it does not resolve: the file a
 /// link stands for, which is written (and locked) in the link's place so the link stays.
