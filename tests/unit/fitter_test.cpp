@@ -407,28 +407,6 @@ TEST_CASE("a model kind refuses samples its form cannot price, naming the kinds 
     CHECK_NOTHROW(fit::fit_group(ModelKind::icefrog_hp, ss));
 }
 
-TEST_CASE("samples of one application give one layer count, or none", "[fit]") {
-    std::vector<fit::Sample> ss;
-    for (int frozen : {0, 4, 8})
-        for (double b : {8.0, 16.0, 32.0}) {
-            fit::Sample s = config(1, 1, b, frozen, 16);
-            s.step_time_s = 0.02 + 0.001 * b * (16 - frozen) / 16;
-            s.where = {"p.csv", 2 + static_cast<int>(ss.size()), 0};
-            ss.push_back(s);
-        }
-    ss[3].total_layers = 0;  // a row that does not say: no freezing
-    ss[3].frozen_layers = 0;
-    ss[3].unfrozen_flops = ss[3].unfrozen_params = 1;
-    CHECK_NOTHROW(fit::fit_group(ModelKind::icefrog_ddp, ss));
-    ss[5].total_layers = 18;
-    try {
-        fit::fit_group(ModelKind::icefrog_ddp, ss);
-        FAIL("expected an error");
-    } catch (const DataError& e) {
-        CHECK(describe(e) == "p.csv:7: app on T4: total_layers 18 here, 16 on line 2: one application has one layer count");
-    }
-}
-
 TEST_CASE("one replica count: its per-replica term is pinned, and a fit without one replica says its split is not the samples'", "[fit]") {
     // 8 GPUs on one node at batches 4-64: Pollux with alpha_r 0.01, beta_r 0.002, gamma 1.
     std::vector<fit::Sample> ss;

@@ -67,6 +67,11 @@ TEST_CASE("profile errors say where and what", "[fit]") {
                        "a,T4,1,1,8,4,4,0.1\n") ==
           "p.csv:2:12: frozen_layers (4) must be below total_layers (4): a job trains at least one layer");
     CHECK(err("p.csv", "a,b\n1,2\n").find("unrecognised profile header") != std::string::npos);
+    // One application, one layer count, on every GPU.
+    const std::string layers = "app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,step_time_s\n";
+    CHECK(err("p.csv", layers + "a,T4,1,1,8,4,16,0.1\na,T4,1,1,8,0,16,0.1\na,V100,1,1,8,2,18,0.1\n") ==
+          "p.csv:4:14: a: total_layers 18 here, 16 on line 2: one application has one layer count");
+    CHECK(err("p.csv", layers + "a,T4,1,1,8,4,16,0.1\nb,T4,1,1,8,2,18,0.1\n") == "no error");
 }
 
 TEST_CASE("a measurement in two files counts once, keeping the placement's fuller node", "[fit]") {

@@ -431,18 +431,6 @@ FitQuality measure_quality(const GroupFit& fit, const std::vector<Sample>& ss) {
 GroupFit fit_group(ModelKind kind, const std::vector<Sample>& rows, const FitOptions& options) {
     if (rows.empty()) throw DataError("no samples to fit");
     for (const auto& s : rows) require_priceable(kind, s);
-    // One model has one layer count: the frozen share of each sample is reckoned against it (0: a row
-    // that does not say, freezing nothing).
-    const Sample* counted = nullptr;
-    for (const auto& s : rows) {
-        if (s.total_layers <= 0) continue;
-        if (!counted) counted = &s;
-        if (s.total_layers != counted->total_layers)
-            throw DataError(s.app + " on " + s.gpu + ": total_layers " + std::to_string(s.total_layers) + " here, " +
-                                std::to_string(counted->total_layers) + " on line " + std::to_string(counted->where.line) +
-                                ": one application has one layer count",
-                            s.where);
-    }
     const std::vector<Sample> ss = canonical_order(rows);
     GroupFit g;
     g.app = rows.front().app;

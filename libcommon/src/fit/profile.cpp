@@ -185,6 +185,7 @@ void read_own(Profile& p, const ProfileOptions& opt) {
     if (frozen >= 0 && layers < 0 && theta < 0)
         throw DataError("frozen_layers needs total_layers (or unfrozen_flops_fraction) to say what share still trains",
                         header_pos(t, frozen));
+    std::map<std::string, std::pair<int, int>> layer_counts;  // app -> its first total_layers and the row's line
     TimeColumns tc;
     tc.step = opt.need_times ? t.require("step_time_s") : t.find("step_time_s");
     tc.sync = t.find("sync_time_s");
@@ -230,6 +231,16 @@ void read_own(Profile& p, const ProfileOptions& opt) {
             throw DataError("a pipelined row with frozen layers needs total_layers: each stage's trained share "
                             "comes from the layers it holds",
                             t.where(r, frozen >= 0 ? frozen : theta >= 0 ? theta : omega));
+        // One application has one layer count, on every GPU: each row's frozen share is reckoned
+        // against it (a row that does not say freezes nothing).
+        if (s.total_layers > 0) {
+            const auto [it, first] = layer_counts.emplace(s.app, std::pair{s.total_layers, s.where.line});
+            if (!first && it->second.first != s.total_layers)
+                throw DataError(s.app + ": total_layers " + std::to_string(s.total_layers) + " here, " +
+                                    std::to_string(it->second.first) + " on line " + std::to_string(it->second.second) +
+                                    ": one application has one layer count",
+                                t.where(r, layers));
+        }
         if (s.stages > 1 && s.total_layers > 0 && s.total_layers < s.stages)
             throw DataError("total_layers (" + std::to_string(s.total_layers) + ") is below pipeline_stages (" +
                                 std::to_string(s.stages) + "): every stage holds at least one layer",
