@@ -70,7 +70,7 @@ TEST_CASE("profile errors say where and what", "[fit]") {
     // One application, one layer count, on every GPU.
     const std::string layers = "app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,step_time_s\n";
     CHECK(err("p.csv", layers + "a,T4,1,1,8,4,16,0.1\na,T4,1,1,8,0,16,0.1\na,V100,1,1,8,2,18,0.1\n") ==
-          "p.csv:4:14: a: total_layers 18 here, 16 on line 2: one application has one layer count");
+          "p.csv:4:16: a: total_layers 18 here, 16 on line 2: one application has one layer count");
     CHECK(err("p.csv", layers + "a,T4,1,1,8,4,16,0.1\nb,T4,1,1,8,2,18,0.1\n") == "no error");
 }
 
