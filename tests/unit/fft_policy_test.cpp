@@ -266,3 +266,19 @@ TEST_CASE("FFT's rho moves once a round, as the next one opens: a round again at
         CHECK(again.state.jobs[k].placement == next.state.jobs[k].placement);
     }
 }
+
+TEST_CASE("FFT's rho for a round that ended counts the type the job ran on as up, though it is down now", "[fft]") {
+    // x ran on A (2 a second, B's 1) from 300 s to 600 s; A is down at 600. Its fair rate: 3000 /
+    // (2 x 1000 s) = 1.5 of A's rounds; it got A's, 1: rho += 0.3 x 0.5 (mu = 300 / 1000). Scored
+    // against B alone it would have got 2 of B's 3 and been owed 1.
+    ClusterState s = cluster({"A", "B"}, 1, 300);
+    Job x = test::running(job("x", 3000, {2, 1}), 0);
+    x.book.rho = 1;
+    x.book.tau_s = 1000;
+    s.jobs.push_back(x);
+    s.last_decision_s = 300;
+    s.time_s = 600;
+    s.nodes[0].down = true;
+    const RoundResult r = run_round(s, {});
+    CHECK(r.state.jobs[0].book.rho == Approx(1 + 0.3 * 0.5));
+}

@@ -76,12 +76,14 @@ TEST_CASE("the rough time paces a pipeline by its busiest stage and its slowest 
     const auto c = catalog::named_catalog("juchi");
     const catalog::GpuType& g = c.find("A30");  // 8 per node
     const model::Network net{0.3125};
-    // The busiest stage of the best split, the loss (`tail` layers' worth) on the last: 26 layers on 16
-    // stages put 2 on some stage (not 26 / 16), and the loss alone on the last; on 13, 2 and the loss.
+    // The busiest stage of the best split, every stage a layer at least and the loss (`tail` layers'
+    // worth) on the last: 26 layers on 16 stages put 2 on some stage (not 26 / 16) and one and the
+    // loss on the last; on 13, 2 and the loss.
     CHECK(model::busiest_stage_layers(26, 16, 0.5) == 2);
     CHECK(model::busiest_stage_layers(26, 13, 0.5) == 2.5);
     CHECK(model::busiest_stage_layers(4, 2, 0.5) == 2.5);  // 2 + 2 and the loss: 2 and 2.5
-    CHECK(model::busiest_stage_layers(4, 2, 3) == 4);      // a loss of 3 layers: 4 + 0 and the loss, 4 and 3
+    CHECK(model::busiest_stage_layers(4, 2, 3) == 4);      // a loss of 3 layers: 3 + 1 and the loss, 3 and 4
+    CHECK(model::busiest_stage_layers(2, 2, 3) == 4);      // 1 + 1 and the loss, as placestages splits it
     CHECK(model::busiest_stage_layers(1, 1, 0.3) == Approx(1.3));
     // 2 stages of 8 replicas fill two nodes: their sends cross the slow network, shared by 8 GPUs, and
     // pace the pipeline, as 2 stages of 4 within one node do not.

@@ -301,6 +301,8 @@ TEST_CASE("A throughput table refuses a column that is a slip of one it reads, o
     // num_gpu read as absent would make every row one GPU's.
     CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput,num_gpu\nm,V100,12,4\n"}); }) ==
           "1:22: column 'num_gpu' is not read, did you mean 'num_gpus'?");
+    CHECK(error_of([] { read_throughputs({"t.csv", "model,gpu,throughput,gpus\nm,V100,12,4\n"}); }) ==
+          "1:22: column 'gpus' is not read, did you mean 'num_gpus'?");  // not 'gpu', which it has
     const ThroughputTable t = read_throughputs({"t.csv", "model,gpu,throughput,num_gpus,note\nm,V100,12,4,x\n"});
     CHECK(t.rows.count({"m", 4}) == 1);
 }
@@ -449,6 +451,15 @@ TEST_CASE("A trace's memory_gib goes with its jobs: has takes the least memory t
     CHECK(unknown.too_much_memory == 0);      // c is taken to fit on P100 or V100
     CHECK(unknown.memory_taken_to_fit == 2);  // a and c
     CHECK(unknown.memory_unknown_types == std::set<std::string>{"P100", "V100"});
+    // A reference the cluster lacks (K80s' trace on P100 and V100): its memory as the tool finds it in
+    // the catalog rules out a 20 GiB job's having run there.
+    ReplayCluster newer = one_gpu_each({"P100", "V100"});
+    newer.types[0].memory_gib = 16;
+    newer.types[1].memory_gib = 32;
+    JobOptions k80{"K80"};
+    k80.reference_memory_gib = 12;
+    JobCounts elsewhere;
+    CHECK(build_jobs(trace, table, newer, k80, elsewhere)[0].job.work == Approx(2000));  // V100's 2, not K80's 1
 }
 
 TEST_CASE("Progress reports the share of the trace's work done, not of its jobs", "[replay]") {

@@ -41,8 +41,10 @@ int main(int argc, char** argv) {
     app->add_option("--placer", placer, "Stage placer for each plan: cmr, whale, hph or optimal")
         ->group(s)->check(CLI::IsMember({"cmr", "whale", "hph", "optimal"}))->capture_default_str();
     cli::add_catalog_option(*app, catalog)->group(s);
-    app->add_option("--quota", opt.quotas, "GPUs of a type one may take: TYPE=N, or all=N (repeatable, or comma-separated)")->group(s);
-    app->add_option("--price", opt.prices, "Price per GPU-hour of a type, above 0: TYPE=PRICE (repeatable, or comma-separated)")->group(s);
+    app->add_option("--quota", opt.quotas, "GPUs of a type one may take: TYPE=N, or all=N (repeatable, or comma-separated)")
+        ->group(s)->allow_extra_args(false);
+    app->add_option("--price", opt.prices, "Price per GPU-hour of a type, above 0: TYPE=PRICE (repeatable, or comma-separated)")
+        ->group(s)->allow_extra_args(false);
     app->add_option("--types", opt.types, "Only these GPU types, comma-separated")->group(s)->type_name("GPUS");
     app->add_option("--top", opt.top, "Plans to report (the best, then alternatives)")
         ->group(s)->transform(cli::integer_in(1, 1000))->capture_default_str();

@@ -27,7 +27,7 @@ std::vector<long> divisors(long n, long cap) {
 double busiest_stage_layers(long layers, long pp, double tail) {
     if (pp <= 1) return static_cast<double>(layers) + tail;
     double best = static_cast<double>(layers) + tail;
-    for (long last = 0; last <= layers - (pp - 1); ++last) {  // each of the others holds a layer at least
+    for (long last = 1; last <= layers - (pp - 1); ++last) {  // every stage holds a layer at least
         const long rest = layers - last, others = pp - 1;
         best = std::min(best, std::max(static_cast<double>((rest + others - 1) / others), last + tail));
     }
@@ -52,8 +52,10 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     const double nic = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_node_bytes_s(net);
     const double nic_share = static_cast<double>(std::min<long>(gpus, g.gpus_per_node));
     const double boundary = boundary_bytes(m, t, l.micro_batch) / (l.tp * l.cp);
-    const long nodes = (l.pp * gpus + g.gpus_per_node - 1) / g.gpus_per_node;
-    const long crossings = gpus >= g.gpus_per_node ? l.pp - 1 : nodes - 1;  // links between stages that leave a node
+    // Whole stages to a node (a stage wider than a node has nodes of its own): the links between
+    // stages that leave a node.
+    const long stages_per_node = std::max<long>(1, g.gpus_per_node / gpus);
+    const long crossings = (l.pp + stages_per_node - 1) / stages_per_node - 1;
     const double near_s = boundary / link, far_s = boundary / (nic / nic_share);
     const double send_s = crossings > 0 ? far_s : near_s;  // the slowest link
     // 1F1B: one micro-batch through every stage and back (the fill and drain, a send each way between

@@ -141,8 +141,14 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     // Eq. 5 for the round that ended: decided at last_decision_s, each job on the type it ran on, with
     // the τ it had (before this round's churn sets new ones). None at the same instant.
     if (s.last_decision_s >= 0 && s.time_s > s.last_decision_s)
-        for (auto& j : s.jobs)
-            if (unfinished(j)) j.book.rho = next_rho(s, j, j.placement.type, cap, s.last_decision_s);
+        for (auto& j : s.jobs) {
+            if (!unfinished(j)) continue;
+            // The type it ran on was up then, whatever is down now.
+            std::vector<int> then = cap;
+            if (j.placement.running())
+                then[static_cast<size_t>(j.placement.type)] = std::max(then[static_cast<size_t>(j.placement.type)], j.num_gpus);
+            j.book.rho = next_rho(s, j, j.placement.type, then, s.last_decision_s);
+        }
     for (auto& j : s.jobs)
         if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
 

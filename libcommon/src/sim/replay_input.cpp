@@ -152,9 +152,9 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
     if (reference == table.types.size())
         throw UsageError("--reference-gpu '" + o.reference_gpu + "' is not a type of the throughput table (its types: " +
                          table_types(table) + ")");
-    // The reference type's memory where the cluster has it: a job needing more could not have been
-    // measured there (0: unknown, or not a cluster type).
-    double reference_memory_gib = 0;
+    // The reference type's memory, the cluster's or else the catalog's: a job needing more could not
+    // have been measured there (0: unknown).
+    double reference_memory_gib = o.reference_memory_gib;
     for (const auto& t : cluster.types)
         if (io::same_name(t.name, table.types[reference])) reference_memory_gib = t.memory_gib;
     const std::vector<std::string> models = table.models();
@@ -203,7 +203,7 @@ std::vector<ReplayJob> build_jobs(const std::vector<TraceJob>& trace, const Thro
                 counts.memory_unknown_types.insert(cluster.types[t].name);
             }
             fastest = std::max(fastest, j.throughput[t]);
-            if (holds) fastest_fitting = std::max(fastest_fitting, j.throughput[t]);
+            if (room && holds) fastest_fitting = std::max(fastest_fitting, j.throughput[t]);
         }
         if (!fits) {
             ++(big_enough ? counts.too_much_memory : fastest > 0 ? counts.too_big : counts.no_type);

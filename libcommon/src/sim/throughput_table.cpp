@@ -112,9 +112,19 @@ ThroughputTable from_csv(const io::TextInput& in) {
     }
     // Other columns pass (notes, a batch size), but not a slip of one read: a misspelt num_gpus would
     // read every row as one GPU's.
-    const std::vector<std::string> read = {"model", "gpu", "throughput", "num_gpus"};
+    std::vector<std::string> read;  // those the file lacks: a column is no slip of one it has
+    for (const char* name : {"model", "gpu", "throughput", "num_gpus"})
+        if (c.find(name) < 0) read.push_back(name);
+    // A slip, or the last word of one ("gpus" for num_gpus).
+    const auto slip_of = [&](const std::string& name) {
+        std::string near = io::likely_slip(name, read);
+        for (const auto& r : read)
+            if (near.empty() && r.size() > name.size() && r.compare(r.size() - name.size() - 1, std::string::npos, "_" + name) == 0)
+                near = r;
+        return near;
+    };
     for (const auto& h : c.header())
-        if (const std::string near = io::likely_slip(h.text, read); !near.empty() && near != h.text)
+        if (const std::string near = slip_of(h.text); !near.empty())
             throw DataError("column '" + h.text + "' is not read, did you mean '" + near + "'?", {in.name, h.line, h.col});
     const int model = c.require("model"), gpu = c.require("gpu"), thr = c.require("throughput"), gpus = c.find("num_gpus");
     for (size_t r = 0; r < c.rows(); ++r) {

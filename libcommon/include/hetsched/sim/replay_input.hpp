@@ -30,6 +30,8 @@ bool is_cluster_file(const std::string& spec);
 
 struct JobOptions {
     std::string reference_gpu;  ///< the type a trace's duration_s was measured on; empty: the cluster's first
+    /// Memory of the reference type where the cluster has no such type (the catalog's); 0: unknown.
+    double reference_memory_gib = 0;
     double checkpoint_gib = 1;  ///< for jobs whose model is not one of memest's presets
     unsigned long seed = 1;     ///< the model draw for jobs without one
     bool skip_unknown_models = false;  ///< leave out (and count) jobs whose model the table lacks
