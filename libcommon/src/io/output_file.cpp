@@ -141,6 +141,19 @@ void write_streams(std::vector<Staged>& staged, bool to_disk) {
 
 }  // namespace
 
+std::string folder_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void sync_folder_of(const std::string& path) {
+    const int fd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::fsync(fd);
+    ::close(fd);
+}
+
 std::string resolved_path(const std::string& path) {
     char* real = ::realpath(path.c_str(), nullptr);
     if (!real) return path;
@@ -155,8 +168,7 @@ namespace {
 bool same_file(const std::string& a, const std::string& b) {
     const auto identity = [](const std::string& p) {
         const size_t slash = p.rfind('/');
-        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-        return resolved_path(dir) + "/" + p.substr(slash == std::string::npos ? 0 : slash + 1);
+        return resolved_path(folder_of(p)) + "/" + p.substr(slash == std::string::npos ? 0 : slash + 1);
     };
     return identity(a) == identity(b);
 }
@@ -188,15 +200,7 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
             for (size_t j = i; j < staged.size(); ++j) discard(staged[j]);
             throw OutputError("cannot create '" + s.path + "': " + std::strerror(err));
         }
-        if (to_disk) {  // the rename too
-            const size_t slash = s.target.rfind('/');
-            const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : s.target.substr(0, slash);
-            const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (fd >= 0) {
-                ::fsync(fd);
-                ::close(fd);
-            }
-        }
+        if (to_disk) sync_folder_of(s.target);  // the rename too
     }
 }
 

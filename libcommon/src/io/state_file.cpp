@@ -17,12 +17,6 @@
 namespace hetsched::io {
 namespace {
 
-std::string folder_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 std::string temp_name(const std::string& path) {
     const auto slash = path.rfind('/');
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -128,11 +122,7 @@ void DurableReplacement::commit() {
         throw;
     }
     committed_ = true;
-    const int dir = ::open(folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
+    sync_folder_of(path_);
 }
 
 void replace_durably(const std::string& path, const std::string& text) { DurableReplacement(path, text).commit(); }

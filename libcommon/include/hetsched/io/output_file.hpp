@@ -18,6 +18,13 @@ void write_output(const std::string& path, const std::string& text, bool to_disk
 /// failure before the renames leaves none of the files behind.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs, bool to_disk = false);
 
+/// The folder `path` names a file in: "." for a bare name, "/" at the root.
+std::string folder_of(const std::string& path);
+
+/// Flushes the folder holding `path` to disk (a rename into it survives a power cut); a folder that
+/// cannot be opened is passed over.
+void sync_folder_of(const std::string& path);
+
 /// `path` with symbolic links resolved (realpath), or as given when it does not resolve: the file a
 /// link stands for, which is written (and locked) in the link's place so the link stays.
 std::string resolved_path(const std::string& path);
