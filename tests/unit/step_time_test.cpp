@@ -135,3 +135,19 @@ TEST_CASE("a layer's FLOPs: matmuls, the attention its kernel computes, and what
     t.compute_capability = 7.0;
     CHECK(model::micro_batch_work(m, t, 1).layer_forward == Approx(matmul + scores));
 }
+
+TEST_CASE("a stage reaches other nodes over its node's network, shared by its GPUs there", "[model]") {
+    catalog::GpuType g = gpu(100, 1000);
+    g.gpus_per_node = 8;
+    g.link_gb_s = 600;
+    const model::Network net{25};
+    const auto two = model::stage_network(g, net, 2);
+    CHECK(two.intra_bytes_s == Approx(300e9));  // one direction of the link
+    CHECK(two.nic_bytes_s == Approx(25e9));      // the network's: the type gives no nic_gb_s
+    CHECK(two.cross_bytes_s() == Approx(12.5e9));
+    CHECK(two.stages_per_node == 4);
+    g.nic_gb_s = 50;  // the type's own network
+    const auto wide = model::stage_network(g, net, 16);  // a stage spanning two nodes
+    CHECK(wide.cross_bytes_s() == Approx(50e9 / 8));
+    CHECK(wide.stages_per_node == 1);
+}

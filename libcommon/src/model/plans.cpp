@@ -47,16 +47,14 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     // Placed as placestages places stages: a stage's dp x tp GPUs fill nodes in pipeline order, so some
     // send crosses nodes once the pipeline outgrows a node, where the node's GPUs share its network:
     // the slowest link paces the pipeline.
-    const double link = intra_node_bytes_s(g, net);
-    const long gpus = static_cast<long>(l.dp) * l.tp * l.cp;
-    const double nic = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_node_bytes_s(net);
-    const double nic_share = static_cast<double>(std::min<long>(gpus, g.gpus_per_node));
+    const int gpus = l.dp * l.tp * l.cp;
+    const StageNetwork sn = stage_network(g, net, gpus);
+    const double link = sn.intra_bytes_s, nic = sn.nic_bytes_s;
     const double boundary = boundary_bytes(m, t, l.micro_batch) / (l.tp * l.cp);
     // Whole stages to a node (a stage wider than a node has nodes of its own): the links between
     // stages that leave a node.
-    const long stages_per_node = std::max<long>(1, g.gpus_per_node / gpus);
-    const long crossings = (l.pp + stages_per_node - 1) / stages_per_node - 1;
-    const double near_s = boundary / link, far_s = boundary / (nic / nic_share);
+    const long crossings = (l.pp + sn.stages_per_node - 1) / sn.stages_per_node - 1;
+    const double near_s = boundary / link, far_s = boundary / sn.cross_bytes_s();
     const double send_s = crossings > 0 ? far_s : near_s;  // the slowest link
     // 1F1B: one micro-batch through every stage and back (the fill and drain, a send each way between
     // stages), then the others at the pace of the busiest stage, or of a send where that is longer.
@@ -75,7 +73,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     // first and the last stage (torchtitan's do not tie across stages).
     if (m.tied_embeddings && l.pp > 1 && t.framework != Framework::fsdp) {
         const double rows = static_cast<double>(padded_vocab(m, l.tp, pads_vocab(m, t))) * static_cast<double>(m.hidden) / l.tp;
-        time += ring_allreduce_s(rows * gradient_sync(t).tied_bytes_per_param, 2, crossings > 0 ? nic / nic_share : link);
+        time += ring_allreduce_s(rows * gradient_sync(t).tied_bytes_per_param, 2, crossings > 0 ? sn.cross_bytes_s() : link);
     }
     if (l.dp > 1) {  // gradient sync of this rank's parameters
         const GradientSync sync = gradient_sync(t);

@@ -19,6 +19,15 @@ double intra_node_bytes_s(const catalog::GpuType& g, const Network& n) {
 
 double inter_node_bytes_s(const Network& n) { return n.inter_node_gb_s * 1e9; }
 
+StageNetwork stage_network(const catalog::GpuType& g, const Network& n, int gpus) {
+    StageNetwork out;
+    out.intra_bytes_s = intra_node_bytes_s(g, n);
+    out.nic_bytes_s = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_node_bytes_s(n);
+    out.nic_share = std::min(gpus, g.gpus_per_node);
+    out.stages_per_node = std::max(1, g.gpus_per_node / gpus);
+    return out;
+}
+
 double ring_allreduce_s(double bytes, int ranks, double bytes_s) {
     if (ranks <= 1) return 0;
     return 2.0 * (ranks - 1) / ranks * bytes / bytes_s;

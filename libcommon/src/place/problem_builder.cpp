@@ -176,12 +176,12 @@ const StageType& ProblemFactory::type(const std::string& name) {
     // the first one fills its node (Problem::transfer_s).
     const int gpus = dp_ * tp_;
     // A node of this type reaches other nodes through its own network where the catalog gives one.
-    st.nic_bytes_s = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_;
+    const model::StageNetwork net = model::stage_network(g, options_.network, gpus);
+    st.nic_bytes_s = net.nic_bytes_s;
     st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, gpus <= g.gpus_per_node ? intra : st.nic_bytes_s);
-    const double nic_share = std::min(gpus, g.gpus_per_node);  // the stage's GPUs on a node share its NIC
-    st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : st.nic_bytes_s / nic_share);
-    st.node_link_s = boundary_ / (st.nic_bytes_s / nic_share);
-    st.stages_per_node = std::max(1, g.gpus_per_node / gpus);  // 1 also when a stage spans nodes: every link crosses
+    st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : net.cross_bytes_s());
+    st.node_link_s = boundary_ / net.cross_bytes_s();
+    st.stages_per_node = net.stages_per_node;  // 1 when a stage spans nodes: every link crosses
     st.link_s = st.stages_per_node >= 2 ? boundary_ / intra : st.node_link_s;
     types_.emplace_back(std::move(st), g.gpus_per_node);
     return types_.back().first;
