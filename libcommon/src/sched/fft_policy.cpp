@@ -140,15 +140,18 @@ TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
     const std::vector<int> cap = s.capacity();
     // Eq. 5 for the round that ended: decided at last_decision_s, each job on the type it ran on, with
     // the τ it had (before this round's churn sets new ones). None at the same instant.
-    if (s.last_decision_s >= 0 && s.time_s > s.last_decision_s)
+    if (s.last_decision_s >= 0 && s.time_s > s.last_decision_s) {
+        std::vector<int> then = cap;
         for (auto& j : s.jobs) {
             if (!unfinished(j)) continue;
             // The type it ran on was up then, whatever is down now.
-            std::vector<int> then = cap;
-            if (j.placement.running())
-                then[static_cast<size_t>(j.placement.type)] = std::max(then[static_cast<size_t>(j.placement.type)], j.num_gpus);
-            j.book.rho = next_rho(s, j, j.placement.type, then, s.last_decision_s);
+            const int type = j.placement.type;
+            const int up = type >= 0 ? then[static_cast<size_t>(type)] : 0;
+            if (type >= 0) then[static_cast<size_t>(type)] = std::max(up, j.num_gpus);
+            j.book.rho = next_rho(s, j, type, then, s.last_decision_s);
+            if (type >= 0) then[static_cast<size_t>(type)] = up;
         }
+    }
     for (auto& j : s.jobs)
         if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
 
