@@ -98,10 +98,10 @@ int main(int argc, char** argv) {
                                          ? sim::cluster_from_yaml(io::read_input(cluster), cat)
                                          : sim::cluster_from_shorthand(cluster, gpus_per_node, cat);
         sim::ThroughputTable table = sim::read_throughputs(io::read_input(throughputs));
-        // A reference type the cluster lacks (a trace from K80s replayed on V100s): its memory, where the
-        // catalog knows it, tells the jobs that could not have run there.
-        if (const catalog::GpuType* g = cat.lookup(jobs_opt.reference_gpu.empty() ? c.types.front().name : jobs_opt.reference_gpu))
-            jobs_opt.reference_memory_gib = g->memory_gib;
+        // A reference type the cluster may lack (a trace from K80s replayed on V100s): its memory, where the
+        // catalog knows it, tells the jobs that could not have run there (the default is a cluster type).
+        if (!jobs_opt.reference_gpu.empty())
+            if (const catalog::GpuType* g = cat.lookup(jobs_opt.reference_gpu)) jobs_opt.reference_memory_gib = g->memory_gib;
         if (app->count("--gpus-per-node") > 0) table.gpus_per_node = gpus_per_node;  // nodes of the fits' predictions
         std::set<std::string> app_work_names;  // the applications --app-work gives, each to be run by some job
         if (!app_work.empty())
