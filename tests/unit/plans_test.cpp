@@ -99,6 +99,23 @@ TEST_CASE("the rough time paces a pipeline by its busiest stage and its slowest 
     CHECK(model::rough_iteration_s(tied, t, crossing, g, net) - slow == Approx(sync).epsilon(0.05));
 }
 
+TEST_CASE("the rough time paces a given split by its own busiest stage", "[model]") {
+    const auto& m = catalog::find_model("espresso-llama-1.3b");  // 26 layers
+    const auto t = training(2048, 64);
+    const auto c = catalog::named_catalog("juchi");
+    const catalog::GpuType& g = c.find("A30");
+    const model::Network net{25};
+    const model::Layout best{1, 2, 4, 1, 1, 1, {}}, even{1, 2, 4, 1, 1, 1, {13, 13}}, lopsided{1, 2, 4, 1, 1, 1, {20, 6}};
+    const double b = model::rough_iteration_s(m, t, best, g, net), e = model::rough_iteration_s(m, t, even, g, net),
+                 l = model::rough_iteration_s(m, t, lopsided, g, net);
+    CHECK(e >= b);  // 13 and the loss on the last stage: no better than the best split
+    // 20 layers on the first stage: 15 of the 16 micro-batches a replica paced by 20 layers, not 13.
+    CHECK(l > e * 1.3);
+    // The split's order counts: the loss goes on the last stage.
+    const model::Layout reversed{1, 2, 4, 1, 1, 1, {6, 20}};
+    CHECK(model::rough_iteration_s(m, t, reversed, g, net) > l);
+}
+
 TEST_CASE("a job's own micro-batch is the only one its plans use", "[model]") {
     const auto& m = catalog::find_model("llama-2-7b");
     const auto t = training(4096, 32);

@@ -59,7 +59,13 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     // 1F1B: one micro-batch through every stage and back (the fill and drain, a send each way between
     // stages), then the others at the pace of the busiest stage, or of a send where that is longer.
     const double mbs = static_cast<double>(l.micro_batches(t.global_batch));
-    const double busiest = busiest_stage_layers(m.layers, l.pp, layer_s > 0 ? tail_s / layer_s : 0);
+    const double tail = layer_s > 0 ? tail_s / layer_s : 0;  // the logits and loss, in layers
+    double busiest = busiest_stage_layers(m.layers, l.pp, tail);
+    if (static_cast<long>(l.layers_per_stage.size()) == l.pp) {  // the split given, not the best one
+        busiest = 0;
+        for (std::size_t i = 0; i < l.layers_per_stage.size(); ++i)
+            busiest = std::max(busiest, static_cast<double>(l.layers_per_stage[i]) + (i + 1 == l.layers_per_stage.size() ? tail : 0));
+    }
     const double through = (static_cast<double>(m.layers) * layer_s + tail_s) / mbs +
                            2.0 * (static_cast<double>(crossings) * far_s + static_cast<double>(l.pp - 1 - crossings) * near_s);
     const double per_micro_batch = std::max(busiest * layer_s / mbs, l.pp > 1 ? send_s : 0.0);

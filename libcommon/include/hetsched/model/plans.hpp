@@ -54,7 +54,8 @@ PrecisionLeftOut precision_left_out(const Training& t, const catalog::GpuCatalog
 double busiest_stage_layers(long layers, long pp, double tail);
 
 /// The rough iteration time used to rank plans on one GPU type: 1F1B over the roofline's layer times,
-/// paced by the busiest stage or the slowest send between stages (across nodes, the node's network
+/// paced by the busiest stage (of the layout's layers_per_stage where it gives them, else of the best
+/// split) or the slowest send between stages (across nodes, the node's network
 /// shared by its GPUs, stages filling nodes in pipeline order as placestages places them), with the
 /// fill and drain, tensor-parallel all-reduces, the tied embedding's and the data-parallel gradient
 /// sync and the optimizer step.
