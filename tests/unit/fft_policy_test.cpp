@@ -215,6 +215,34 @@ TEST_CASE("FFT gives a job the fair finish time it lacked once a type that holds
     CHECK(r.state.jobs[0].placement.type == 1);
 }
 
+TEST_CASE("FFT's rho moves for a non-preemptible job kept on its GPUs", "[fft]") {
+    // The job starts on the K80s while the V100 node is down and, non-preemptible, keeps them when it
+    // comes back: each round it ran behind its fair share (tau from the V100s' 400), so its rho grows,
+    // by Eq. 5 for the type it ran on, though the policy does not decide it.
+    ClusterState s = cluster({"V100", "K80"}, 2, 300);
+    s.nodes[0].down = true;
+    Job a = job("a", 40000, {400, 40}, 2);
+    a.preemptible = false;
+    s.jobs.push_back(a);
+    RoundResult r = run_round(s, {});
+    REQUIRE(r.state.jobs[0].placement.type == 1);
+    r.state.time_s = 300;
+    r.state.jobs[0].done = 40 * 300;
+    r.state.nodes[0].down = false;
+    r = run_round(r.state, {});
+    CHECK(r.state.jobs[0].placement.type == 1);  // kept
+    // Its fair finish as the V100s would give it (tau is set on churn; none since): the round decided
+    // at 300 s on the K80s then owes it 40000 / (400 x 100) - 40 / 400 = 0.9 of a round, times 300 / 100.
+    r.state.jobs[0].book.tau_s = 100;
+    r.state.time_s = 600;
+    r.state.jobs[0].done = 40 * 600;
+    const ClusterState before = r.state;
+    r = run_round(r.state, {});
+    CHECK(r.state.jobs[0].placement.type == 1);
+    CHECK(r.state.jobs[0].book.rho == Approx(2.7));
+    CHECK(r.state.jobs[0].book.rho == Approx(next_rho(before, before.jobs[0], 1, before.capacity(), 300)));
+}
+
 TEST_CASE("The exact path out of time in replay keeps the previous round's types, and with none running is TryLater", "[fft]") {
     // Thirty jobs of 1, 2 and 4 GPUs on three types: no 0-1 program GLPK proves in no time.
     ClusterState s = thirty_jobs();
