@@ -165,7 +165,10 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
                 throw DataError("unknown parameter '" + name + "' for model " + model_name(kind), doc.where(kv.first));
         }
         for (const auto& p : info) {
-            const YAML::Node v = io::required_child(doc, params, p.name);
+            // Every key there is a parameter (checked above): none stands for the missing one.
+            const YAML::Node v = io::optional_child(doc, params, p.name);
+            if (!v.IsDefined())
+                throw DataError("missing parameter '" + p.name + "' of model " + model_name(kind), doc.where(params));
             g.params.push_back(ranged(doc, v, p.name, p.lower, p.upper, false, 1e-9));
             g.pinned.emplace_back();
         }
@@ -191,6 +194,21 @@ std::vector<GroupFit> read_model_document(const io::TextInput& in) {
             count("max_gpus_per_node", g.range.max_per_node, limits::max_gpus);
             count("max_stages", g.range.max_stages, limits::max_layers);
             count("total_layers", g.range.total_layers, limits::max_layers);
+            // The range is what the profile held: its runs' largest counts, which bound one another.
+            const auto given = [&](const char* key) { return io::optional_child(doc, range, key).IsDefined(); };
+            const auto refuse = [&](const char* key, const std::string& why) {
+                throw DataError(std::string(key) + " " + why, doc.where(io::optional_child(doc, range, key)));
+            };
+            if (given("max_gpus") && given("max_gpus_per_node") && g.range.max_per_node > g.range.max_gpus)
+                refuse("max_gpus_per_node", std::to_string(g.range.max_per_node) + " is more than max_gpus " + std::to_string(g.range.max_gpus));
+            if (given("max_gpus") && given("max_nodes") && g.range.max_nodes > g.range.max_gpus)
+                refuse("max_nodes", std::to_string(g.range.max_nodes) + " is more than max_gpus " + std::to_string(g.range.max_gpus));
+            if (given("max_gpus") && given("max_nodes") && given("max_gpus_per_node") &&
+                static_cast<long>(g.range.max_nodes) * g.range.max_per_node < g.range.max_gpus)
+                refuse("max_gpus", std::to_string(g.range.max_gpus) + " is more than max_nodes x max_gpus_per_node (" +
+                                       std::to_string(g.range.max_nodes) + " x " + std::to_string(g.range.max_per_node) + ")");
+            if (given("max_stages") && given("total_layers") && g.range.max_stages > g.range.total_layers)
+                refuse("max_stages", std::to_string(g.range.max_stages) + " is more than total_layers " + std::to_string(g.range.total_layers));
         }
         out.push_back(std::move(g));
     }
