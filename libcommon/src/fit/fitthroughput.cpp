@@ -69,6 +69,16 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
                                  io::format_fixed(f.quality.r2, 2) +
                                  "): the samples disagree with the model's form, and its predictions are as rough");
     }
+    // schedround and replay match a fit to a cluster's type by name: one the catalog lacks needs a
+    // cluster or state that names it so (a slip such as V100 for V100-SXM2-16GB is found only there).
+    const catalog::GpuCatalog cat = catalog::named_catalog("default");
+    std::vector<std::string> unknown;
+    for (const auto& f : fits)
+        if (!cat.lookup(f.gpu) && std::find(unknown.begin(), unknown.end(), f.gpu) == unknown.end()) unknown.push_back(f.gpu);
+    if (!unknown.empty())
+        r.warnings.push_back("GPU type " + io::join(unknown) + (unknown.size() > 1 ? " are" : " is") +
+                             " not in the default catalog (--list-gpus): schedround and replay use a fit only "
+                             "for a type a cluster or state names exactly so");
     if (unscored > 0)
         r.warnings.push_back(std::to_string(unscored) + " of " + std::to_string(entries.size()) +
                              " app x GPU groups not validated: no training fold could identify the model (failed_folds)");
