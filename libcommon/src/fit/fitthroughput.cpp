@@ -36,6 +36,21 @@ std::vector<Sample> read_samples(const FitthroughputInputs& in, const Fitthrough
     return distinct_samples(all, &repeats);
 }
 
+/// Why a fit misses its samples: a free parameter held at a bound of its range (the samples' scale
+/// beyond what the model's bounds allow), else the samples' disagreement with the model's form.
+std::string rough_fit_cause(const GroupFit& f) {
+    const auto& info = param_info(f.kind);
+    std::vector<std::string> held;
+    for (size_t i = 0; i < info.size() && i < f.params.size(); ++i) {
+        if (i < f.pinned.size() && !f.pinned[i].empty()) continue;
+        const double v = f.params[i], lo = info[i].lower, hi = info[i].upper;
+        if (lo > 0 && v <= lo * (1 + 1e-6)) held.push_back(info[i].name + " at its lower bound " + io::format_number(lo, 6));
+        else if (v >= hi * (1 - 1e-6)) held.push_back(info[i].name + " at its upper bound " + io::format_number(hi, 6));
+    }
+    if (held.empty()) return "the samples disagree with the model's form";
+    return io::join(held) + " (the samples' scale is beyond the range the model allows it)";
+}
+
 FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOptions& o) {
     const ModelKind kind = parse_model_kind(o.model);
     std::vector<ModelEntry> entries;
@@ -66,8 +81,8 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
         if (f.quality.mean_ape_pct > kRoughFitPct)
             r.warnings.push_back(f.app + " on " + f.gpu + ": the fit misses its own samples by " +
                                  io::format_fixed(f.quality.mean_ape_pct, 1) + "% on average (r2 " +
-                                 io::format_fixed(f.quality.r2, 2) +
-                                 "): the samples disagree with the model's form, and its predictions are as rough");
+                                 io::format_fixed(f.quality.r2, 2) + "): " + rough_fit_cause(f) +
+                                 ", and its predictions are as rough");
     }
     // schedround and replay match a fit to a cluster's type by name: one the catalog lacks needs a
     // cluster or state that names it so (a slip such as V100 for V100-SXM2-16GB is found only there).
