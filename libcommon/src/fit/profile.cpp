@@ -201,7 +201,9 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         if (s.gpu.empty()) throw DataError("empty gpu", t.where(r, gpu));
         s.num_nodes = count_cell(t, r, nodes, 1, limits::max_gpus);
         s.num_gpus = count_cell(t, r, gpus, 1, limits::max_gpus);
-        s.stages = stages < 0 ? 1 : count_cell(t, r, stages, 1, limits::max_layers);
+        // A blank cell of an optional column is one the row does not give: the column's default.
+        const auto given = [&](int c) { return c >= 0 && !t.cell(r, c).text.empty(); };
+        s.stages = !given(stages) ? 1 : count_cell(t, r, stages, 1, limits::max_layers);
         if (s.num_gpus < s.num_nodes)
             throw DataError("num_gpus (" + std::to_string(s.num_gpus) + ") is below num_nodes (" +
                                 std::to_string(s.num_nodes) + ")", t.where(r, gpus));
@@ -210,17 +212,20 @@ void read_own(Profile& p, const ProfileOptions& opt) {
                                 std::to_string(s.stages) + ")", t.where(r, gpus));
         s.max_per_node = (s.num_gpus + s.num_nodes - 1) / s.num_nodes;
         s.per_gpu_batch = batch_cell(t, r, batch);
-        s.frozen_layers = frozen < 0 ? 0 : count_cell(t, r, frozen, 0, limits::max_layers - 1);
-        s.total_layers = layers < 0 ? 0 : count_cell(t, r, layers, 1, limits::max_layers);
+        s.frozen_layers = !given(frozen) ? 0 : count_cell(t, r, frozen, 0, limits::max_layers - 1);
+        s.total_layers = !given(layers) ? 0 : count_cell(t, r, layers, 1, limits::max_layers);
         if (s.total_layers > 0 && s.frozen_layers >= s.total_layers)
             throw DataError("frozen_layers (" + std::to_string(s.frozen_layers) + ") must be below total_layers (" +
                                 std::to_string(s.total_layers) + "): a job trains at least one layer",
                             t.where(r, frozen));
+        if (s.frozen_layers > 0 && s.total_layers == 0 && !given(theta))
+            throw DataError("frozen_layers needs total_layers (or unfrozen_flops_fraction) to say what share still trains",
+                            t.where(r, layers >= 0 ? layers : frozen));
         const double share = s.total_layers > 0
                                  ? static_cast<double>(s.total_layers - s.frozen_layers) / s.total_layers
                                  : 1.0;
-        s.unfrozen_flops = theta < 0 ? share : fraction_cell(t, r, theta);
-        s.unfrozen_params = omega < 0 ? share : fraction_cell(t, r, omega);
+        s.unfrozen_flops = !given(theta) ? share : fraction_cell(t, r, theta);
+        s.unfrozen_params = !given(omega) ? share : fraction_cell(t, r, omega);
         if (!(s.unfrozen_flops > 0))
             throw DataError("unfrozen_flops_fraction must be positive: a job trains at least one layer",
                             t.where(r, theta));
