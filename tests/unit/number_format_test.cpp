@@ -68,3 +68,10 @@ TEST_CASE("format_step is the spacing of the values format_number writes", "[io]
         CHECK(std::fabs(std::stod(format_number(v)) - v) <= hetsched::io::format_step(v) / 2 * (1 + 1e-9));
     }
 }
+
+TEST_CASE("decimals_apart writes a need and a capacity apart when they differ", "[io]") {
+    CHECK(hetsched::io::decimals_apart(3.0663, 3.066, 2) == 4);  // 3.07 and 3.07, 3.066 and 3.066, then apart
+    CHECK(hetsched::io::decimals_apart(3.5, 2.5, 2) == 2);
+    CHECK(hetsched::io::decimals_apart(3.066, 3.066, 2) == 2);  // equal: as asked
+    CHECK(hetsched::io::decimals_apart(1.0, 1.0 + 1e-12, 2) == 9);  // at most 9
+}

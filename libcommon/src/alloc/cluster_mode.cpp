@@ -94,6 +94,7 @@ struct RankedPlans {
     model::Method method = model::Method::framework;  ///< the memory model the peaks come from
     bool from_memest = false;  ///< memest's own list (memory.plans), not ranked here
     bool fit_check = false;    ///< memest's fit check's layout, on each type here
+    std::string stale;         ///< a plan whose peak is not the memory model's here (the first), for a note
 };
 
 RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc, const model::JobSpec& job,
@@ -166,6 +167,22 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
                 model::validate(job.model, job.training, p.layout);
             } catch (const DataError& bad) {
                 throw DataError(bad.what(), doc.where(e));
+            }
+            // memest prints a peak to 3 decimals; best-fit compares it with a GPU's memory, where a
+            // thousandth either way can flip the fit: the peak is the memory model's here, for the
+            // job as the document now gives it. One memest printed otherwise (on another catalog or
+            // release, or before the training section was edited) is said.
+            if (const catalog::GpuType* type = cat.lookup(p.gpu)) {
+                model::Layout exact = p.layout;
+                if (static_cast<long>(job.layers_per_stage.size()) == exact.pp) exact.layers_per_stage = job.layers_per_stage;
+                const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, *type), exact,
+                                                          out.measure, out.method).peak_bytes() / model::kGiB;
+                if (std::fabs(gib - p.peak_gib) > 0.0005 + 1e-9 && out.stale.empty())
+                    out.stale = "plan " + std::to_string(rank) + "'s peak_gib " + io::format_fixed(p.peak_gib, 3) +
+                                " is not what the memory model gives it on " + p.gpu + " here (" + io::format_fixed(gib, 3) +
+                                "): memest ran on another catalog or release, or the job changed since; the plans' "
+                                "peaks are sized here";
+                p.peak_gib = gib;
             }
             ranked.push_back({rank, p});
         }
@@ -335,6 +352,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["micro_batch"] = p.layout.micro_batch;
         a["nodes"] = where;
         PlanallocResult out;
+        out.note = ranked.stale;
         std::string taken;
         for (const auto& [t, n] : per_type) {
             taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
@@ -372,12 +390,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     const bool untyped = std::any_of(nodes.begin(), nodes.end(), [](const ClusterNode& n) { return n.gpu.empty(); });
     const std::string kind =
         untyped && !o.exact_type ? "one type (or memory size, on nodes without a type)" : "one type";
+    // "N GiB or more" of a GPU's memory: rounded up, lest a GPU of the printed size read as holding it.
+    auto at_least = [&](double gib) { return io::format_fixed(std::ceil(gib / o.model.usable_fraction * 100 - 1e-9) / 100, 2); };
     auto need = [&](const model::Plan& p) {
         const GpuRequest r = request(p);
         const int free = free_gpus_with(nodes, r, o.model.usable_fraction);
         std::string elsewhere;  // what the plan needs on the types of another compute capability
         for (const auto& [type, gib] : r.memory_by_type)
-            elsewhere += (elsewhere.empty() ? " (" : ", ") + io::format_fixed(gib / o.model.usable_fraction, 2) + " GiB on " +
+            elsewhere += (elsewhere.empty() ? " (" : ", ") + at_least(gib) + " GiB on " +
                          type + ", compute capability " + io::format_fixed(capability(type), 1);
         if (!elsewhere.empty()) elsewhere += ")";
         const std::string groups =
@@ -388,7 +408,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
             stages = " but hold " + io::counted(whole, "whole stage") + " of " + std::to_string(p.layout.dp * p.layout.tp) +
                      " GPUs of " + kind + ", of " + std::to_string(p.layout.pp) + " needed";
         }
-        return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + io::format_fixed(p.peak_gib / o.model.usable_fraction, 2) +
+        return std::to_string(p.layout.gpus()) + (p.layout.gpus() == 1 ? " GPU with " : " GPUs with ") + at_least(p.peak_gib) +
                " GiB or more" + (o.exact_type ? " of type " + p.gpu : "") + elsewhere + groups + ", and " + std::to_string(free) +
                (free == 1 ? " such GPU is free" : " such GPUs are free") +
                (p.layout.tp > 1 ? " in whole groups of " + std::to_string(p.layout.tp) + " on a node" : "") + stages;
@@ -396,7 +416,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
     throw Infeasible("none of the " + std::to_string(plans.size()) + " plans fits the cluster's free GPUs: the first needs " +
                      need(first) + "; the smallest needs " + need(*smallest) +
                      (ranked.from_memest ? " (memest --top 0 lists every plan)" : "") +
-                     precision_note);
+                     precision_note + (ranked.stale.empty() ? "" : "; " + ranked.stale));
 }
 
 }  // namespace hetsched::alloc

@@ -51,6 +51,12 @@ std::string format_fixed(double v, int decimals) {
     return trim_zeros(buf);
 }
 
+int decimals_apart(double a, double b, int decimals) {
+    int d = decimals;
+    while (a != b && d < 9 && format_fixed(a, d) == format_fixed(b, d)) ++d;
+    return d;
+}
+
 std::string format_number(double v, int significant) {
     if (!std::isfinite(v) || v == 0.0) return format_fixed(v, 0);
     double mag = std::floor(std::log10(std::fabs(v)));

@@ -83,10 +83,12 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
                               gpu->name + " has " + std::to_string(gpu->gpus_per_node);
             else if (!unsupported.empty())
                 out.message = gpu->name + capability_note(on_type) + ": " + unsupported;
-            else if (!out.fits)
+            else if (!out.fits) {
+                const double need = est.peak_bytes() / kGiB;
+                const int d = io::decimals_apart(need, usable, 2);
                 out.message = "does not fit " + gpu->name + ": stage " + std::to_string(est.peak_stage) + " needs " +
-                              io::format_fixed(est.peak_bytes() / kGiB, 2) + " GiB, " +
-                              io::format_fixed(usable, 2) + " GiB usable";
+                              io::format_fixed(need, d) + " GiB, " + io::format_fixed(usable, d) + " GiB usable";
+            }
         }
         doc.root["memory"] = with_job_key(job, breakdown_to_yaml(est, l, measure, method_label, gpu, o.usable_fraction));
         if (!unsupported.empty()) {

@@ -1,5 +1,7 @@
 #include <hetsched/model/memory_report.hpp>
 
+#include <cmath>
+
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -73,7 +75,11 @@ YAML::Node breakdown_to_yaml(const MemoryEstimate& est, const Layout& l, Measure
         const double usable = gpu->memory_gib * usable_fraction;
         n["gpu"] = gpu->name;
         n["usable_gib"] = io::format_fixed(usable, 3);
-        n["headroom_gib"] = io::format_fixed(usable - est.peak_bytes() / kGiB, 3);
+        // Short or spare by less than the 3 decimals show: as many digits as tell its sign, lest a
+        // peak and usable printed alike read as fitting when they do not.
+        const double headroom = usable - est.peak_bytes() / kGiB;
+        n["headroom_gib"] = std::fabs(headroom) >= 0.0005 || headroom == 0 ? io::format_fixed(headroom, 3)
+                                                                            : io::format_number(headroom, 2);
         n["fits"] = est.peak_bytes() / kGiB <= usable;
     }
     return n;

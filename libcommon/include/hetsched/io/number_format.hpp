@@ -22,6 +22,10 @@ double format_step(double v, int significant = 6);
 /// format_number() writes it.
 std::string format_fixed(double v, int decimals);
 
+/// The decimals, from `decimals` up to 9, at which format_fixed() writes `a` and `b` apart when they
+/// differ (a need and a capacity a message sets side by side, lest 3.07 read as fitting 3.07).
+int decimals_apart(double a, double b, int decimals);
+
 /// `n` and the noun, plural unless n is 1: "1 GPU", "8 GPUs", "0 stages".
 std::string counted(long n, const std::string& noun);
 
