@@ -307,6 +307,10 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                    ", at most " + io::format_fixed(100 * (r.plans.front().cost / r.stats.lower_bound - 1), 1) +
                    "% above the cheapest (no plan costs less than " + io::format_number(r.stats.lower_bound, 6) + ")";
 
+    std::vector<std::string> searched;
+    for (const auto& t : space.types) searched.push_back(t.name);
+    if (const std::string bw = model::unknown_bandwidth_note(cat, searched); !bw.empty())
+        out.note += (out.note.empty() ? "" : "; ") + bw;
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +

@@ -156,6 +156,9 @@ MemestResult run_memest(const std::optional<io::TextInput>& job_text, const cata
     {
         std::set<std::string> types;
         for (const auto& p : plans) types.insert(p.gpu);
+        // est_iteration_s ranks the plans: a type timed without its bandwidth ranks too fast.
+        if (const std::string bw = unknown_bandwidth_note(chosen, {types.begin(), types.end()}); !bw.empty())
+            out.warnings.push_back(bw);
         out.summary = io::counted(static_cast<long>(plans.size()), "plan") + " on " + io::counted(static_cast<long>(types.size()), "GPU type") + " of " +
                       std::to_string(chosen.gpus.size()) + " in catalog '" + chosen.name + "' (" + measure_name(po.measure) +
                       " memory, at most " + std::to_string(o.max_gpus) + " GPUs)";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/model/memory.hpp>
 #include <hetsched/model/transformer.hpp>
 
@@ -100,6 +101,18 @@ double optimizer_step_bytes(const Training& t, int dp) {
     const double master = 4;                             // fp32 master weights (the weights under fp32)
     const double bytes = grad /* norm */ + grad + 2 * (master + states) + (mixed ? element_bytes(t) : 0);
     return optimizer_sharded(t) ? bytes / dp : bytes;
+}
+
+std::string unknown_bandwidth_note(const catalog::GpuCatalog& c, const std::vector<std::string>& types) {
+    std::vector<std::string> none;
+    for (const auto& name : types)
+        if (const catalog::GpuType* g = c.lookup(name); g && g->mem_bw_gb_s <= 0 &&
+                                                        std::find(none.begin(), none.end(), g->name) == none.end())
+            none.push_back(g->name);
+    if (none.empty()) return "";
+    return io::join(none) + (none.size() > 1 ? " give" : " gives") +
+           " no mem_bw_gb_s in the catalog: memory-bound work there (the optimizer step, layers the compute "
+           "model finds bandwidth-bound) is timed as free, so too fast";
 }
 
 double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params) {

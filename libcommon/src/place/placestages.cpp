@@ -201,6 +201,9 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     const bool network_given = o.inter_node_gb_s > 0 || model::read_network(doc, {0, 0}).inter_node_gb_s > 0;
     if (const std::string net = default_network_note(problem, cat, network_given); !net.empty())
         notes.push_back(net);
+    std::vector<std::string> timed;
+    for (const auto& t : problem.types) timed.push_back(t.name);
+    if (const std::string bw = model::unknown_bandwidth_note(cat, timed); !bw.empty()) notes.push_back(bw);
     if (r.stopped)
         notes.push_back(std::string(method_name(method)) + " stopped at its --search-limit of " +
                         std::to_string(o.search_limit) + " nodes with the best placement found (iteration " +

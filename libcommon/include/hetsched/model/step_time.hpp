@@ -77,6 +77,11 @@ double optimizer_step_bytes(const Training& t, int dp);
 /// Seconds of that step for `params` parameters on `g` (memory-bound; 0 when its bandwidth is unknown).
 double optimizer_step_s(const catalog::GpuType& g, const Training& t, int dp, double params);
 
+/// A note naming those of `types` (catalog names in `c`) with no memory bandwidth, whose memory-bound
+/// work (the optimizer step, and the bandwidth-bound layers the compute model times) then counts no
+/// time; empty when every one gives it.
+std::string unknown_bandwidth_note(const catalog::GpuCatalog& c, const std::vector<std::string>& types);
+
 /// Bytes of the activation one pipeline stage sends the next per micro-batch (its gradient comes back
 /// the same size).
 double boundary_bytes(const catalog::ModelSpec& m, const Training& t, long micro_batch);
