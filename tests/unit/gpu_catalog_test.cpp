@@ -14,7 +14,10 @@ TEST_CASE("default catalog comes from gpus.csv with lowest prices", "[catalog]")
     CHECK(h100.memory_gib == 80);
     CHECK(h100.tflops == 989);
     CHECK(h100.price_per_hour == Approx(12.29));
-    CHECK(c.find("a100-80gb-sxm").price_per_hour == Approx(3.67));  // Azure NC A100 v4 per GPU
+    // One price label, two form factors: the SXM4's from p4de and ND A100 v4 (4.64 a GPU), the PCIe
+    // card's from Azure's NC A100 v4 (3.67), not the cheapest of all for both.
+    CHECK(c.find("a100-80gb-sxm").price_per_hour == Approx(4.64));
+    CHECK(c.find("A100-80GB-PCIe").price_per_hour == Approx(3.67));
     CHECK(c.find("RTX-2080Ti").tflops == Approx(107.6));  // FP16 tensor (FP16 accumulate): Turing has no BF16
     CHECK(!c.find("RTX-2080Ti").tflops_from_fp32);
     CHECK(c.find("T4").price_per_hour == Approx(0.53));

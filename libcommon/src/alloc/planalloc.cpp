@@ -311,6 +311,11 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     for (const auto& t : space.types) searched.push_back(t.name);
     if (const std::string bw = model::unknown_bandwidth_note(cat, searched); !bw.empty())
         out.note += (out.note.empty() ? "" : "; ") + bw;
+    // memest's plans are cluster mode's input: the SLO search sizes each stage itself.
+    if (io::optional_child(doc, doc.root, "memory").IsDefined())
+        out.note += std::string(out.note.empty() ? "" : "; ") +
+                    "the document's memory: section (memest's) is not read by the SLO search, which sizes each "
+                    "stage of every plan itself; it is passed through (cluster mode, --cluster, best-fits its plans)";
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +

@@ -69,20 +69,31 @@ GpuType spec(const std::string& name) {
     throw std::logic_error("embedded gpus.csv lacks '" + name + "'");
 }
 
-/// Lowest on-demand USD price per GPU-hour for each gpus.csv name, through price_gpu_map.csv.
+/// Lowest on-demand USD price per GPU-hour for each gpus.csv name, through price_gpu_map.csv: a price
+/// row's GPU label names the part, and where one label covers two form factors (A100 80GB: SXM4 in
+/// p4de and ND A100 v4, PCIe in Azure's NC A100 v4) a map row with an instance prefix takes the
+/// instances it starts, before the label's own row.
 std::map<std::string, double> lowest_prices() {
     auto map = embedded_table("price_gpu_map.csv", embedded::price_gpu_map_csv);
-    std::map<std::string, std::string> label_to_gpu;
-    int ml = map.require("price_label"), mg = map.require("gpu");
-    for (size_t r = 0; r < map.rows(); ++r) label_to_gpu[map.cell(r, ml).text] = map.cell(r, mg).text;
+    struct Rule {
+        std::string label, prefix, gpu;
+    };
+    std::vector<Rule> rules;
+    int ml = map.require("price_label"), mp = map.require("instance_prefix"), mg = map.require("gpu");
+    for (size_t r = 0; r < map.rows(); ++r) rules.push_back({map.cell(r, ml).text, map.cell(r, mp).text, map.cell(r, mg).text});
+    std::stable_sort(rules.begin(), rules.end(), [](const Rule& a, const Rule& b) { return a.prefix.size() > b.prefix.size(); });
     auto t = embedded_table("prices.csv", embedded::prices_csv);
-    int gpu = t.require("gpu"), price = t.require("usd_per_gpu_hour");
+    int gpu = t.require("gpu"), instance = t.require("instance"), price = t.require("usd_per_gpu_hour");
     std::map<std::string, double> out;
     for (size_t r = 0; r < t.rows(); ++r) {
-        auto it = label_to_gpu.find(t.cell(r, gpu).text);
-        if (it == label_to_gpu.end()) continue;
+        const std::string& label = t.cell(r, gpu).text;
+        const std::string& name = t.cell(r, instance).text;
+        auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& u) {
+            return u.label == label && name.compare(0, u.prefix.size(), u.prefix) == 0;
+        });
+        if (it == rules.end()) continue;
         double p = t.number(r, price, 0, 1e6);
-        auto [pos, fresh] = out.emplace(it->second, p);
+        auto [pos, fresh] = out.emplace(it->gpu, p);
         if (!fresh && p < pos->second) pos->second = p;
     }
     return out;

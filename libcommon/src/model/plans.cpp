@@ -41,8 +41,8 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     const MicroBatchWork f = micro_batch_work(m, t, t.global_batch / l.dp);
     const double tflops = matmul_tflops(g, t), split = l.tp * l.cp;
     // A data-parallel rank's whole batch through one layer, and through the logits and loss.
-    const double layer_s = roofline_s(g, tflops, (f.layer_forward + f.layer_backward) / split,
-                                      (f.layer_forward_bytes + f.layer_backward_bytes) / split, kDefaultEfficiency);
+    double layer_s = roofline_s(g, tflops, (f.layer_forward + f.layer_backward) / split,
+                                (f.layer_forward_bytes + f.layer_backward_bytes) / split, kDefaultEfficiency);
     const double tail_s = roofline_s(g, tflops, (f.tail_forward + f.tail_backward) / split, 0, kDefaultEfficiency);
     // Placed as placestages places stages: a stage's dp x tp GPUs fill nodes in pipeline order, so some
     // send crosses nodes once the pipeline outgrows a node, where the node's GPUs share its network:
@@ -50,6 +50,9 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     const int gpus = l.dp * l.tp * l.cp;
     const StageNetwork sn = stage_network(g, net, gpus);
     const double link = sn.intra_bytes_s, nic = sn.nic_bytes_s;
+    // Tensor parallelism all-reduces a layer's output twice in its forward and twice in its backward,
+    // within the layer's time (so in the pipeline's fill and drain too, as placestages times it).
+    if (l.tp > 1) layer_s += ring_allreduce_s(4.0 * tokens * static_cast<double>(m.hidden) * 2, l.tp, link);
     const double boundary = boundary_bytes(m, t, l.micro_batch) / (l.tp * l.cp);
     // Whole stages to a node (a stage wider than a node has nodes of its own): the links between
     // stages that leave a node.
@@ -68,13 +71,21 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     }
     const double through = (static_cast<double>(m.layers) * layer_s + tail_s) / mbs +
                            2.0 * (static_cast<double>(crossings) * far_s + static_cast<double>(l.pp - 1 - crossings) * near_s);
-    const double per_micro_batch = std::max(busiest * layer_s / mbs, l.pp > 1 ? send_s : 0.0);
+    // Where 1F1B interleaves (stage i runs k - i - 1 warm-up forwards, fewer than the micro-batches),
+    // a stage's next backward waits for its last forward's round trip to the pipeline's end: the k - i
+    // stages from stage i hold k - i micro-batches, so their compute and the sends both ways between
+    // them, shared out over those, bound its pace too (a slow crossing near the end dominates).
+    double per_micro_batch = std::max(busiest * layer_s / mbs, l.pp > 1 ? send_s : 0.0);
+    const double stage_s = (static_cast<double>(m.layers) * layer_s + tail_s) / mbs / static_cast<double>(l.pp);
+    double sends = 0;  // both ways over the links from stage i to the end
+    for (long i = l.pp - 2; i >= 0; --i) {
+        sends += 2.0 * ((i + 1) % sn.stages_per_node == 0 ? far_s : near_s);
+        if (l.pp - i >= static_cast<long>(mbs)) break;  // every forward first from here up: no round trip waits
+        const double in_flight = static_cast<double>(l.pp - i);
+        per_micro_batch = std::max(per_micro_batch, (static_cast<double>(l.pp - i) * stage_s + sends) / in_flight);
+    }
     double time = through + per_micro_batch * (mbs - 1);
     time += optimizer_step_s(g, t, l.dp, total_params(m) / (l.tp * l.pp));
-    if (l.tp > 1) {  // 4 all-reduces of the layer output per layer and micro-batch (2 fwd, 2 bwd)
-        const double bytes = 4.0 * static_cast<double>(m.layers) / l.pp * tokens * static_cast<double>(m.hidden) * 2;
-        time += ring_allreduce_s(bytes, l.tp, link);
-    }
     // Megatron-LM's and DeepSpeed's pipelines all-reduce the tied word embedding's gradient between the
     // first and the last stage (torchtitan's do not tie across stages).
     if (m.tied_embeddings && l.pp > 1 && t.framework != Framework::fsdp) {
