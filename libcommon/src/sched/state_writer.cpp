@@ -1,5 +1,6 @@
 #include <hetsched/sched/state_document.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <hetsched/io/number_format.hpp>
@@ -94,7 +95,8 @@ YAML::Node solve_node(const RoundResult& r, bool explain, bool timings, const Cl
     out["gap"] = num(st.gap());
     if (!st.proven) out["proven"] = false;  // past the time limit: the best schedule found, or the last round's
     out["min_busy_gpus"] = r.decision.min_busy;
-    out["jobs"] = static_cast<long>(s.jobs.size());
+    // The jobs the round had to schedule: a finished one (done reaching work) is in the state, not the round.
+    out["jobs"] = static_cast<long>(std::count_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.remaining() > 0; }));
     out["variables"] = st.variables;
     if (st.method == "lp") out["reused"] = st.reused;  // gavel: the allocation of an earlier round stands
     if (st.method == "structured") {  // what the proof rests on
