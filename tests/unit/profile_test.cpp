@@ -62,7 +62,7 @@ TEST_CASE("profile errors say where and what", "[fit]") {
     CHECK_THROWS_AS(fit::read_profile({"<stdin>", "placement,local_bsz,step_time,sync_time\n1,4,0.4,0\n"}, {}),
                     UsageError);
     CHECK(err("p.csv", "gpu,num_nodes,num_gpus,per_gpu_batch,step_time_s\nT4,1,1,8,0.1\n") ==
-          "p.csv:1: no app column: add one, or name the app of every row with --app");
+          "p.csv:1:1: no app column: add one, or name the app of every row with --app");
     CHECK(err("p.csv", "app,gpu,num_nodes,num_gpus,per_gpu_batch,frozen_layers,total_layers,step_time_s\n"
                        "a,T4,1,1,8,4,4,0.1\n") ==
           "p.csv:2:12: frozen_layers (4) must be below total_layers (4): a job trains at least one layer");

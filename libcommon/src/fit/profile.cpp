@@ -48,9 +48,9 @@ SiaNames sia_names(const std::string& path, const ProfileOptions& opt) {
 
 /// Where a header cell sits (column -1: the header line).
 SourcePos header_pos(const io::CsvTable& t, int column) {
-    if (t.header().empty()) return {t.name(), 1, 0};
+    if (t.header().empty()) return {t.name(), 1, 1};
     const io::CsvCell& c = t.header()[static_cast<size_t>(column < 0 ? 0 : column)];
-    return {t.name(), c.line, column < 0 ? 0 : c.col};
+    return {t.name(), c.line, column < 0 ? 1 : c.col};
 }
 
 /// A measured time in [min_time_s, max_time_s] (sync may be 0: one replica has nothing to sync).
@@ -141,7 +141,7 @@ void read_sia(Profile& p, const io::TextInput& in, const ProfileOptions& opt) {
         s.app = names.app;
         s.gpu = names.gpu;
         s.where = t.where(r, 0);
-        s.where.col = 0;
+        s.where.col = 1;  // the row, from its start
         if (placement >= 0) {
             parse_placement(t.cell(r, placement).text, t.where(r, placement), s);
         } else {
@@ -194,7 +194,7 @@ void read_own(Profile& p, const ProfileOptions& opt) {
     for (size_t r = 0; r < t.rows(); ++r) {
         Sample s;
         s.where = t.where(r, 0);
-        s.where.col = 0;
+        s.where.col = 1;  // the row, from its start
         s.app = opt.app.empty() ? t.cell(r, app).text : opt.app;
         s.gpu = opt.gpu.empty() ? t.cell(r, gpu).text : opt.gpu;
         if (s.app.empty()) throw DataError("empty app", t.where(r, app));
