@@ -18,6 +18,17 @@ TEST_CASE("AlloX's matching may queue two jobs on the fast GPU and leave the slo
     CHECK(allox_decide(s, {}).type == std::vector<int>{0, -1});
 }
 
+TEST_CASE("AlloX starts a job on the idle slow GPU where queueing it on the fast one costs the same", "[allox]") {
+    // Two jobs of 2000 units, fast 2/s, slow 1/s: one on each GPU (1000 + 2000) and both on the fast
+    // one (1000 + 2 x 1000) both sum to 3000. Queued, the second would lose its place next round (only
+    // free GPUs are slots) and finish later than either plan: the tie goes to starting both now.
+    ClusterState s = cluster({"fast", "slow"});
+    s.jobs = {job("a", 2000, {2, 1}), job("b", 2000, {2, 1})};
+    const TypeDecision d = allox_decide(s, {});
+    CHECK(d.type == std::vector<int>{0, 1});
+    CHECK(d.stats.objective == Approx(3000));
+}
+
 TEST_CASE("AlloX does not preempt and refuses multi-GPU jobs", "[allox]") {
     ClusterState s = cluster({"fast", "slow"});
     s.jobs = {running(job("long", 1000, {3, 1}, 1, 5), 0), job("short", 1, {3, 1}, 1, 0)};

@@ -71,6 +71,11 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
             if (fill.fits(k, t)) longest = std::max(longest, s.jobs[k].remaining() / s.jobs[k].throughput[static_cast<size_t>(t)]);
     // Matching a job is worth more than any slot costs: as many jobs as the slots hold, then the cheapest.
     const double reward = (positions + 1) * longest + 1;
+    // Between matchings of equal summed completion time, the one with shorter queues: a job queued
+    // behind another on a fast type is not held its place next round (only free GPUs are slots), so
+    // starting it now on a slower one beats waiting to find the fast one taken (a near-zero cost per
+    // place from the end, far below any real difference of completion times).
+    const double queued = longest * 1e-9;
     for (int r = 0; r < n; ++r) {
         const Job& j = s.jobs[pending[static_cast<size_t>(r)]];
         for (int t = 0; t < m; ++t) {
@@ -79,7 +84,7 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
             for (int k = 0; k < positions; ++k) {
                 const int col = glp_add_cols(g, 1);
                 glp_set_col_bnds(g, col, GLP_DB, 0, 1);
-                glp_set_obj_coef(g, col, (k + 1) * p - reward);
+                glp_set_obj_coef(g, col, (k + 1) * p + k * queued - reward);
                 cols.emplace_back(r, t, k);
                 for (const auto& [row, v] : {std::pair<int, double>{r + 1, 1.0}, {n + t * positions + k + 1, 1.0}})
                     ia.push_back(row), ja.push_back(col), ar.push_back(v);
