@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
         ->group(a);
     cli::add_catalog_option(*app, catalog);
     app->add_option("--method", method, "cmr (Espresso), whale, hph, optimal (exact search), or given (evaluate "
-                                        "the split given)")
+                                        "the split given); default: the allocation's placer, else cmr")
         ->check(CLI::IsMember({"cmr", "whale", "hph", "optimal", "given"}))->capture_default_str();
     app->add_flag("--keep-order", opt.keep_order, "Keep the allocation's stage order; only split the layers");
     app->add_option("--profile", profile, "Measured per-layer times (CSV: gpu,layer,forward_s,backward_s[,micro_batch][,tp])")
@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
                                         {{"FILE", io.input}, {"--profile", profile}, {"--catalog", catalog}});
         if (cli::write_list(*app, lists, catalog, io.output)) return Exit::ok;
         opt.method = place::parse_method(method);
+        opt.method_given = app->get_option("--method")->count() > 0;
         opt.model = model_flags.problem(*app);
         opt.inter_node_gb_s = model_flags.inter_node_gb_s;
         opt.timeline = !timeline.empty();

@@ -96,9 +96,9 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
     // any other key is told about, as a slip of one read where it looks like one.
     static const std::vector<std::string> read = {"catalog", "dp", "tp", "stages", "gpus", "gpus_by_memory", "nodes",
                                                   "schedule", "usable_fraction", "efficiency", "measure",
-                                                  "micro_batch", "pp"};
+                                                  "micro_batch", "pp", "placer"};
     static const std::vector<std::string> planalloc_writes = {
-        "method", "placer", "matched_by", "plan", "placed_peak_gib", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
+        "method", "matched_by", "plan", "placed_peak_gib", "usable_gib", "iteration_time_s", "total_time_s", "price_per_hour",
         "cost", "cost_lower_bound", "iterations", "slo_s", "slo_met", "currency", "alternatives", "fastest",
         "fastest_search", "proven_by", "total_time_lower_bound_s"};
     for (const auto& kv : sec) {
@@ -193,6 +193,13 @@ Allocation read_allocation(const io::YamlDocument& doc, const catalog::GpuCatalo
             a.schedule = parse_schedule_kind(io::yaml_string(doc, s, "schedule"));
         } catch (const UsageError& e) {
             throw DataError(e.what(), doc.where(s));
+        }
+    }
+    if (const YAML::Node p = io::optional_child(doc, sec, "placer"); p.IsDefined()) {
+        try {
+            a.placer = parse_method(io::yaml_string(doc, p, "placer"));
+        } catch (const UsageError& e) {
+            throw DataError(e.what(), doc.where(p));
         }
     }
     auto fraction = [&](const char* key, double lo) -> std::optional<double> {

@@ -141,7 +141,8 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                         alloc.micro_batch_where);
     // Stages on the nodes the allocation names fill those nodes' GPUs, not the catalog's node size.
     const catalog::GpuCatalog cat = on_allocated_nodes(planned, alloc);
-    const Method method = o.method;
+    // The placer planalloc split the plan's layers with, unless --method names one: the same time.
+    const Method method = o.method_given ? o.method : alloc.placer.value_or(o.method);
 
     ProblemOptions po = with_planned_settings(problem_options(o.model, o.inter_node_gb_s, doc, cat), alloc);
     model::LayerProfile profile;

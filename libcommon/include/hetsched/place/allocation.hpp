@@ -19,6 +19,7 @@
 #include <hetsched/cli/error.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/memory.hpp>
+#include <hetsched/place/methods.hpp>
 #include <hetsched/place/pipeline_schedule.hpp>
 
 namespace hetsched::place {
@@ -32,6 +33,7 @@ struct Allocation {
     std::vector<std::pair<std::string, long>> counts;
     std::vector<long> layers;         ///< each stage's layers when the stages give them; empty otherwise
     std::optional<ScheduleKind> schedule;  ///< the schedule the plan was timed under, when it says
+    std::optional<Method> placer;          ///< the placer that split the plan's layers (planalloc's --placer)
     /// The model settings planalloc timed the plan with, when it says.
     std::optional<model::Measure> measure;
     std::optional<double> usable_fraction, efficiency;

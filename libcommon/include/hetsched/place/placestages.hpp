@@ -17,6 +17,7 @@ namespace hetsched::place {
 struct PlacestagesOptions {
     model::JobOptions job;
     Method method = Method::cmr;
+    bool method_given = false;       ///< --method named: else the allocation's placer, where it says
     bool keep_order = false;
     bool timeline = false;           ///< also return the simulated schedule as CSV
     bool csv = false;                ///< a stage table instead of the job document
