@@ -18,7 +18,14 @@ void update_queues(ClusterState& s, const RoundOptions& o) {
     for (auto& j : s.jobs) {
         JobBook& b = j.book;
         if (b.tiresias_entered_s < 0) b.tiresias_entered_s = j.submit_time_s;
-        if (b.tiresias_since_s < 0 && b.first_start_s >= 0) b.tiresias_since_s = b.first_start_s;
+        // The wait counts from the job's first start, and after a promotion from its next start (dlas-gpu
+        // counts pending time only while the job has run since: a promoted job's executed time is 0
+        // until it runs again). A promoted job running now started at the decision before this one.
+        if (b.tiresias_since_s < 0) {
+            if (b.tiresias_base_gpu_s <= 0 && b.first_start_s >= 0) b.tiresias_since_s = b.first_start_s;
+            else if (b.tiresias_base_gpu_s > 0 && j.placement.running() && s.last_decision_s >= 0)
+                b.tiresias_since_s = s.last_decision_s;
+        }
         const double service = b.attained_gpu_s - b.tiresias_base_gpu_s;
         const int q = queue_for(service, o.tiresias_queues_s);
         if (q > b.tiresias_queue) {
@@ -33,7 +40,7 @@ void update_queues(ClusterState& s, const RoundOptions& o) {
             b.tiresias_queue = 0;
             b.tiresias_entered_s = s.time_s;
             b.tiresias_base_gpu_s = b.attained_gpu_s;
-            b.tiresias_since_s = s.time_s;
+            b.tiresias_since_s = -1;  // from its next start
         }
     }
 }
