@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <hetsched/cli/error.hpp>
 #include <hetsched/sched/allox_policy.hpp>
 
@@ -27,6 +29,17 @@ TEST_CASE("AlloX starts a job on the idle slow GPU where queueing it on the fast
     const TypeDecision d = allox_decide(s, {});
     CHECK(d.type == std::vector<int>{0, 1});
     CHECK(d.stats.objective == Approx(3000));
+}
+
+TEST_CASE("AlloX's shortest queues hold among many matchings of equal cost", "[allox]") {
+    // Three types of 2 GPUs; five jobs. Queueing j3 behind another (1750 in all) and starting all five
+    // (j0, j1 on t0; j3, j4 on t1; j2 on t2: also 1750) tie: every job starts.
+    ClusterState s = cluster({"t0", "t1", "t2"}, 2);
+    s.jobs = {job("j0", 1000, {4, 2, 1}), job("j1", 2000, {4, 2, 2}), job("j2", 1000, {1, 4, 2}),
+              job("j3", 1000, {4, 4, 1}), job("j4", 1000, {1, 4, 1})};
+    const TypeDecision d = allox_decide(s, {});
+    CHECK(std::count(d.type.begin(), d.type.end(), -1) == 0);
+    CHECK(d.stats.objective == Approx(1750));
 }
 
 TEST_CASE("AlloX does not preempt and refuses multi-GPU jobs", "[allox]") {

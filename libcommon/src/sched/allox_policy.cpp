@@ -26,6 +26,37 @@ struct Slot {
     bool head = false;
 };
 
+/// Among the matchings of least summed completion time, one with the shortest queues: a job queued
+/// behind another on a fast type keeps no place next round (only free GPUs are slots), so at a tie
+/// starting it now on a slower GPU beats waiting to find the fast one taken. The optimal matchings are
+/// those that keep to the solved LP's complementary slackness: a column of nonzero reduced cost stays
+/// at its bound (0, or 1 where matching it pays more than its slot's dual), and every row of nonzero
+/// dual as full as it is. Over them the least sum of places from the end is again
+/// an assignment LP (integral), solved from the first one's basis. A cost perturbation would not do:
+/// GLPK scales the objective and ignores reduced costs below 1e-7 of it.
+void shortest_queues(glp_prob* g, const std::vector<std::tuple<int, int, int>>& cols) {
+    double largest = 0;
+    for (int c = 1; c <= glp_get_num_cols(g); ++c) largest = std::max(largest, std::fabs(glp_get_obj_coef(g, c)));
+    const double tight = 1e-9 * std::max(1.0, largest);
+    for (int r = 1; r <= glp_get_num_rows(g); ++r)
+        if (std::fabs(glp_get_row_dual(g, r)) > tight) {
+            const double at = glp_get_row_prim(g, r);
+            glp_set_row_bnds(g, r, GLP_FX, at, at);
+        }
+    for (int c = 1; c <= glp_get_num_cols(g); ++c) {
+        if (std::fabs(glp_get_col_dual(g, c)) > tight) {  // at the bound it sits at, 0 or 1
+            const double at = glp_get_col_prim(g, c);
+            glp_set_col_bnds(g, c, GLP_FX, at, at);
+        }
+        glp_set_obj_coef(g, c, std::get<2>(cols[static_cast<size_t>(c - 1)]));
+    }
+    glp_smcp sm;
+    glp_init_smcp(&sm);
+    sm.msg_lev = GLP_MSG_ERR;
+    if (glp_simplex(g, &sm) != 0 || glp_get_status(g) != GLP_OPT)
+        throw Error(Exit::internal, "GLPK could not shorten AlloX's queues");
+}
+
 }  // namespace
 
 void check_allox_job(const Job& j, const SourcePos& where) {
@@ -71,11 +102,6 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
             if (fill.fits(k, t)) longest = std::max(longest, s.jobs[k].remaining() / s.jobs[k].throughput[static_cast<size_t>(t)]);
     // Matching a job is worth more than any slot costs: as many jobs as the slots hold, then the cheapest.
     const double reward = (positions + 1) * longest + 1;
-    // Between matchings of equal summed completion time, the one with shorter queues: a job queued
-    // behind another on a fast type is not held its place next round (only free GPUs are slots), so
-    // starting it now on a slower one beats waiting to find the fast one taken (a near-zero cost per
-    // place from the end, far below any real difference of completion times).
-    const double queued = longest * 1e-9;
     for (int r = 0; r < n; ++r) {
         const Job& j = s.jobs[pending[static_cast<size_t>(r)]];
         for (int t = 0; t < m; ++t) {
@@ -84,7 +110,7 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
             for (int k = 0; k < positions; ++k) {
                 const int col = glp_add_cols(g, 1);
                 glp_set_col_bnds(g, col, GLP_DB, 0, 1);
-                glp_set_obj_coef(g, col, (k + 1) * p + k * queued - reward);
+                glp_set_obj_coef(g, col, (k + 1) * p - reward);
                 cols.emplace_back(r, t, k);
                 for (const auto& [row, v] : {std::pair<int, double>{r + 1, 1.0}, {n + t * positions + k + 1, 1.0}})
                     ia.push_back(row), ja.push_back(col), ar.push_back(v);
@@ -99,6 +125,7 @@ TypeDecision allox_decide(const ClusterState& s, const RoundOptions&) {
     sm.presolve = GLP_ON;
     if (glp_simplex(g, &sm) != 0 || glp_get_status(g) != GLP_OPT)
         throw Error(Exit::internal, "GLPK could not solve AlloX's matching");
+    shortest_queues(g, cols);
     // Per type, the jobs at position k, in order of arrival; queues of length k start their k-th job.
     // Jobs of equal time on a type are interchangeable in the matching (the same cost either way), so
     // whatever the simplex chose, the earlier of them (submit time, then id: pending's order) takes the
