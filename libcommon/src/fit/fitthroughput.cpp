@@ -36,19 +36,27 @@ std::vector<Sample> read_samples(const FitthroughputInputs& in, const Fitthrough
     return distinct_samples(all, &repeats);
 }
 
-/// Why a fit misses its samples: a free parameter held at a bound of its range (the samples' scale
-/// beyond what the model's bounds allow), else the samples' disagreement with the model's form.
-std::string rough_fit_cause(const GroupFit& f) {
+/// Why a fit misses its samples: a free scale parameter its samples pull past a bound of its range
+/// (held there, and a tenth of the lower bound, or ten times the upper, fits them better: their scale
+/// is beyond what the model allows), else their disagreement with the model's form. A parameter at
+/// its bound that the samples do not pull (a term they do not need, at its "off" value) is no cause.
+std::string rough_fit_cause(const GroupFit& f, const std::vector<Sample>& samples) {
     const auto& info = param_info(f.kind);
+    const double now = measure_quality(f, samples).mean_ape_pct;
     std::vector<std::string> held;
     for (size_t i = 0; i < info.size() && i < f.params.size(); ++i) {
-        if (i < f.pinned.size() && !f.pinned[i].empty()) continue;
+        if ((i < f.pinned.size() && !f.pinned[i].empty()) || info[i].axis != Axis::log) continue;
         const double v = f.params[i], lo = info[i].lower, hi = info[i].upper;
-        if (lo > 0 && v <= lo * (1 + 1e-6)) held.push_back(info[i].name + " at its lower bound " + io::format_number(lo, 6));
-        else if (v >= hi * (1 - 1e-6)) held.push_back(info[i].name + " at its upper bound " + io::format_number(hi, 6));
+        const bool at_lo = v <= lo * (1 + 1e-6), at_hi = v >= hi * (1 - 1e-6);
+        if (!at_lo && !at_hi) continue;
+        GroupFit past = f;
+        past.params[i] = at_lo ? lo / 10 : hi * 10;
+        if (measure_quality(past, samples).mean_ape_pct < now * 0.99)
+            held.push_back(info[i].name + " at its " + (at_lo ? "lower" : "upper") + " bound " +
+                           io::format_number(at_lo ? lo : hi, 6));
     }
     if (held.empty()) return "the samples disagree with the model's form";
-    return io::join(held) + " (the samples' scale is beyond the range the model allows it)";
+    return io::join(held) + " (the samples pull it past: their scale is beyond the range the model allows it)";
 }
 
 FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOptions& o) {
@@ -75,13 +83,14 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     r.summary = "fitted " + model_name(kind) + " to " + std::to_string(entries.size()) + " app x GPU groups";
     if (o.validate > 0) r.summary += "; worst held-out mean APE " + io::format_fixed(worst, 2) + "%";
     if (!repeats.empty()) r.warnings.push_back(repeats);
-    for (const auto& f : fits) {
+    for (size_t i = 0; i < fits.size(); ++i) {
+        const GroupFit& f = fits[i];
         if (!f.unsplit.empty()) r.warnings.push_back(f.unsplit);
         // A model that misses its own samples this far answers replay and schedround as roughly.
         if (f.quality.mean_ape_pct > kRoughFitPct)
             r.warnings.push_back(f.app + " on " + f.gpu + ": the fit misses its own samples by " +
                                  io::format_fixed(f.quality.mean_ape_pct, 1) + "% on average (r2 " +
-                                 io::format_fixed(f.quality.r2, 2) + "): " + rough_fit_cause(f) +
+                                 io::format_fixed(f.quality.r2, 2) + "): " + rough_fit_cause(f, groups[i]) +
                                  ", and its predictions are as rough");
     }
     // schedround and replay match a fit to a cluster's type by name: one the catalog lacks needs a
