@@ -77,6 +77,7 @@ double time_round(const ClusterState& s, bool exact, double& objective) {
     o.time_limit_s = 600;
     const auto t0 = Clock::now();
     ClusterState copy = s;
+    fft_open_round(copy);
     const TypeDecision d = fft_decide(copy, o);
     objective = d.stats.objective;
     return std::chrono::duration<double>(Clock::now() - t0).count();

@@ -243,6 +243,29 @@ TEST_CASE("FFT's rho moves for a non-preemptible job kept on its GPUs", "[fft]")
     CHECK(r.state.jobs[0].book.rho == Approx(next_rho(before, before.jobs[0], 1, before.capacity(), 300)));
 }
 
+TEST_CASE("FFT's fair finish times count a kept non-preemptible job and its GPUs as any other", "[fft]") {
+    // a runs on the V100s; b arrives: tau is set again for both over the whole cluster, whether a is
+    // kept (non-preemptible) or decided with the others.
+    std::vector<double> taus[2];
+    for (bool preemptible : {true, false}) {
+        ClusterState s = cluster({"V100", "K80"}, 2, 300);
+        Job a = job("a", 4000, {4, 1}, 2);
+        a.preemptible = preemptible;
+        s.jobs.push_back(a);
+        RoundResult r = run_round(s, {});
+        REQUIRE(r.state.jobs[0].placement.type == 0);
+        r.state.time_s = 300;
+        r.state.jobs[0].done = 4 * 300;
+        Job b = job("b", 4000, {4, 1}, 2);
+        b.submit_time_s = 300;
+        r.state.jobs.push_back(b);
+        r = run_round(r.state, {});
+        for (const auto& j : r.state.jobs) taus[preemptible ? 0 : 1].push_back(j.book.tau_s);
+    }
+    CHECK(taus[1] == taus[0]);
+    CHECK(taus[1][0] > 1000);  // two jobs share the GPUs now: a's fair finish recedes from 1000 s
+}
+
 TEST_CASE("The exact path out of time in replay keeps the previous round's types, and with none running is TryLater", "[fft]") {
     // Thirty jobs of 1, 2 and 4 GPUs on three types: no 0-1 program GLPK proves in no time.
     ClusterState s = thirty_jobs();

@@ -132,31 +132,32 @@ double next_rho(const ClusterState& s, const Job& j, int type, const std::vector
     return std::clamp(j.book.rho + mu * owed, 0.0, state_limits::rho);  // as a state may hold it
 }
 
-void fft_close_round(ClusterState& s) {
-    // Decided at last_decision_s, each job on the type it ran on, with the τ it had (before this
-    // round's churn sets new ones). None at the same instant.
-    if (s.last_decision_s < 0 || s.time_s <= s.last_decision_s) return;
-    std::vector<int> then = s.capacity();
-    for (auto& j : s.jobs) {
-        if (!unfinished(j)) continue;
-        // The type it ran on was up then, whatever is down now.
-        const int type = j.placement.type;
-        const int up = type >= 0 ? then[static_cast<size_t>(type)] : 0;
-        if (type >= 0) then[static_cast<size_t>(type)] = std::max(up, j.num_gpus);
-        j.book.rho = next_rho(s, j, type, then, s.last_decision_s);
-        if (type >= 0) then[static_cast<size_t>(type)] = up;
+void fft_open_round(ClusterState& s) {
+    const std::vector<int> cap = s.capacity();
+    // Eq. 5 for the round that ended: decided at last_decision_s, each job on the type it ran on, with
+    // the τ it had (before this round's churn sets new ones). None at the same instant.
+    if (s.last_decision_s >= 0 && s.time_s > s.last_decision_s) {
+        std::vector<int> then = cap;
+        for (auto& j : s.jobs) {
+            if (!unfinished(j)) continue;
+            // The type it ran on was up then, whatever is down now.
+            const int type = j.placement.type;
+            const int up = type >= 0 ? then[static_cast<size_t>(type)] : 0;
+            if (type >= 0) then[static_cast<size_t>(type)] = std::max(up, j.num_gpus);
+            j.book.rho = next_rho(s, j, type, then, s.last_decision_s);
+            if (type >= 0) then[static_cast<size_t>(type)] = up;
+        }
     }
+    // Fair finish times are set when jobs arrive or leave, over every active job and GPU. A job that
+    // had none then (no type up could hold its gang) gets one at the first round something can: until
+    // then its rho cannot move.
+    const size_t active = static_cast<size_t>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
+    const bool churned = s.churned();
+    for (auto& j : s.jobs)
+        if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
 }
 
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o) {
-    const size_t active = static_cast<size_t>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
-    // Fair finish times are set when jobs arrive or leave. A job that had none then (no type up could
-    // hold its gang) gets one at the first round something can: until then its rho cannot move.
-    const bool churned = s.churned();
-    const std::vector<int> cap = s.capacity();
-    for (auto& j : s.jobs)
-        if (unfinished(j) && (churned || j.book.tau_s < 0)) j.book.tau_s = fair_finish(s, j, active, cap);
-
     TypeDecision d;
     AssignmentProgram p = fft_program(s, o, o.explain ? &d.explain : nullptr);
     bool k_proven = true;

@@ -143,7 +143,7 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
         return place_on_hosts(state, r.decision.type, o, r.decision.shared);
     };
     std::vector<Placement> placed;
-    if (o.policy == PolicyKind::fft) fft_close_round(s);  // kept jobs' ρ too, on the whole cluster
+    if (o.policy == PolicyKind::fft) fft_open_round(s);  // kept jobs' ρ and τ too, on the whole cluster
     const std::vector<char> kept = kept_jobs(s);
     if (std::find(kept.begin(), kept.end(), 1) == kept.end()) {
         placed = decide_and_place(s);

@@ -26,18 +26,18 @@ double fair_finish_s(const ClusterState& s, const Job& j, size_t active);
 /// ClusterState::capacity.
 double next_rho(const ClusterState& s, const Job& j, int type, const std::vector<int>& up, double t);
 
-/// Eq. 5 for the round that ended, applied as the next opens: each unfinished job's ρ from the type it
-/// ran on (counted as up, though down now) and the decision time last_decision_s; nothing when no
-/// time has passed since, so a decision again at the same instant (a retried cron run) uses the same ρ
-/// and decides the same way. run_round applies it to every job, a non-preemptible one kept on its GPUs
-/// too, before fft_decide sees the jobs it decides.
-void fft_close_round(ClusterState& s);
+/// FFT's books as a round opens, on the whole cluster (run_round calls it before it sets apart the
+/// non-preemptible jobs it keeps, so theirs move too): Eq. 5 for the round that ended, each unfinished
+/// job's ρ from the type it ran on (counted as up, though down now) and the decision time
+/// last_decision_s, nothing when no time has passed since (a decision again at the same instant, a
+/// retried cron run, uses the same ρ and decides the same way); then, where jobs arrived or left (or
+/// a job has none), τ over every active job and GPU.
+void fft_open_round(ClusterState& s);
 
-/// The round's types by FFT; updates each job's τ (on churn) in `s` (ρ is fft_close_round's). Past
-/// o.time_limit_s:
-/// TryLater (75), unless o.accept_unproven: then the structured path keeps the best schedule it found
-/// (gap to its Lagrangian bound) and --exact the previous round's (each running job on its type, no
-/// bound known), TryLater when no job runs.
+/// The round's types by FFT, on the books fft_open_round set. Past o.time_limit_s: TryLater (75),
+/// unless o.accept_unproven: then the structured path keeps the best schedule it found (gap to its
+/// Lagrangian bound) and --exact the previous round's (each running job on its type, no bound known),
+/// TryLater when no job runs.
 TypeDecision fft_decide(ClusterState& s, const RoundOptions& o);
 
 }  // namespace hetsched::sched
