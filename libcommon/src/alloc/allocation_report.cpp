@@ -1,7 +1,11 @@
 #include <hetsched/alloc/allocation_report.hpp>
 
+#include <algorithm>
+
+#include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
+#include <hetsched/io/output_file.hpp>
 
 namespace hetsched::alloc {
 namespace {
@@ -66,6 +70,12 @@ YAML::Node gpu_counts(const SearchSpace& space, const PlanRecord& p) {
     for (size_t t = 0; t < p.stages.size(); ++t)
         if (p.stages[t] > 0) n[space.types[t].name] = p.stages[t] * p.dp;
     return n;
+}
+
+std::string catalog_identity(const catalog::GpuCatalog& cat) {
+    const auto names = catalog::catalog_names();
+    const bool named = cat.name == "job" || std::find(names.begin(), names.end(), cat.name) != names.end();  // "job": gpus:
+    return named ? cat.name : io::resolved_path(cat.name);
 }
 
 YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c) {

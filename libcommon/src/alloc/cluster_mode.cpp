@@ -351,7 +351,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["dp"] = p.layout.dp;
         a["micro_batch"] = p.layout.micro_batch;
         a["nodes"] = where;
-        a["catalog"] = cat.name;  // placestages times these GPUs with this catalog's specs, or refuses
+        a["catalog"] = catalog_identity(cat);  // placestages times these GPUs with this catalog's specs, or refuses
         PlanallocResult out;
         out.note = ranked.stale;
         std::string taken;

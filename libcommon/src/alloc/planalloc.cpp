@@ -172,14 +172,6 @@ double slo_of(const PlanallocOptions& o, const io::YamlDocument& doc) {
     return io::yaml_number(doc, slo, "slo_s", model::limits::min_slo_s, model::limits::max_slo_s);
 }
 
-/// The catalog as an allocation names it: a named catalog by its name, a file by its full path (so
-/// placestages, run from another directory, knows the file).
-std::string catalog_identity(const catalog::GpuCatalog& cat) {
-    const auto names = catalog::catalog_names();
-    const bool named = cat.name == "job" || std::find(names.begin(), names.end(), cat.name) != names.end();  // "job": gpus:
-    return named ? cat.name : io::resolved_path(cat.name);
-}
-
 /// No plan meets the SLO: the fastest plan a bounded time-objective search finds, in the document
 /// (so a user sees what comes closest) and in the message, with whether it is proven fastest.
 PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc, const model::JobSpec& job,

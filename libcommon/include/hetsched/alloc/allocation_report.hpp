@@ -25,6 +25,10 @@ struct ReportContext {
 /// `{TYPE: GPUs}` of a plan, in the space's type order.
 YAML::Node gpu_counts(const SearchSpace& space, const PlanRecord& p);
 
+/// The catalog as an allocation names it: a named catalog by its name, a file by its full path (so
+/// placestages, run from another directory, knows the file).
+std::string catalog_identity(const catalog::GpuCatalog& cat);
+
 /// The `allocation:` section: the best plan, then the others as `alternatives`.
 YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c);
 
