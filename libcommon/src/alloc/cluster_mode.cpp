@@ -16,6 +16,7 @@
 #include <hetsched/model/job_document.hpp>
 #include <hetsched/model/memory_report.hpp>
 #include <hetsched/model/plans.hpp>
+#include <hetsched/model/step_time.hpp>
 
 namespace hetsched::alloc {
 namespace {
@@ -354,6 +355,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["catalog"] = catalog_identity(cat);  // placestages times these GPUs with this catalog's specs, or refuses
         PlanallocResult out;
         out.note = ranked.stale;
+        if (!ranked.from_memest) {  // ranked here by their rough time: a type without bandwidth ranks too fast
+            std::vector<std::string> types;
+            for (const auto& n : nodes)
+                if (!n.gpu.empty()) types.push_back(n.gpu);
+            if (const std::string bw = model::unknown_bandwidth_note(cat, types); !bw.empty())
+                out.note += (out.note.empty() ? "" : "; ") + bw;
+        }
         std::string taken;
         for (const auto& [t, n] : per_type) {
             taken += (taken.empty() ? "" : ", ") + std::to_string(n) + " x " + t;
