@@ -82,8 +82,7 @@ std::vector<TraceJob> read_sia(const io::CsvTable& t) {
         j.model = t.cell(r, app).text;
         if (j.model.empty()) throw DataError("expected an application", t.where(r, app));
         j.num_gpus = static_cast<int>(t.integer(r, replicas, 1, kMaxGpus));
-        // A blank batch_size is none: each GPU takes the largest per-GPU batch the fit saw (0 here).
-        j.batch_size = t.cell(r, batch).text.empty() ? 0 : t.positive(r, batch, 1e12);
+        j.batch_size = t.positive(r, batch, 1e12);
         j.line = t.cell(r, name).line;
         j.id_col = t.where(r, name).col;
         j.submit_col = t.where(r, time).col;
