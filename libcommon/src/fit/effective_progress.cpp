@@ -17,11 +17,11 @@ LayerStats read_layer_stats(const io::TextInput& in) {
     catalog::check_known_columns(t, {"layer", "grad_var", "grad_var_at_freeze", "flops", "params"});
     const int layer = t.require("layer"), var = t.require("grad_var");
     const int freeze = t.find("grad_var_at_freeze"), flops = t.find("flops"), params = t.find("params");
-    if (t.rows() < 2) throw DataError("layer statistics need at least 2 layers", {in.name, 1, 0});
+    if (t.rows() < 2) throw DataError("layer statistics need at least 2 layers", {in.name, 1, 1});
     if (t.rows() > static_cast<size_t>(limits::max_layers))
         throw DataError("layer statistics have " + std::to_string(t.rows()) + " layers, more than the " +
                             std::to_string(limits::max_layers) + " a model may have",
-                        {in.name, 1, 0});
+                        {in.name, 1, 1});
     LayerStats s;
     for (size_t r = 0; r < t.rows(); ++r) {
         if (t.integer(r, layer, 1, limits::max_layers) != static_cast<long>(r) + 1)

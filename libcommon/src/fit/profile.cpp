@@ -347,7 +347,7 @@ Profile read_profile(const io::TextInput& in, const ProfileOptions& opt) {
                         "app,gpu,num_nodes,num_gpus,per_gpu_batch,...,step_time_s (hetsched)",
                         header_pos(t, -1));
     }
-    if (p.samples.empty() && opt.need_times) throw DataError("no samples: the profile has a header and no rows", {in.name, 1, 0});
+    if (p.samples.empty() && opt.need_times) throw DataError("no samples: the profile has a header and no rows", {in.name, 1, 1});
     return p;
 }
 

@@ -178,7 +178,7 @@ int CsvTable::require(const std::string& column) const {
             throw DataError("missing column '" + column + "': '" + h.text + "' looks mistyped for it",
                             {name_, h.line, h.col});
     check_not_commented(column);
-    throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, header_.empty() ? 1 : header_.front().line, 0});
+    throw DataError("missing column '" + column + "' (columns are: " + column_list(header_) + ")", {name_, header_.empty() ? 1 : header_.front().line, 1});
 }
 
 void CsvTable::check_not_commented(const std::string& column) const {
