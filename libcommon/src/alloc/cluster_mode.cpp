@@ -173,10 +173,11 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
             // thousandth either way can flip the fit: the peak is the memory model's here, for the
             // job as the document now gives it. One memest printed otherwise (on another catalog or
             // release, or before the training section was edited) is said.
-            if (const catalog::GpuType* type = cat.lookup(p.gpu)) {
+            {  // p.gpu is a catalog name (found above)
+                const catalog::GpuType& type = cat.find(p.gpu);
                 model::Layout exact = p.layout;
                 if (static_cast<long>(job.layers_per_stage.size()) == exact.pp) exact.layers_per_stage = job.layers_per_stage;
-                const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, *type), exact,
+                const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, type), exact,
                                                           out.measure, out.method).peak_bytes() / model::kGiB;
                 if (std::fabs(gib - p.peak_gib) > 0.0005 + 1e-9 && out.stale.empty())
                     out.stale = "plan " + std::to_string(rank) + "'s peak_gib " + io::format_fixed(p.peak_gib, 3) +

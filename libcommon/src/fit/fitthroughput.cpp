@@ -102,7 +102,7 @@ FitthroughputResult run_fit(const FitthroughputInputs& in, const FitthroughputOp
     if (!unknown.empty())
         r.warnings.push_back("GPU type " + io::join(unknown) + (unknown.size() > 1 ? " are" : " is") +
                              " not in the default catalog (--list-gpus): schedround and replay use a fit only "
-                             "for a type a cluster or state names exactly so");
+                             "for a type a cluster or state names so (letter case aside)");
     if (unscored > 0)
         r.warnings.push_back(std::to_string(unscored) + " of " + std::to_string(entries.size()) +
                              " app x GPU groups not validated: no training fold could identify the model (failed_folds)");

@@ -36,8 +36,6 @@ double busiest_stage_layers(long layers, long pp, double tail) {
 
 double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const Layout& l, const catalog::GpuType& g,
                          const Network& net) {
-    const double seq = static_cast<double>(t.seq_len);
-    const double tokens = static_cast<double>(t.global_batch) / l.dp * seq;  // per data-parallel rank
     const MicroBatchWork f = micro_batch_work(m, t, t.global_batch / l.dp);
     const double tflops = matmul_tflops(g, t), split = l.tp * l.cp;
     // A data-parallel rank's whole batch through one layer, and through the logits and loss.
@@ -52,7 +50,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     const double link = sn.intra_bytes_s, nic = sn.nic_bytes_s;
     // Tensor parallelism all-reduces a layer's output twice in its forward and twice in its backward,
     // within the layer's time (so in the pipeline's fill and drain too, as placestages times it).
-    if (l.tp > 1) layer_s += ring_allreduce_s(4.0 * tokens * static_cast<double>(m.hidden) * 2, l.tp, link);
+    if (l.tp > 1) layer_s += ring_allreduce_s(4.0 * boundary_bytes(m, t, t.global_batch / l.dp), l.tp, link);
     const double boundary = boundary_bytes(m, t, l.micro_batch) / (l.tp * l.cp);
     // Whole stages to a node (a stage wider than a node has nodes of its own): the links between
     // stages that leave a node.
