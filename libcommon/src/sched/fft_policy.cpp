@@ -47,7 +47,8 @@ AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,
             t.type = i;
             t.age = age_s * th / j.work;
             t.demand = j.num_gpus * j.work / (th * L);
-            if (j.placement.running() && j.placement.type != i)
+            // A job moves to another type, or restarts on its own when a node of its went down.
+            if (j.placement.running() && (j.placement.type != i || !s.hosts_up(j)))
                 t.change = std::max(kLeastChange, migration_seconds(j, o) / L);
             t.fairness = j.book.rho * th / fastest;
             p.cost.push_back(t.total());

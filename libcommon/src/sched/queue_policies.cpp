@@ -59,7 +59,10 @@ TypeDecision srtf_decide(const ClusterState& s, const RoundOptions&) {
     std::vector<double> left(s.jobs.size(), 0);
     const std::vector<int> up = s.capacity();  // only types with the job's GPUs up rate it
     for (size_t k : order) left[k] = s.jobs[k].remaining() / best_throughput(s, s.jobs[k], up);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return left[a] < left[b]; });
+    // Equal remaining times: a job running on nodes all up before one that must move anyway.
+    const auto held = [&](size_t k) { return s.jobs[k].placement.running() && s.hosts_up(s.jobs[k]); };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return left[a] != left[b] ? left[a] < left[b] : held(a) && !held(b); });
     TypeFill fill(s);
     for (size_t k : order) fill.take_first(k, fastest_types(s, s.jobs[k]));
     return fill.decision("srtf");

@@ -74,7 +74,8 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
             // Elastic: relative to the job's least configuration. Rigid: so that its slowest type counts
             // num_gpus, as Sia scales a rigid job's throughputs.
             const double g = j.elastic() ? c.goodput / least : j.num_gpus * c.goodput / least;
-            const bool held = j.placement.running() && j.placement.type == c.type && j.num_gpus == c.gpus;
+            // Held where it runs, on nodes all up (on a node gone down it restarts whatever it is given).
+            const bool held = j.placement.running() && s.hosts_up(j) && j.placement.type == c.type && j.num_gpus == c.gpus;
             const double value = std::min(kValueCap, std::pow((held ? 1 : r) * g, o.sia_p));
             p.options.push_back({k, c.type, c.gpus, value});
             // λ_n per job left out, a cost either way: min Σ v + λ_n (jobs − Σ x) or max Σ v − λ_n (jobs − Σ x),
