@@ -248,7 +248,7 @@ FitthroughputResult run_sharing(const FitthroughputInputs& in, const Fitthroughp
         for (const auto& p : o.pairs) js.push_back(p);
         n["jobs"] = js;
         n["util_pct"] = io::format_fixed(v.util_pct, 1);
-        n["memory_gib"] = io::format_fixed(v.memory_gib, 2);
+        n["memory_gib"] = io::format_fixed(v.memory_gib, 3);
         n["capacity_gib"] = num(v.capacity_gib);
         n["share"] = v.share;
         n["lambda"] = num(v.share ? kSharedSlowdown : 0.0);
