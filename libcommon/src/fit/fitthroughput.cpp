@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/cross_validation.hpp>
@@ -24,6 +25,29 @@ ProfileOptions profile_options(const FitthroughputInputs& in, const Fitthroughpu
     return {o.app, o.gpu, times, i < in.profile_folders.size() ? in.profile_folders[i] : ""};
 }
 
+/// One application has one layer count across every profile it is in, and no row of it runs more
+/// pipeline stages than it has layers, a row that leaves total_layers blank included (its stages
+/// hold a layer each at least): else the fit writes a range its own reader refuses.
+void check_layer_counts(const std::vector<Sample>& samples) {
+    std::map<std::string, const Sample*> first;  // app -> its first row that gives total_layers
+    for (const Sample& s : samples)
+        if (s.total_layers > 0) {
+            const auto [it, fresh] = first.emplace(s.app, &s);
+            if (!fresh && it->second->total_layers != s.total_layers)
+                throw DataError(s.app + ": total_layers " + std::to_string(s.total_layers) + " here, " +
+                                    std::to_string(it->second->total_layers) + " on line " + std::to_string(it->second->where.line) + " of " + it->second->where.file +
+                                    ": one application has one layer count",
+                                s.where);
+        }
+    for (const Sample& s : samples)
+        if (const auto it = first.find(s.app); s.total_layers == 0 && it != first.end() && s.stages > it->second->total_layers)
+            throw DataError("pipeline_stages (" + std::to_string(s.stages) + ") is above " + s.app + "'s total_layers (" +
+                                std::to_string(it->second->total_layers) + ", line " + std::to_string(it->second->where.line) + " of " +
+                                it->second->where.file +
+                                "): every stage holds at least one layer",
+                            s.where);
+}
+
 /// The samples of every profile, a row that repeats an earlier one counted once (distinct_samples);
 /// `repeats` gets the warning's text.
 std::vector<Sample> read_samples(const FitthroughputInputs& in, const FitthroughputOptions& o, std::string& repeats) {
@@ -33,6 +57,7 @@ std::vector<Sample> read_samples(const FitthroughputInputs& in, const Fitthrough
         Profile p = read_profile(in.profiles[i], profile_options(in, o, i, true));
         all.insert(all.end(), p.samples.begin(), p.samples.end());
     }
+    check_layer_counts(all);
     return distinct_samples(all, &repeats);
 }
 

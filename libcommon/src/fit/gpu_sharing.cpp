@@ -124,7 +124,7 @@ SharingVerdict judge_sharing(const std::vector<UsageModel>& models, const std::s
                        : std::string(!util_ok ? "utilisation " + io::format_fixed(v.util_pct, 1) + "% exceeds 100%" : "") +
                              (!util_ok && !mem_ok ? "; " : "") +
                              (!mem_ok ? "memory x1.1 " + io::format_fixed(v.memory_gib, 3) + " GiB exceeds " +
-                                            io::format_fixed(capacity_gib, 2) + " GiB"
+                                            io::format_fixed(capacity_gib, 3) + " GiB"
                                       : "");
     return v;
 }

@@ -191,7 +191,6 @@ void read_own(Profile& p, const ProfileOptions& opt) {
     tc.sync = t.find("sync_time_s");
     tc.fwd = t.find("fwd_time_s");
     tc.bwd = t.find("bwd_time_s");
-    const size_t first_sample = p.samples.size();
     for (size_t r = 0; r < t.rows(); ++r) {
         Sample s;
         s.where = t.where(r, 0);
@@ -253,17 +252,6 @@ void read_own(Profile& p, const ProfileOptions& opt) {
                             t.where(r, layers));
         read_times(t, r, tc, opt, s);
         p.samples.push_back(std::move(s));
-    }
-    // A row that leaves total_layers blank still runs the application's layers, which another row
-    // gives: its stages hold one layer each at least.
-    for (size_t i = first_sample; i < p.samples.size(); ++i) {
-        const Sample& s = p.samples[i];
-        const auto it = layer_counts.find(s.app);
-        if (s.total_layers == 0 && it != layer_counts.end() && s.stages > it->second.first)
-            throw DataError("pipeline_stages (" + std::to_string(s.stages) + ") is above " + s.app + "'s total_layers (" +
-                                std::to_string(it->second.first) + ", line " + std::to_string(it->second.second) +
-                                "): every stage holds at least one layer",
-                            {t.name(), s.where.line, t.where(i - first_sample, stages).col});
     }
 }
 

@@ -1,6 +1,7 @@
 #include <hetsched/sched/allox_policy.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -40,12 +41,12 @@ void shortest_queues(glp_prob* g, const std::vector<std::tuple<int, int, int>>& 
     const double tight = 1e-9 * std::max(1.0, largest);
     for (int r = 1; r <= glp_get_num_rows(g); ++r)
         if (std::fabs(glp_get_row_dual(g, r)) > tight) {
-            const double at = glp_get_row_prim(g, r);
+            const double at = std::round(glp_get_row_prim(g, r));  // a count of jobs: whole, as the LP's vertex is
             glp_set_row_bnds(g, r, GLP_FX, at, at);
         }
     for (int c = 1; c <= glp_get_num_cols(g); ++c) {
         if (std::fabs(glp_get_col_dual(g, c)) > tight) {  // at the bound it sits at, 0 or 1
-            const double at = glp_get_col_prim(g, c);
+            const double at = std::round(glp_get_col_prim(g, c));
             glp_set_col_bnds(g, c, GLP_FX, at, at);
         }
         glp_set_obj_coef(g, c, std::get<2>(cols[static_cast<size_t>(c - 1)]));
