@@ -217,8 +217,12 @@ TypeDecision gavel_decide(ClusterState& s, const RoundOptions& o, bool aware) {
             const double deficit = j.book.gavel_deficit_s.empty() ? 0 : j.book.gavel_deficit_s[ut];
             entries.push_back({arrivals[a], t, priority, deficit, x, a});
         }
-        std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-            return std::tie(b.priority, b.deficit, b.share) < std::tie(a.priority, a.deficit, a.share);
+        // At equal priority, deficit and share, a job a node of which went down goes after the others:
+        // it restarts wherever it goes, and taking a running job's GPUs would move that one too.
+        const auto displaced = [&](const Entry& e) { return s.jobs[e.job].placement.running() && !s.hosts_up(s.jobs[e.job]); };
+        std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+            const bool da = !displaced(a), db = !displaced(b);
+            return std::tie(b.priority, b.deficit, b.share, db) < std::tie(a.priority, a.deficit, a.share, da);
         });
         for (const Entry& e : entries) {
             if (!fill.fits(e.job, e.type)) continue;
