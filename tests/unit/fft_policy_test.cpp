@@ -215,16 +215,25 @@ TEST_CASE("FFT gives a job the fair finish time it lacked once a type that holds
     CHECK(r.state.jobs[0].placement.type == 1);
 }
 
+namespace {
+
+/// The first round of job `a` (preemptible or not) on two nodes of 2 GPUs, V100 and K80, 300 s rounds,
+/// the V100 node down or up.
+RoundResult first_round(Job a, bool preemptible, bool v100_down) {
+    ClusterState s = cluster({"V100", "K80"}, 2, 300);
+    s.nodes[0].down = v100_down;
+    a.preemptible = preemptible;
+    s.jobs.push_back(a);
+    return run_round(s, {});
+}
+
+}  // namespace
+
 TEST_CASE("FFT's rho moves for a non-preemptible job kept on its GPUs", "[fft]") {
     // The job starts on the K80s while the V100 node is down and, non-preemptible, keeps them when it
     // comes back: each round it ran behind its fair share (tau from the V100s' 400), so its rho grows,
     // by Eq. 5 for the type it ran on, though the policy does not decide it.
-    ClusterState s = cluster({"V100", "K80"}, 2, 300);
-    s.nodes[0].down = true;
-    Job a = job("a", 40000, {400, 40}, 2);
-    a.preemptible = false;
-    s.jobs.push_back(a);
-    RoundResult r = run_round(s, {});
+    RoundResult r = first_round(job("a", 40000, {400, 40}, 2), false, true);
     REQUIRE(r.state.jobs[0].placement.type == 1);
     r.state.time_s = 300;
     r.state.jobs[0].done = 40 * 300;
@@ -248,11 +257,7 @@ TEST_CASE("FFT's fair finish times count a kept non-preemptible job and its GPUs
     // kept (non-preemptible) or decided with the others.
     std::vector<double> taus[2];
     for (bool preemptible : {true, false}) {
-        ClusterState s = cluster({"V100", "K80"}, 2, 300);
-        Job a = job("a", 4000, {4, 1}, 2);
-        a.preemptible = preemptible;
-        s.jobs.push_back(a);
-        RoundResult r = run_round(s, {});
+        RoundResult r = first_round(job("a", 4000, {4, 1}, 2), preemptible, false);
         REQUIRE(r.state.jobs[0].placement.type == 0);
         r.state.time_s = 300;
         r.state.jobs[0].done = 4 * 300;
