@@ -446,3 +446,26 @@ TEST_CASE("torchtitan from 0.2 gathers the embedding only for its backward: a ti
     // Tied: the output layer needs the embedding gathered either way.
     CHECK(comm(gpt(), "") - comm(gpt(), "0.2") == Approx(2 * model::layer_params(gpt(), 1)));
 }
+
+TEST_CASE("unsharded under torchtitan's tensor parallelism the whole embedding gradient stands at the step, one micro-batch or more", "[model]") {
+    // dp 1, tp 2, no pipeline: autograd keeps the embedding's Partial gradient whole in .grad until the
+    // optimizer step. With one micro-batch it is made as the backward ends, so no peak of the backward
+    // holds it, but the step does, as it does after two micro-batches.
+    auto m = llama();
+    m.vocab = 50000;
+    auto t = training(Framework::fsdp, 16, 2);  // short sequences: the model's states make the peak
+    t.zero_stage = 3;
+    t.precision = "fp32";  // torchtitan trains tp at dp 1 in fp32
+    std::vector<double> at_step;
+    for (long mb : {1L, 2L}) {
+        const Layout l{2, 1, 1, 1, 1, mb, {}};
+        const auto st = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
+        REQUIRE(st.phase == Phase::step);
+        at_step.push_back(st.gradients);
+    }
+    CHECK(at_step[0] == Approx(at_step[1]));
+    // Beyond the parameters' own fp32 gradients, the other half of the vocabulary's rows.
+    const Layout one{2, 1, 1, 1, 1, 2, {}};
+    const auto sharded = model::estimate_memory(m, t, one, Measure::allocated).stages.at(0);
+    CHECK(at_step[0] - sharded.weights == Approx(4 * 50000.0 * 64 / 2).epsilon(0.02));  // fp32: a grad as large as its weight
+}

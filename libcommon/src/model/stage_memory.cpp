@@ -280,10 +280,13 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // it so in .grad, in the gradients' own type, until the step.
     const double embedding_grad = dtensor_tp(t, l) ? embedding_params(m, 1, pad) : embedding_params(m, l.tp, pad);
     if (dtensor_tp(t, l)) embedding_grad_extra_ = embedding_grad - embedding_params(m, l.tp, pad);
-    // (With one micro-batch and no pipeline it is made last, as the backward ends and the activations
-    // are gone: no candidate peak of this model holds it.)
-    const bool fsdp2_grads = t.zero_stage >= 2 && l.dp * l.cp > 1, made_last = l.pp == 1 && micro_batches_ == 1;
-    if (t.framework == Framework::fsdp && !fsdp2_grads && !made_last) whole_embedding_grad_ = embedding_grad_extra_;
+    // With one micro-batch and no pipeline it is made last, as the backward ends and the activations
+    // are gone: absent from every peak of the backward, it stands at the optimizer step.
+    const bool fsdp2_grads = t.zero_stage >= 2 && l.dp * l.cp > 1;
+    if (t.framework == Framework::fsdp && !fsdp2_grads) {
+        whole_embedding_grad_ = embedding_grad_extra_;
+        embedding_grad_made_last_ = l.pp == 1 && micro_batches_ == 1;
+    }
     // Each micro-batch's embedding backward, the last of the first stage's, makes a new 16-bit gradient
     // before FSDP2 adds it into the fp32 one.
     if (t.framework == Framework::fsdp && fsdp2_grads && l.pp > 1) embedding_grad_new_ = element_bytes(t) * embedding_grad;
@@ -508,6 +511,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // (see the constructor).
     if (grads_on_reduce_stream_ && measure_ != Measure::allocated)
         for (auto& c : candidates) c.grads_absent = 0;
+    // The whole embedding gradient made as the backward ends (one micro-batch, no pipeline): only the
+    // optimizer step's candidates hold it.
+    if (first && embedding_grad_made_last_)
+        for (auto& c : candidates)
+            if (c.phase != Phase::step) c.grads_absent += whole_embedding_grad_ * gradients_;
     const double states = st.weights + st.gradients + st.optimizer;
     const double stage_root = (first ? embedding_ : 0) + (last ? output_ : 0);
     // Under a pipeline the stage's gradients count in reserved memory already (see

@@ -103,6 +103,7 @@ private:
     double upcast_layer_ = 0, upcast_vocab_ = 0;            ///< largest parameters DeepSpeed upcasts one at a time
     double embedding_grad_extra_ = 0;  ///< DTensor tp: the embedding's gradient beyond its rows, in elements (see .cpp)
     double whole_embedding_grad_ = 0;  ///< the same, kept in .grad when no FSDP shards the model
+    bool embedding_grad_made_last_ = false;  ///< that gradient made as the backward ends: at the step only
     double embedding_grad_new_ = 0;    ///< FSDP2 pipelined: the embedding's 16-bit gradient as its backward ends
     int shards_ = 1;                                       ///< ranks the model states are split over
 };
