@@ -460,7 +460,11 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // 0.2, untied); otherwise it waits, whole and in 16 bits, for its unit's reduce-scatter, the last.
     const double head_params = output_ + (model_.tied_embeddings ? embedding_ : 0);
     const double head_sharded = own_unit_ ? head_params : 0;
-    const double head_whole = grads_made_in_backward_ && !own_unit_ ? element_ * head_params : 0;
+    // FSDP2 reduce-scatters every micro-batch's gradients in its backward (no pipeline): the output
+    // layer's 16-bit one waits whole for its unit's, the last, in each of them, not only in a lone one.
+    const bool reduced_each = training_.framework == Framework::fsdp && training_.zero_stage >= 2 && layout_.pp == 1 &&
+                              layout_.dp * layout_.cp > 1;
+    const double head_whole = (grads_made_in_backward_ || reduced_each) && !own_unit_ ? element_ * head_params : 0;
     const double before_blocks = grads_made_in_backward_ ? gradients_ * (params - head_sharded) : 0;
     // Layers N-1, 2N-1, ... are checkpointed: the first only when every layer is.
     const bool first_checkpointed = checkpointed > 0 && training_.checkpoint_every == 1;
