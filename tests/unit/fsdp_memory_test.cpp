@@ -330,18 +330,19 @@ TEST_CASE("FSDP2 at ZeRO-2 keeps fp32 shards and every block's 16-bit copy gathe
     const double p = stage_params(m, l, 0, 4, false);
     CHECK(st.weights == Approx(4 * p / 2 + 2 * p));
     CHECK(st.gradients == Approx(4 * p / 2));
-    // Backward: one block's 16-bit grads and the fp32 reduce-scatter input; nothing else to gather.
-    const double layer = model::layer_params(m, 1);
-    CHECK(st.comm_buffers == Approx((2 + 4) * layer));
+    // Backward: one block's 16-bit grads and the fp32 reduce-scatter input, nothing else to gather; and
+    // the output layer's 16-bit grads, whole until the root's reduce-scatter ends each micro-batch's backward.
+    const double layer = model::layer_params(m, 1), head = 2 * model::output_params(m, 1, 1, false);
+    CHECK(st.comm_buffers == Approx((2 + 4) * layer + head));
     // Under fp8 the block at work has its fp8 cast too; gathering fp8 keeps one byte a weight instead.
     t.precision = "fp8";
     const auto cast = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
     CHECK(cast.weights == Approx(4 * p / 2 + 2 * p));
-    CHECK(cast.comm_buffers == Approx((1 + 2 + 4) * layer));
+    CHECK(cast.comm_buffers == Approx((1 + 2 + 4) * layer + head));
     t.fp8_all_gather = true;
     const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
     CHECK(fp8.weights == Approx(4 * p / 2 + 1 * p));
-    CHECK(fp8.comm_buffers == Approx((2 + 4) * layer));
+    CHECK(fp8.comm_buffers == Approx((2 + 4) * layer + head));
     t.zero_stage = 0;  // nothing gathered
     CHECK_THROWS_WITH(model::estimate_memory(llama(), t, l, Measure::allocated),
                       Catch::Contains("fp8_all_gather needs zero_stage 2 or 3"));
@@ -379,7 +380,8 @@ TEST_CASE("FSDP2 gathers one fp8 byte a weight with fp8_all_gather, 16 bits and 
     REQUIRE(cast.phase == Phase::backward);
     t.fp8_all_gather = true;
     const auto fp8 = model::estimate_memory(m, t, l, Measure::allocated).stages.at(0);
-    const double root = 2 * (model::embedding_params(m, 1, false) + model::output_params(m, 1, 1, false));
+    // The root gathered (embedding and output), and the output's 16-bit grads waiting for its reduce-scatter.
+    const double root = 2 * (model::embedding_params(m, 1, false) + 2 * model::output_params(m, 1, 1, false));
     CHECK(cast.comm_buffers - root == Approx((2 * 3 + 2 + 4) * layer));
     CHECK(fp8.comm_buffers - root == Approx((2 * 1 + 2 + 4) * layer));
     t.precision = "bf16";  // there is nothing to gather in fp8
