@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
 #include <hetsched/fit/cross_validation.hpp>
@@ -23,29 +22,6 @@ constexpr double kRoughFitPct = 15;  ///< a fit's mean |error| on its own sample
 /// How profile `i` is read: the flags' app and GPU type, and the folder the tool found it in.
 ProfileOptions profile_options(const FitthroughputInputs& in, const FitthroughputOptions& o, size_t i, bool times) {
     return {o.app, o.gpu, times, i < in.profile_folders.size() ? in.profile_folders[i] : ""};
-}
-
-/// One application has one layer count across every profile it is in, and no row of it runs more
-/// pipeline stages than it has layers, a row that leaves total_layers blank included (its stages
-/// hold a layer each at least): else the fit writes a range its own reader refuses.
-void check_layer_counts(const std::vector<Sample>& samples) {
-    std::map<std::string, const Sample*> first;  // app -> its first row that gives total_layers
-    for (const Sample& s : samples)
-        if (s.total_layers > 0) {
-            const auto [it, fresh] = first.emplace(s.app, &s);
-            if (!fresh && it->second->total_layers != s.total_layers)
-                throw DataError(s.app + ": total_layers " + std::to_string(s.total_layers) + " here, " +
-                                    std::to_string(it->second->total_layers) + " on line " + std::to_string(it->second->where.line) + " of " + it->second->where.file +
-                                    ": one application has one layer count",
-                                s.where);
-        }
-    for (const Sample& s : samples)
-        if (const auto it = first.find(s.app); s.total_layers == 0 && it != first.end() && s.stages > it->second->total_layers)
-            throw DataError("pipeline_stages (" + std::to_string(s.stages) + ") is above " + s.app + "'s total_layers (" +
-                                std::to_string(it->second->total_layers) + ", line " + std::to_string(it->second->where.line) + " of " +
-                                it->second->where.file +
-                                "): every stage holds at least one layer",
-                            s.where);
 }
 
 /// The samples of every profile, a row that repeats an earlier one counted once (distinct_samples);

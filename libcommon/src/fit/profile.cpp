@@ -185,7 +185,6 @@ void read_own(Profile& p, const ProfileOptions& opt) {
     if (frozen >= 0 && layers < 0 && theta < 0)
         throw DataError("frozen_layers needs total_layers (or unfrozen_flops_fraction) to say what share still trains",
                         header_pos(t, frozen));
-    std::map<std::string, std::pair<int, int>> layer_counts;  // app -> its first total_layers and the row's line
     TimeColumns tc;
     tc.step = opt.need_times ? t.require("step_time_s") : t.find("step_time_s");
     tc.sync = t.find("sync_time_s");
@@ -236,16 +235,8 @@ void read_own(Profile& p, const ProfileOptions& opt) {
             throw DataError("a pipelined row with frozen layers needs total_layers: each stage's trained share "
                             "comes from the layers it holds",
                             t.where(r, frozen >= 0 ? frozen : theta >= 0 ? theta : omega));
-        // One application has one layer count, on every GPU: each row's frozen share is reckoned
-        // against it (a row that does not say freezes nothing).
-        if (s.total_layers > 0) {
-            const auto [it, first] = layer_counts.emplace(s.app, std::pair{s.total_layers, s.where.line});
-            if (!first && it->second.first != s.total_layers)
-                throw DataError(s.app + ": total_layers " + std::to_string(s.total_layers) + " here, " +
-                                    std::to_string(it->second.first) + " on line " + std::to_string(it->second.second) +
-                                    ": one application has one layer count",
-                                t.where(r, layers));
-        }
+        s.layers_where = given(layers) ? t.where(r, layers) : s.where;
+        s.stages_where = given(stages) ? t.where(r, stages) : s.where;
         if (s.stages > 1 && s.total_layers > 0 && s.total_layers < s.stages)
             throw DataError("total_layers (" + std::to_string(s.total_layers) + ") is below pipeline_stages (" +
                                 std::to_string(s.stages) + "): every stage holds at least one layer",
@@ -253,9 +244,34 @@ void read_own(Profile& p, const ProfileOptions& opt) {
         read_times(t, r, tc, opt, s);
         p.samples.push_back(std::move(s));
     }
+    // One application has one layer count, on every GPU: each row's frozen share is reckoned against
+    // it (a row that does not say freezes nothing).
+    check_layer_counts(p.samples);
 }
 
 }  // namespace
+
+void check_layer_counts(const std::vector<Sample>& samples) {
+    std::map<std::string, const Sample*> first;  // app -> its first row that gives total_layers
+    const auto at = [](const Sample& s, const Sample& other) {  // "line N", of its file when another's
+        return "line " + std::to_string(other.where.line) + (other.where.file == s.where.file ? "" : " of " + other.where.file);
+    };
+    for (const Sample& s : samples)
+        if (s.total_layers > 0) {
+            const auto [it, fresh] = first.emplace(s.app, &s);
+            if (!fresh && it->second->total_layers != s.total_layers)
+                throw DataError(s.app + ": total_layers " + std::to_string(s.total_layers) + " here, " +
+                                    std::to_string(it->second->total_layers) + " on " + at(s, *it->second) +
+                                    ": one application has one layer count",
+                                s.layers_where);
+        }
+    for (const Sample& s : samples)
+        if (const auto it = first.find(s.app); s.total_layers == 0 && it != first.end() && s.stages > it->second->total_layers)
+            throw DataError("pipeline_stages (" + std::to_string(s.stages) + ") is above " + s.app + "'s total_layers (" +
+                                std::to_string(it->second->total_layers) + ", " + at(s, *it->second) +
+                                "): every stage holds at least one layer",
+                            s.stages_where);
+}
 
 std::vector<Sample> distinct_samples(const std::vector<Sample>& samples, std::string* repeats) {
     // Times not measured (NaN) compare as -1, so that they compare at all.

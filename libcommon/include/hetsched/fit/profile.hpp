@@ -30,6 +30,8 @@ struct Sample {
     double fwd_time_s = std::numeric_limits<double>::quiet_NaN();   ///< NaN when not measured
     double bwd_time_s = std::numeric_limits<double>::quiet_NaN();   ///< NaN when not measured
     SourcePos where;         ///< the row, for messages
+    SourcePos layers_where;  ///< its total_layers cell, else the row
+    SourcePos stages_where;  ///< its pipeline_stages cell, else the row
 
     int replicas() const { return num_gpus / stages; }
     /// Samples per second: replicas x per-GPU batch / step time.
@@ -60,6 +62,12 @@ struct Profile {
 /// strings, frozen layers without a layer count; at the header for missing columns; UsageError when a
 /// Sia file's app or GPU type can be told neither from its path nor from the options.
 Profile read_profile(const io::TextInput& in, const ProfileOptions& opt);
+
+/// DataError unless each application has one layer count over `samples` (one profile, or every one a
+/// fit reads) and none of its rows runs more pipeline stages than it has layers, a row that leaves
+/// total_layers blank included (its stages hold a layer each at least): else a fit would write a
+/// range its own reader refuses.
+void check_layer_counts(const std::vector<Sample>& samples);
 
 /// `samples` with a row that repeats an earlier one exactly (same app, GPU type, configuration and
 /// every time, to the last digit) counted once: Sia's placements-dgx-ext.csv and scalability-dgx-ext.csv
