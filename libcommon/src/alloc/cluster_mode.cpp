@@ -21,6 +21,12 @@
 namespace hetsched::alloc {
 namespace {
 
+/// A plan's peak in GiB for the job trained on one type (model::on_gpu), as the memory model gives it.
+double peak_gib(const model::JobSpec& job, const model::Training& on_type, const model::Layout& l, model::Measure measure,
+                model::Method method = model::Method::framework) {
+    return model::estimate_memory(job.model, on_type, l, measure, method).peak_bytes() / model::kGiB;
+}
+
 /// The catalog's types that the cluster's nodes have.
 catalog::GpuCatalog present_types(const catalog::GpuCatalog& cat, const std::vector<ClusterNode>& nodes) {
     catalog::GpuCatalog present = cat;
@@ -174,11 +180,9 @@ RankedPlans ranked_plans(const PlanallocOptions& o, const io::YamlDocument& doc,
             // job as the document now gives it. One memest printed otherwise (on another catalog or
             // release, or before the training section was edited) is said.
             {  // p.gpu is a catalog name (found above)
-                const catalog::GpuType& type = cat.find(p.gpu);
-                model::Layout exact = p.layout;
-                if (static_cast<long>(job.layers_per_stage.size()) == exact.pp) exact.layers_per_stage = job.layers_per_stage;
-                const double gib = model::estimate_memory(job.model, model::on_gpu(job.training, type), exact,
-                                                          out.measure, out.method).peak_bytes() / model::kGiB;
+                if (static_cast<long>(job.layers_per_stage.size()) == p.layout.pp) p.layout.layers_per_stage = job.layers_per_stage;
+                const double gib =
+                    peak_gib(job, model::on_gpu(job.training, cat.find(p.gpu)), p.layout, out.measure, out.method);
                 if (std::fabs(gib - p.peak_gib) > 0.0005 + 1e-9 && out.stale.empty())
                     out.stale = "plan " + std::to_string(rank) + "'s peak_gib " + io::format_fixed(p.peak_gib, 3) +
                                 " is not what the memory model gives it on " + p.gpu + " here (" + io::format_fixed(gib, 3) +
@@ -291,8 +295,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         if (ranked.method == model::Method::framework && sized >= 0 && !o.exact_type)
             for (const auto& [type, training] : on_type)
                 if (training.compute_capability != sized) {
-                    const double gib =
-                        model::estimate_memory(job.model, training, p.layout, ranked.measure).peak_bytes() / model::kGiB;
+                    const double gib = peak_gib(job, training, p.layout, ranked.measure);
                     if (std::abs(gib - p.peak_gib) >= 0.005) r.memory_by_type[type] = gib;  // as memest rounds it
                 }
         return r;
