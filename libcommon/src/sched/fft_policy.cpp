@@ -18,8 +18,6 @@ namespace {
 /// many rounds even when the checkpoint is free.
 constexpr double kLeastChange = 1e-6;
 
-bool unfinished(const Job& j) { return j.remaining() > 0; }
-
 }  // namespace
 
 AssignmentProgram fft_program(const ClusterState& s, const RoundOptions& o,

@@ -96,7 +96,7 @@ YAML::Node solve_node(const RoundResult& r, bool explain, bool timings, const Cl
     if (!st.proven) out["proven"] = false;  // past the time limit: the best schedule found, or the last round's
     out["min_busy_gpus"] = r.decision.min_busy;
     // The jobs the round had to schedule: a finished one (done reaching work) is in the state, not the round.
-    out["jobs"] = static_cast<long>(std::count_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.remaining() > 0; }));
+    out["jobs"] = static_cast<long>(std::count_if(s.jobs.begin(), s.jobs.end(), unfinished));
     out["variables"] = st.variables;
     if (st.method == "lp") out["reused"] = st.reused;  // gavel: the allocation of an earlier round stands
     if (st.method == "structured") {  // what the proof rests on

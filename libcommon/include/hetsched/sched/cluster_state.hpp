@@ -133,6 +133,9 @@ struct Job {
     }
 };
 
+/// Whether `j` has work left (a state keeps a finished job until a watcher removes it).
+inline bool unfinished(const Job& j) { return j.remaining() > 0; }
+
 /// The whole cluster at one instant.
 struct ClusterState {
     double time_s = 0;           ///< when this round's decision is made
