@@ -61,30 +61,46 @@ std::optional<Assignment> search(const AssignmentProgram& p, const std::vector<l
     std::vector<double> cost(n, HUGE_VAL), next(n);
     std::vector<std::int8_t> choice(jobs * n, -2);  // per job and state reached: its type, -1 idle
     cost[0] = 0;
-    std::vector<long> used(types);
     for (size_t j = 0; j < jobs; ++j) {
         std::fill(next.begin(), next.end(), HUGE_VAL);
         std::int8_t* made = choice.data() + j * n;
         const long d = p.demand[j];
-        const bool idle_ok = !p.runs_surely(static_cast<int>(j));
-        std::fill(used.begin(), used.end(), 0);
-        for (size_t s = 0; s < n; ++s) {
-            if (cost[s] < HUGE_VAL) {
-                if (idle_ok && cost[s] < next[s]) next[s] = cost[s], made[s] = -1;
-                for (size_t t = 0; t < types; ++t) {
-                    if (!p.allowed(static_cast<int>(j), static_cast<int>(t)) || used[t] + d > cap[t]) continue;
-                    const size_t to = s + static_cast<size_t>(d * stride[t]);
-                    const double c = cost[s] + p.c(static_cast<int>(j), static_cast<int>(t));
-                    if (c < next[to]) next[to] = c, made[to] = static_cast<std::int8_t>(t);
+        // Ties go to the move from the lowest-numbered state, as a sweep over the states in order would
+        // leave them: a job placed on a higher type comes from a lower state, so the types are tried
+        // from the highest down and idling (from the state itself) last; with d = 0 every move starts at
+        // the state itself: idling first, then the types in order.
+        auto idle = [&] {
+            if (p.runs_surely(static_cast<int>(j))) return;
+            for (size_t s = 0; s < n; ++s)
+                if (cost[s] < next[s]) next[s] = cost[s], made[s] = -1;
+        };
+        if (d == 0) idle();
+        for (size_t k = 0; k < types; ++k) {
+            const size_t t = d == 0 ? k : types - 1 - k;
+            if (!p.allowed(static_cast<int>(j), static_cast<int>(t)) || d > cap[t]) continue;
+            const double c = p.c(static_cast<int>(j), static_cast<int>(t));
+            const auto tt = static_cast<std::int8_t>(t);
+            // The states whose count of type t leaves room for d more: within each cycle of that digit
+            // (stride[t] x (cap[t] + 1) states), the first (cap[t] - d + 1) x stride[t].
+            const auto offset = static_cast<size_t>(d * stride[t]);
+            const auto cycle = static_cast<size_t>(stride[t] * (cap[t] + 1));
+            const auto room = static_cast<size_t>(stride[t] * (cap[t] - d + 1));
+            for (size_t b = 0; b < n; b += cycle) {
+                const double* from = cost.data() + b;
+                double* to = next.data() + b + offset;
+                std::int8_t* why = made + b + offset;
+                for (size_t s = 0; s < room; ++s) {
+                    const double v = from[s] + c;
+                    if (v < to[s]) to[s] = v, why[s] = tt;
                 }
             }
-            advance(used, cap);
         }
+        if (d != 0) idle();
         cost.swap(next);
     }
     // The cheapest end with at least min_busy GPUs busy.
     long best = -1;
-    std::fill(used.begin(), used.end(), 0);
+    std::vector<long> used(types, 0);
     for (size_t s = 0; s < n; ++s) {
         long busy = 0;
         for (long u : used) busy += u;
