@@ -282,3 +282,35 @@ TEST_CASE("a job's own gpus: list is its catalog, named job, refused beside --ca
     CHECK_THROWS_WITH(model::job_catalog(io::parse_yaml({"job.yaml", head + "gpus: []\n"}), given, false),
                       "expected at least one GPU type under 'gpus'");
 }
+
+TEST_CASE("Flags --gated-mlp and --untied-embeddings: a model of the flags alone takes LLaMA's style, a preset only the MLP", "[model]") {
+    model::JobOptions o;
+    o.layers = 32, o.hidden = 4096, o.heads = 32, o.kv_heads = 8, o.ffn_hidden = 14336, o.vocab = 128256;
+    o.seq_len = 8192, o.global_batch = 8;
+    const auto plain = model::job_from_options(o).model;  // GPT-2's, unsaid
+    CHECK_FALSE(plain.gated_mlp);
+    CHECK(plain.tied_embeddings);
+    CHECK_FALSE(plain.rms_norm);
+    CHECK(plain.linear_bias);
+    o.gated_mlp = 1, o.tied_embeddings = 0;
+    const auto gated = model::job_from_options(o).model;
+    CHECK(gated.gated_mlp);
+    CHECK_FALSE(gated.tied_embeddings);
+    CHECK(gated.rms_norm);
+    CHECK_FALSE(gated.linear_bias);
+    // The same dimensions as the preset: the same model, parameter for parameter.
+    model::JobOptions p;
+    p.model = "llama-3.1-8b", p.seq_len = 8192, p.global_batch = 8;
+    const auto preset = model::job_from_options(p).model;
+    CHECK(gated.gated_mlp == preset.gated_mlp);
+    CHECK(gated.tied_embeddings == preset.tied_embeddings);
+    CHECK(gated.rms_norm == preset.rms_norm);
+    CHECK(gated.linear_bias == preset.linear_bias);
+    // On a preset the flag changes the MLP and leaves its norm and biases.
+    p.gated_mlp = 0, p.tied_embeddings = 1;
+    const auto changed = model::job_from_options(p).model;
+    CHECK_FALSE(changed.gated_mlp);
+    CHECK(changed.tied_embeddings);
+    CHECK(changed.rms_norm == preset.rms_norm);
+    CHECK(changed.linear_bias == preset.linear_bias);
+}

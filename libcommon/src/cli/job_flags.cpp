@@ -19,6 +19,18 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
         ->transform(integer_in(1, lim::head_dim));
     app.add_option("--ffn-hidden", o.ffn_hidden, "MLP inner size")->group(m)->transform(integer_in(1, lim::ffn_hidden));
     app.add_option("--vocab", o.vocab, "Vocabulary size")->group(m)->transform(integer_in(1, lim::vocab));
+    // Either of a pair, each the other's opposite; unsaid, the preset's or the document's (a model of
+    // the flags alone: GPT-2's, a plain MLP and tied embeddings).
+    auto either = [&](const char* yes, const char* no, int& dest, const char* yes_help, const char* no_help) {
+        CLI::Option* a = app.add_flag_callback(yes, [&dest] { dest = 1; }, yes_help)->group(m);
+        app.add_flag_callback(no, [&dest] { dest = 0; }, no_help)->group(m)->excludes(a);
+    };
+    either("--gated-mlp", "--plain-mlp", o.gated_mlp,
+           "A gated MLP (SwiGLU: three ffn_hidden matrices); a model of the flags alone also gets RMSNorm and no "
+           "biases, LLaMA's",
+           "A plain MLP (two matrices, GPT's)");
+    either("--tied-embeddings", "--untied-embeddings", o.tied_embeddings,
+           "The output layer shares the word embedding's matrix", "An output layer of its own (LLaMA's)");
     const char* t = "Training";
     app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->transform(integer_in(1, lim::seq_len));
     app.add_option("--global-batch", o.global_batch, "Sequences per iteration")->group(t)

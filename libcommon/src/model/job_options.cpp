@@ -16,7 +16,10 @@ JobSpec job_from_options(const JobOptions& o) {
     } else if (o.layers && o.hidden && o.heads && o.vocab) {
         job.model.kv_heads = o.heads;
         job.model.ffn_hidden = 4 * o.hidden;
-        const NormAndBias style = style_norm_and_bias(job.model.gated_mlp);  // GPT-2's: no flag gates the MLP
+        // A model of the flags alone has the norm and biases of the style its MLP names, as a custom
+        // model of a document does: GPT-2's, unless --gated-mlp.
+        job.model.gated_mlp = o.gated_mlp == 1;
+        const NormAndBias style = style_norm_and_bias(job.model.gated_mlp);
         job.model.rms_norm = style.rms_norm;
         job.model.linear_bias = style.linear_bias;
     } else {
@@ -41,6 +44,8 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     set(o.head_dim, m.head_dim);
     set(o.ffn_hidden, m.ffn_hidden);
     set(o.vocab, m.vocab);
+    if (o.gated_mlp >= 0) m.gated_mlp = o.gated_mlp == 1;
+    if (o.tied_embeddings >= 0) m.tied_embeddings = o.tied_embeddings == 1;
     auto& t = job.training;
     set(o.seq_len, t.seq_len);
     set(o.global_batch, t.global_batch);

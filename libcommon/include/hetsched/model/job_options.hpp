@@ -13,6 +13,7 @@ struct JobOptions {
     bool catalog_given = false;  ///< --catalog named on the command line (a job's own gpus: then conflict)
     std::string model;
     long layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0;
+    int gated_mlp = -1, tied_embeddings = -1;  ///< --gated-mlp/--plain-mlp, --tied/--untied-embeddings; -1 unsaid
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
     std::string precision, optimizer, recompute, framework, framework_version, attention_backend, deepspeed_model,
         transformer_impl, cublas_workspace_config;
