@@ -64,6 +64,29 @@ TEST_CASE("Sia's values: rigid jobs count their GPUs on the slowest type, moves 
     CHECK(sia_program(s, o).options[0].value == Approx(3000));
 }
 
+TEST_CASE("Sia's restart factor falls only on a job that holds a configuration", "[sia]") {
+    // A waiting job past P, moved twice before: r would be (300 - 2 x 30) / 330 = 0.727, and its value
+    // 0.727^-0.5 = 1.17 above λ_n = 1.1, leaving it out on an idle GPU. Sia scales only the jobs that
+    // held a configuration last round: it starts at 1^-0.5 = 1.
+    ClusterState s = cluster({"A"}, 2);
+    s.time_s = 300;
+    Job waiting = job("w", 1e5, {1});
+    waiting.book.migrations = 2;
+    s.jobs = {waiting};
+    RoundOptions o;
+    o.migration_restart_s = 30;
+    REQUIRE(sia_program(s, o).options.size() == 1);
+    CHECK(sia_program(s, o).options[0].value == Approx(1.0));
+    CHECK(sia_decide(s, o).type == std::vector<int>{0});
+    // Running, its own configuration is held (1) and a resize is a move: 2 GPUs at G = 18 / 10 pay r.
+    s.jobs = {running(elastic("x", 18), 0)};
+    s.jobs[0].book.migrations = 2;
+    const SiaProgram p = sia_program(s, o);
+    REQUIRE(p.options.size() == 2);
+    CHECK(p.options[0].value == Approx(1.0));
+    CHECK(p.options[1].value == Approx(std::pow(240.0 / 330 * 1.8, -0.5)));
+}
+
 TEST_CASE("A round resizes an elastic job and places it afresh", "[sia]") {
     ClusterState s = cluster({"A"}, 2);
     s.jobs = {running(elastic("x", 18), 0)};

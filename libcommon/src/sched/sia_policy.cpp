@@ -69,7 +69,9 @@ SiaProgram sia_program(const ClusterState& s, const RoundOptions& o) {
                                          [&](const Config& c) { return c.type != j.placement.type || c.gpus != j.num_gpus; }),
                           configs.end());
         if (configs.empty()) continue;
-        const double r = restart_factor(j, s.time_s, o);
+        // Sia rescales only a job that held a configuration last round: one waiting, new or preempted,
+        // starts at full value wherever it goes (its restart is the one it waits for anyway).
+        const double r = j.placement.running() ? restart_factor(j, s.time_s, o) : 1.0;
         for (const auto& c : configs) {
             // Elastic: relative to the job's least configuration. Rigid: so that its slowest type counts
             // num_gpus, as Sia scales a rigid job's throughputs.
