@@ -4,6 +4,7 @@
 
 #include <hetsched/cli/error.hpp>
 #include <hetsched/model/plans.hpp>
+#include <hetsched/model/transformer.hpp>
 
 using namespace hetsched;
 
@@ -68,6 +69,20 @@ TEST_CASE("the rough time prices cross-node gradient sync on the network it is g
     // Within one node the inter-node link is not used at all.
     CHECK(model::rough_iteration_s(m, t, inside, g, model::Network{0.3125}) ==
           model::rough_iteration_s(m, t, inside, g, model::Network{25}));
+}
+
+TEST_CASE("the rough time shares a node's network among the tp ranks' gradient rings", "[model]") {
+    // 16 A30s (8 a node), no pipeline: the network's part of the time is the gradient all-reduce alone.
+    // At tp 2 two rings of a rank's half of the gradients cross each node's network at once.
+    const auto& m = catalog::find_model("gpt2");
+    const auto t = training(1024, 64);
+    const auto c = catalog::named_catalog("juchi");
+    const catalog::GpuType& g = c.find("A30");
+    const model::Layout l{2, 1, 8, 1, 1, 4, {}};
+    const double on_slow = model::rough_iteration_s(m, t, l, g, model::Network{0.3125});
+    const double on_fast = model::rough_iteration_s(m, t, l, g, model::Network{25});
+    const double bytes = model::total_params(m) / 2 * model::gradient_sync(t).bytes_per_param;
+    CHECK(on_slow - on_fast == Approx(2.0 * 7 / 8 * bytes * (2 / 0.3125e9 - 2 / 25e9)));
 }
 
 TEST_CASE("the rough time paces a pipeline by its busiest stage and its slowest send, as placestages does", "[model]") {

@@ -480,3 +480,20 @@ TEST_CASE("the schedule follows the job's framework unless an option names one",
     o.schedule = place::ScheduleKind::overlapped;
     CHECK(place::make_problem(job, alloc(2, {"A30", "A30"}), cat, o).schedule == place::ScheduleKind::overlapped);
 }
+
+TEST_CASE("across nodes the tp ranks' gradient rings share a node's network", "[place]") {
+    // 16 A30s a stage (8 a node): dp 16 at tp 1 is one ring, through each node's 2 GB/s network once
+    // each way; dp 8 at tp 2 is two rings of half the gradients, both through it: a parameter's
+    // bytes take 2 x 7/8 over 1 GB/s, not over 2.
+    const auto cat = catalog::named_catalog("juchi");
+    const auto job = llama13b();
+    place::ProblemOptions o;
+    o.network.inter_node_gb_s = 2;
+    const double per_param = model::gradient_sync(job.training).bytes_per_param;
+    const auto one = place::make_problem(job, alloc(16, {"A30", "A30"}), cat, o);
+    CHECK(one.types[0].allreduce_s_per_param == Approx(2.0 * 15 / 16 * per_param / 2e9));
+    place::Allocation two = alloc(8, {"A30", "A30"});
+    two.tp = 2;
+    const auto p = place::make_problem(job, two, cat, o);
+    CHECK(p.types[0].allreduce_s_per_param == Approx(2.0 * 7 / 8 * per_param / 1e9));
+}
