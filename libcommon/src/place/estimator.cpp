@@ -1,5 +1,7 @@
 #include <hetsched/place/estimator.hpp>
 
+#include <algorithm>
+
 namespace hetsched::place {
 namespace {
 
@@ -46,7 +48,14 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
         if (c.forward + c.backward > slow.forward + slow.backward) e.slowest_stage = s;
         if (e.schedule.stage_end[s] > e.schedule.stage_end[e.critical_stage]) e.critical_stage = s;
     }
-    e.allreduce_bound = e.schedule.iteration_s > e.schedule.pipeline_s;
+    e.ends_after_pipeline = e.schedule.iteration_s > e.schedule.pipeline_s;
+    const size_t c = e.critical_stage;
+    const double before = e.schedule.backward_end[c], after = e.schedule.stage_end[c] - before;
+    const double step = std::min(e.stages[c].optimizer, after), sync = after - step;
+    if (std::max(sync, step) > before)
+        e.bound = step >= sync                                       ? Estimate::Bound::optimizer
+                  : e.stages[c].tied > e.stages[c].allreduce ? Estimate::Bound::embedding_allreduce
+                                                             : Estimate::Bound::allreduce;
     return e;
 }
 

@@ -49,16 +49,14 @@ YAML::Node placement_to_yaml(const Problem& p, const PlaceResult& r, const Estim
     n["pipeline_time_s"] = seconds(e.schedule.pipeline_s);
     YAML::Node bound(YAML::NodeType::Map);
     bound.SetStyle(YAML::EmitterStyle::Flow);
-    const size_t stage = e.allreduce_bound ? e.critical_stage : e.slowest_stage;
+    using Bound = Estimate::Bound;
+    const size_t stage = e.bound == Bound::compute ? e.slowest_stage : e.critical_stage;
     bound["stage"] = stage;
     bound["gpu"] = p.types[r.placement.order[stage]].name;
-    // Past the pipeline, the stage whose step ends last: the tied embedding's all-reduce where that
-    // outlasts its data-parallel one, else its all-reduce, or with none its optimizer step.
-    const StageTimes& st = e.stages[stage];
-    bound["by"] = !e.allreduce_bound                   ? "compute"
-                  : st.tied > st.allreduce              ? "embedding_allreduce"
-                  : st.allreduce > 0                    ? "allreduce"
-                                                        : "optimizer";
+    bound["by"] = e.bound == Bound::compute               ? "compute"
+                  : e.bound == Bound::allreduce           ? "allreduce"
+                  : e.bound == Bound::embedding_allreduce ? "embedding_allreduce"
+                                                          : "optimizer";
     n["bound_by"] = bound;
     n["evaluated"] = r.evaluated;
     if (r.nodes > 0) {

@@ -171,7 +171,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
     out.summary = std::string(method_name(method)) + ": " + io::counted(static_cast<long>(r.placement.order.size()), "stage") +
                   ", iteration " + io::format_number(r.iteration_s, 6) + " s; stage " + std::to_string(e.slowest_stage) +
                   " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
-                  (!e.allreduce_bound                        ? ""
+                  (!e.ends_after_pipeline                    ? ""
                    : e.stages[e.critical_stage].tied > e.stages[e.critical_stage].allreduce
                        ? " (its tied embedding's all-reduce)"
                        : " (its all-reduce and optimizer step)") +

@@ -22,7 +22,11 @@ struct Estimate {
     Schedule schedule;
     size_t slowest_stage = 0;   ///< largest forward + backward: the pipeline's steady-state pace
     size_t critical_stage = 0;  ///< finishes last (its all-reduce included)
-    bool allreduce_bound = false;  ///< the critical stage's all-reduce and optimizer step end after every backward
+    bool ends_after_pipeline = false;  ///< the critical stage's all-reduce and optimizer step end after every backward
+    /// The largest part of the critical stage's path: its compute up to its last backward (the slowest
+    /// stage's pace), then its all-reduce (the tied embedding's where that outlasts its own), then its
+    /// optimizer step.
+    enum class Bound { compute, allreduce, embedding_allreduce, optimizer } bound = Bound::compute;
 };
 
 /// The stage costs of a placement.
