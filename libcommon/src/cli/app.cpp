@@ -119,6 +119,13 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
     }
+    // An empty file name is never one the user meant: an unset variable in a crontab
+    // (--actions "$ACTIONS") would otherwise write nowhere, or read standard input, and exit 0.
+    if (const std::string name = empty_file_name_option(app); !name.empty()) {
+        std::cerr << tool << ": " << name << " is given an empty file name\n"
+                  << tool << ": try '" << tool << " --help'\n";
+        return static_cast<int>(Exit::usage);
+    }
     if (app.get_option("--completion-spec")->count() > 0) {
         std::cout << format_option_specs(option_specs(app)) << std::flush;
         return 0;

@@ -65,6 +65,19 @@ std::vector<OptionSpec> option_specs(const CLI::App& app) {
     return out;
 }
 
+std::string empty_file_name_option(const CLI::App& app) {
+    for (const CLI::Option* o : app.get_options()) {
+        if (o->count() == 0) continue;
+        const bool positional = o->get_positional() && o->get_lnames().empty() && o->get_snames().empty();
+        const ValueKind kind = positional ? ValueKind::file : kind_of(*o, o->get_type_name());
+        if (kind != ValueKind::file && kind != ValueKind::catalog) continue;
+        for (const auto& value : o->results())
+            if (value.empty())
+                return positional ? "FILE" : !o->get_lnames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();
+    }
+    return "";
+}
+
 std::string format_option_specs(const std::vector<OptionSpec>& specs) {
     std::string text;
     auto join = [](const std::vector<std::string>& v) {
