@@ -51,6 +51,9 @@ YAML::Node plan_to_yaml(const SearchSpace& space, const PlanRecord& p, bool deta
 
 /// Why the best plan is as good as the search says (or, `found` false, why there is none).
 std::string proof(const SearchStats& s, const ReportContext& c, bool found) {
+    if (!s.complete && s.stopped_by == "beta")
+        return "not proven: --beta's estimate pruned partial plans that no bound cut, and no plan costs less than "
+               "lower_bound_cost (the least admissible bound over them)";
     if (!s.complete)
         return "stopped at its " + s.stopped_by + ": no plan left unexplored costs less than lower_bound_cost (the least "
                "admissible bound over the open nodes and the trees not yet explored)";

@@ -62,10 +62,15 @@ public:
             stats_.complete = false;
             stats_.stopped_by = placer_clock_stopped_ ? "time limit" : kPlacerNodeLimit;  // more time may help
         }
+        // --beta's guess cut what may hold the optimum: not a proof, and what it cut counts in the bound.
+        if (beta_bound_ < best_.threshold() && stats_.complete) {
+            stats_.complete = false;
+            stats_.stopped_by = "beta";
+        }
         // Complete: the best plan is optimal for the placer (every plan was placed or cut by an
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
-        bound = std::min(bound, stopped_bound_);
+        bound = std::min({bound, stopped_bound_, beta_bound_});
         SearchResult r;
         r.plans = best_.take();
         if (!r.plans.empty()) bound = std::min(bound, best_.value(r.plans.front()));
@@ -80,6 +85,7 @@ private:
     bool placer_stopped_ = false;  ///< an exact placer stopped with its best so far
     bool placer_clock_stopped_ = false;  ///< one of them at the time limit (the others at their node limit)
     double stopped_bound_ = kInf;  ///< the least bound of the plans whose placement was stopped
+    double beta_bound_ = kInf;     ///< the least admissible bound of what --beta's guess pruned
     const SearchSpace& space_;
     SearchOptions opt_;
     Incumbents best_;
@@ -353,12 +359,15 @@ private:
             ++stats_.pruned_time;
             return true;
         }
-        if (completion_value_bound(l, counts, next, left, t) > best_.threshold()) {  // CP
+        const double admissible = completion_value_bound(l, counts, next, left, t);
+        if (admissible > best_.threshold()) {  // CP
             ++stats_.pruned_cost;
             return true;
         }
         if (cost_objective() && opt_.beta > 0 && placed > 0 && beta_bound(l, counts) > best_.threshold()) {
+            // A guess, not a bound: what it cut is bounded only by the admissible bound it passed.
             ++stats_.pruned_cost_beta;
+            beta_bound_ = std::min(beta_bound_, admissible);
             return true;
         }
         return false;

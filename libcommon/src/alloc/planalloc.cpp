@@ -277,6 +277,10 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                       o.model.usable_fraction, o.model.efficiency};
 
     PlanallocResult out;
+    const bool beta = r.stats.stopped_by == "beta";
+    if (r.plans.empty() && beta)
+        throw UsageError("no plan met the SLO, but --beta's estimate pruned partial plans that no bound cut (" +
+                         std::to_string(r.stats.pruned_cost_beta) + "): run without --beta to know");
     if (r.plans.empty() && !r.stats.complete) {
         // Out of time (75: a run with more time may answer) or out of nodes (64: raise the flag).
         const bool time = r.stats.stopped_by == "time limit", placer = r.stats.stopped_by == kPlacerNodeLimit;
@@ -294,7 +298,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     }
     if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r, ctx, types.skipped);
     if (!r.stats.complete)
-        out.note = "the search stopped at its " + r.stats.stopped_by + ": the plan found costs " +
+        out.note = (beta ? std::string("--beta's estimate pruned partial plans that no bound cut")
+                         : "the search stopped at its " + r.stats.stopped_by) +
+                   ": the plan found costs " +
                    io::format_number(r.plans.front().cost, 6) + " " + cat.currency +
                    ", at most " + io::format_fixed(100 * (r.plans.front().cost / r.stats.lower_bound - 1), 1) +
                    "% above the cheapest (no plan costs less than " + io::format_number(r.stats.lower_bound, 6) + ")";
