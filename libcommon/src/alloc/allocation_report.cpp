@@ -12,6 +12,15 @@ namespace {
 
 std::string num(double v) { return io::format_number(v, 6); }
 
+/// A plan's total time to 6 significant digits, or as many more as keep it on its side of the SLO
+/// (1228.184 s against an SLO of 1228.18 s is not written 1228.18).
+std::string total_time(double t, double slo) {
+    std::string text = num(t);
+    for (int digits = 7; slo > 0 && (std::stod(text) <= slo) != (t <= slo) && digits <= 17; ++digits)
+        text = io::format_number(t, digits);
+    return text;
+}
+
 std::string mix(const SearchSpace& space, const PlanRecord& p, const char* sep) {
     std::string out;
     for (size_t t = 0; t < p.stages.size(); ++t)
@@ -42,7 +51,7 @@ YAML::Node plan_to_yaml(const SearchSpace& space, const PlanRecord& p, bool deta
     }
     n["stages"] = stages;
     n["iteration_time_s"] = num(p.iteration_s);
-    n["total_time_s"] = num(p.total_s);
+    n["total_time_s"] = total_time(p.total_s, space.slo_s);
     n["price_per_hour"] = num(p.price_per_hour);
     n["cost"] = num(p.cost);
     if (detailed && p.lower_bound_cost > 0) n["cost_lower_bound"] = num(p.lower_bound_cost);
@@ -92,7 +101,7 @@ YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRe
     const YAML::Node best = plan_to_yaml(space, plans.front(), true);
     for (const auto& kv : best) n[kv.first.Scalar()] = kv.second;
     n["iterations"] = c.iterations;
-    if (c.slo_s > 0) n["slo_s"] = num(c.slo_s);
+    if (c.slo_s > 0) n["slo_s"] = io::format_exact(c.slo_s);  // as given
     n["currency"] = c.currency;
     n["catalog"] = c.catalog;  // placestages refuses to time these GPUs with another catalog's specs
     if (plans.size() > 1) {
@@ -147,15 +156,15 @@ std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>
     for (size_t i = 0; i < plans.size(); ++i) {
         const PlanRecord& p = plans[i];
         w.add_row({std::to_string(i + 1), std::to_string(p.gpus()), mix(space, p, "; "), std::to_string(p.dp),
-                   std::to_string(p.pp), stage_list(p), num(p.iteration_s), num(p.total_s), num(p.price_per_hour),
+                   std::to_string(p.pp), stage_list(p), num(p.iteration_s), total_time(p.total_s, space.slo_s), num(p.price_per_hour),
                    num(p.cost)});
     }
     return w.text();
 }
 
 std::string describe_plan(const SearchSpace& space, const PlanRecord& p) {
-    return "dp " + std::to_string(p.dp) + ", pp " + std::to_string(p.pp) + ", " + std::to_string(p.gpus()) +
-           " GPUs (" + mix(space, p, ", ") + "), stages " + stage_list(p);
+    return "dp " + std::to_string(p.dp) + ", pp " + std::to_string(p.pp) + ", " + io::counted(p.gpus(), "GPU") +
+           " (" + mix(space, p, ", ") + "), stages " + stage_list(p);
 }
 
 void record_network(double inter_node_gb_s, YAML::Node& root) {
