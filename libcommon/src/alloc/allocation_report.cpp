@@ -150,6 +150,14 @@ YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& p
     return n;
 }
 
+std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation) {
+    root["allocation"] = allocation;
+    if (!root["placement"]) return "";
+    root.remove("placement");
+    return "the document's placement: section placed the allocation this one replaces and is dropped "
+           "(placestages places the new one)";
+}
+
 std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>& plans) {
     io::CsvWriter w({"rank", "gpus", "mix", "dp", "pp", "stages", "iteration_time_s", "total_time_s",
                      "price_per_hour", "cost"});

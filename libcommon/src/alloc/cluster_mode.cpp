@@ -358,13 +358,13 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         a["nodes"] = where;
         a["catalog"] = catalog_identity(cat);  // placestages times these GPUs with this catalog's specs, or refuses
         PlanallocResult out;
-        out.note = ranked.stale;
+        std::vector<std::string> notes;
+        if (!ranked.stale.empty()) notes.push_back(ranked.stale);
         if (!ranked.from_memest) {  // ranked here by their rough time: a type without bandwidth ranks too fast
             std::vector<std::string> types;
             for (const auto& n : nodes)
                 if (!n.gpu.empty()) types.push_back(n.gpu);
-            if (const std::string bw = model::unknown_bandwidth_note(cat, types); !bw.empty())
-                out.note += (out.note.empty() ? "" : "; ") + bw;
+            if (const std::string bw = model::unknown_bandwidth_note(cat, types); !bw.empty()) notes.push_back(bw);
         }
         std::string taken;
         for (const auto& [t, n] : per_type) {
@@ -385,12 +385,14 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
                            std::to_string(p.layout.pp), std::to_string(p.layout.dp),
                            std::to_string(p.layout.micro_batch), s.node, s.gpu, std::to_string(s.gpus),
                            io::format_number(s.memory_gib, 6), io::format_fixed(req.need_gib(s.gpu), 3)});
+            out.note = io::join(notes, "; ");
             out.text = w.text();
             return out;
         }
         model::write_job_spec(doc.root, job);
         record_network(o.inter_node_gb_s, doc.root);
-        doc.root["allocation"] = a;
+        if (const std::string dropped = replace_allocation(doc.root, a); !dropped.empty()) notes.push_back(dropped);
+        out.note = io::join(notes, "; ");
         out.text = io::emit_yaml(doc.root);
         return out;
     }

@@ -228,7 +228,7 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
     a["slo_met"] = false;
     a["fastest"] = proven ? "proven" : "found";
     if (!proven) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
-    doc.root["allocation"] = a;
+    out.note = replace_allocation(doc.root, a);
     YAML::Node s = search_to_yaml(slo_stats, {}, ctx, skipped);
     YAML::Node fs(YAML::NodeType::Map);
     fs.SetStyle(YAML::EmitterStyle::Flow);
@@ -297,37 +297,39 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
         throw UsageError(why);
     }
     if (r.plans.empty()) return fastest_instead(o, doc, job, space, so, r, ctx, types.skipped);
+    // Notes, one clause each, joined: how far the search got, and what it assumed or left.
+    std::vector<std::string> notes;
     if (!r.stats.complete)
-        out.note = (beta ? std::string("--beta's estimate pruned partial plans that no bound cut")
-                         : "the search stopped at its " + r.stats.stopped_by) +
-                   ": the plan found costs " +
-                   io::format_number(r.plans.front().cost, 6) + " " + cat.currency +
-                   ", at most " + io::format_fixed(100 * (r.plans.front().cost / r.stats.lower_bound - 1), 1) +
-                   "% above the cheapest (no plan costs less than " + io::format_number(r.stats.lower_bound, 6) + ")";
-
+        notes.push_back((beta ? std::string("--beta's estimate pruned partial plans that no bound cut")
+                              : "the search stopped at its " + r.stats.stopped_by) +
+                        ": the plan found costs " + io::format_number(r.plans.front().cost, 6) + " " + cat.currency +
+                        ", at most " + io::format_fixed(100 * (r.plans.front().cost / r.stats.lower_bound - 1), 1) +
+                        "% above the cheapest (no plan costs less than " + io::format_number(r.stats.lower_bound, 6) +
+                        ")");
     std::vector<std::string> searched;
     for (const auto& t : space.types) searched.push_back(t.name);
-    if (const std::string bw = model::unknown_bandwidth_note(cat, searched); !bw.empty())
-        out.note += (out.note.empty() ? "" : "; ") + bw;
+    if (const std::string bw = model::unknown_bandwidth_note(cat, searched); !bw.empty()) notes.push_back(bw);
     // memest's plans are cluster mode's input: the SLO search sizes each stage itself.
     if (io::optional_child(doc, doc.root, "memory").IsDefined())
-        out.note += std::string(out.note.empty() ? "" : "; ") +
-                    "the document's memory: section (memest's) is not read by the SLO search, which sizes each "
-                    "stage of every plan itself; it is passed through (cluster mode, --cluster, best-fits its plans)";
+        notes.push_back("the document's memory: section (memest's) is not read by the SLO search, which sizes each "
+                        "stage of every plan itself; it is passed through (cluster mode, --cluster, best-fits its plans)");
     const PlanRecord& best = r.plans.front();
     out.summary = search_method_name(so.method) + ": " + describe_plan(space, best) + ", cost " +
                   io::format_number(best.cost, 6) + " " + cat.currency + "; " + std::to_string(r.stats.plans_evaluated) +
                   " plans placed, " + std::to_string(r.stats.nodes_expanded) + " nodes, " +
                   io::format_number(r.stats.seconds, 3) + " s";
     if (o.csv) {
+        out.note = io::join(notes, "; ");
         out.text = plans_to_csv(space, r.plans);
         return out;
     }
     model::write_job_spec(doc.root, job);
     record_network(o.inter_node_gb_s, doc.root);
     if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
-    doc.root["allocation"] = allocation_to_yaml(space, r.plans, ctx);
+    if (const std::string dropped = replace_allocation(doc.root, allocation_to_yaml(space, r.plans, ctx)); !dropped.empty())
+        notes.push_back(dropped);
     doc.root["search"] = search_to_yaml(r.stats, r.plans, ctx, types.skipped);
+    out.note = io::join(notes, "; ");
     out.text = io::emit_yaml(doc.root);
     return out;
 }

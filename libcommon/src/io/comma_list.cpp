@@ -17,9 +17,9 @@ std::vector<std::string> comma_list(const std::string& text, const std::string& 
     }
 }
 
-std::string join(const std::vector<std::string>& entries) {
+std::string join(const std::vector<std::string>& entries, const std::string& separator) {
     std::string out;
-    for (const auto& e : entries) out += (out.empty() ? "" : ", ") + e;
+    for (const auto& e : entries) out += (out.empty() ? "" : separator) + e;
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/yaml_document.hpp>
@@ -211,7 +212,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                         io::format_number(r.iteration_s, 6) + " s; it starts from cmr's split" +
                         (method == Method::hph ? " of its order" : "") +
                         "), not proven best: raise --search-limit to search on");
-    for (const auto& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
+    out.note = io::join(notes, "; ");
     if (o.timeline) out.timeline = timeline_to_csv(problem, r.placement, events);
     if (o.csv) {
         out.text = placement_to_csv(problem, r, e);

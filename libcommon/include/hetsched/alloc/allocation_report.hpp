@@ -32,6 +32,11 @@ std::string catalog_identity(const catalog::GpuCatalog& cat);
 /// The `allocation:` section: the best plan, then the others as `alternatives`.
 YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c);
 
+/// Puts `allocation` into the document. A `placement:` section there (placestages' placement of the
+/// allocation this one replaces) is dropped, as it no longer describes the document's allocation: the
+/// note saying so, or "".
+std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation);
+
 /// The `search:` section; `skipped` lists the catalog types left out and why.
 YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& plans, const ReportContext& c,
                           const std::vector<std::string>& skipped);

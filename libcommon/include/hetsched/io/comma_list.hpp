@@ -10,7 +10,7 @@ namespace hetsched::io {
 /// (two commas in a row, or a comma at either end): a list a user typed means every entry.
 std::vector<std::string> comma_list(const std::string& text, const std::string& option);
 
-/// The entries joined by ", ", for messages: "V100, P100, K80" ("" for none).
-std::string join(const std::vector<std::string>& entries);
+/// The entries joined by ", " (or `separator`), for messages: "V100, P100, K80" ("" for none).
+std::string join(const std::vector<std::string>& entries, const std::string& separator = ", ");
 
 }  // namespace hetsched::io
