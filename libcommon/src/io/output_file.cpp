@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,8 +151,13 @@ std::string folder_of(const std::string& path) {
 void sync_folder_of(const std::string& path) {
     const int fd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return;
-    ::fsync(fd);
+    const int err = ::fsync(fd) == 0 ? 0 : errno;
     ::close(fd);
+    // A file system that cannot flush a folder says so (EINVAL, EROFS): nothing to report. A failed
+    // flush (EIO, ENOSPC) leaves the file in place but its name maybe lost in a crash: said, exit 74.
+    if (err != 0 && err != EINVAL && err != EROFS && err != ENOTSUP)
+        throw IoError("'" + path + "' is in place, but flushing its folder to disk failed (" + std::strerror(err) +
+                      "): it may not survive a crash");
 }
 
 std::string resolved_path(const std::string& path) {
@@ -192,6 +198,7 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
         for (const auto& s : staged) discard(s);
         throw;
     }
+    std::exception_ptr flush_failed;
     for (size_t i = 0; i < staged.size(); ++i) {
         const Staged& s = staged[i];
         if (s.tmp.empty()) continue;
@@ -200,8 +207,15 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
             for (size_t j = i; j < staged.size(); ++j) discard(staged[j]);
             throw OutputError("cannot create '" + s.path + "': " + std::strerror(err));
         }
-        if (to_disk) sync_folder_of(s.target);  // the rename too
+        if (to_disk) {  // the rename too; a failed flush is told once every output is in place
+            try {
+                sync_folder_of(s.target);
+            } catch (const IoError&) {
+                if (!flush_failed) flush_failed = std::current_exception();
+            }
+        }
     }
+    if (flush_failed) std::rethrow_exception(flush_failed);
 }
 
 void write_output(const std::string& path, const std::string& text, bool to_disk) {

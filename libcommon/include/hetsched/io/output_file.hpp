@@ -22,7 +22,8 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 std::string folder_of(const std::string& path);
 
 /// Flushes the folder holding `path` to disk (a rename into it survives a power cut); a folder that
-/// cannot be opened is passed over.
+/// cannot be opened, or a file system that cannot flush one, is passed over; a flush that fails is an
+/// IoError (the file is in place).
 void sync_folder_of(const std::string& path);
 
 /// `path` with symbolic links resolved (realpath), or as given when it does not resolve: the file a
