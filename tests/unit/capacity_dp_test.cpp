@@ -119,7 +119,7 @@ TEST_CASE("the capacity dynamic program finds the enumerated optimum", "[sched]"
 
 TEST_CASE("the capacity dynamic program breaks ties as a sweep over the states in order", "[sched]") {
     // Whole-number costs of -2 to 0 and equal jobs: most programs have several optima, and which one
-    // comes back decides a schedule. Jobs of 0-3 GPUs (0 included: every move starts at the state).
+    // comes back decides a schedule. Jobs of 0-2 GPUs (0 included: every move starts at the state).
     std::mt19937 rng(5);
     std::uniform_int_distribution<int> gpus(0, 3), cap(0, 7), coin(0, 5), types(1, 3), cost(-2, 0);
     int solved = 0;

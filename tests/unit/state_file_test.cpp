@@ -100,3 +100,29 @@ TEST_CASE("A state reached through a link is locked and replaced at its target, 
     for (const auto& e : entries(dir)) std::remove((std::string(dir) + "/" + e).c_str());
     rmdir(dir);
 }
+
+TEST_CASE("replaces_lock_of: the lock FileLock takes, reached by any name, and only it", "[io]") {
+    char dir[] = "/tmp/hetsched-lockname-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    const std::string d = dir;
+    REQUIRE(mkdir((d + "/data").c_str(), 0755) == 0);
+    FILE* f = std::fopen((d + "/data/real.yaml").c_str(), "w");
+    REQUIRE(f);
+    std::fclose(f);
+    REQUIRE(symlink("data/real.yaml", (d + "/s.yaml").c_str()) == 0);
+    const std::string state = d + "/s.yaml";
+    CHECK(io::lock_path_of(state) == d + "/data/real.yaml.lock");
+    // Not made yet, by its name in its folder: the lock of the link's target, through ".." too.
+    CHECK(io::replaces_lock_of(d + "/data/real.yaml.lock", state));
+    CHECK(io::replaces_lock_of(d + "/data/../data/real.yaml.lock", state));
+    CHECK_FALSE(io::replaces_lock_of(d + "/s.yaml.lock", state));  // beside the link: not the lock
+    CHECK_FALSE(io::replaces_lock_of(d + "/data/real.yaml", state));
+    CHECK_FALSE(io::replaces_lock_of("", state));
+    CHECK_FALSE(io::replaces_lock_of("-", state));
+    { io::FileLock lock(state, 1); }  // made now: the same answers
+    CHECK(io::replaces_lock_of(d + "/data/real.yaml.lock", state));
+    CHECK_FALSE(io::replaces_lock_of(d + "/s.yaml.lock", state));
+    for (const char* p : {"/data/real.yaml.lock", "/data/real.yaml", "/s.yaml"}) std::remove((d + p).c_str());
+    rmdir((d + "/data").c_str());
+    rmdir(dir);
+}

@@ -70,16 +70,10 @@ int main(int argc, char** argv) {
         if (state_path == "-")
             throw UsageError("--state replaces a file under its lock, and '-' is standard input: give the state on "
                              "stdin without --state (the next state goes to stdout or -o)");
-        // The lock stays a file of its own: the actions renamed over it would let a second run in.
-        if (!state_path.empty() && !actions_path.empty()) {
-            const std::filesystem::path lock_path = state_path + ".lock";
-            std::error_code ec;
-            auto resolved = [&ec](const std::filesystem::path& p) {
-                return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
-            };
-            if (resolved(actions_path) == resolved(lock_path))
-                throw UsageError("--actions " + actions_path + " is --state's lock file: name another file");
-        }
+        // The lock stays a file of its own: an output renamed over it would let a second run in.
+        for (const auto& [flag, out] : {std::pair{"--actions", actions_path}, std::pair{"-o", io.output}})
+            if (io::replaces_lock_of(out, state_path))
+                throw UsageError(std::string(flag) + " " + out + " is --state's lock file: name another file");
         // -o may rewrite the state it read (a state in, the next state out), not with --state (which
         // --dry-run would then change) nor with actions; no output may replace another input.
         const cli::NamedPath state_in = state_path.empty() ? cli::NamedPath{"FILE", io.input} : cli::NamedPath{"--state", state_path};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
+#include <hetsched/io/comma_list.hpp>
 #include <hetsched/io/csv_table.hpp>
 #include <hetsched/io/number_format.hpp>
 #include <hetsched/io/output_file.hpp>
@@ -12,14 +13,6 @@ namespace {
 
 std::string num(double v) { return io::format_number(v, 6); }
 
-/// A plan's total time to 6 significant digits, or as many more as keep it on its side of the SLO
-/// (1228.184 s against an SLO of 1228.18 s is not written 1228.18).
-std::string total_time(double t, double slo) {
-    std::string text = num(t);
-    for (int digits = 7; slo > 0 && (std::stod(text) <= slo) != (t <= slo) && digits <= 17; ++digits)
-        text = io::format_number(t, digits);
-    return text;
-}
 
 std::string mix(const SearchSpace& space, const PlanRecord& p, const char* sep) {
     std::string out;
@@ -51,7 +44,7 @@ YAML::Node plan_to_yaml(const SearchSpace& space, const PlanRecord& p, bool deta
     }
     n["stages"] = stages;
     n["iteration_time_s"] = num(p.iteration_s);
-    n["total_time_s"] = total_time(p.total_s, space.slo_s);
+    n["total_time_s"] = time_beside_slo(p.total_s, space.slo_s);
     n["price_per_hour"] = num(p.price_per_hour);
     n["cost"] = num(p.cost);
     if (detailed && p.lower_bound_cost > 0) n["cost_lower_bound"] = num(p.lower_bound_cost);
@@ -150,12 +143,38 @@ YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& p
     return n;
 }
 
-std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation) {
+std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation, bool search_follows) {
     root["allocation"] = allocation;
-    if (!root["placement"]) return "";
-    root.remove("placement");
-    return "the document's placement: section placed the allocation this one replaces and is dropped "
-           "(placestages places the new one)";
+    std::vector<std::string> dropped;
+    for (const char* key : {"placement", "search"})
+        if (root[key] && (std::string(key) != "search" || !search_follows)) {
+            root.remove(key);
+            dropped.push_back(std::string(key) + ":");
+        }
+    if (dropped.empty()) return "";
+    return "the document's " + io::join(dropped, " and ") + (dropped.size() > 1 ? " sections" : " section") +
+           " described the allocation this one replaces and " + (dropped.size() > 1 ? "are" : "is") + " dropped" +
+           (dropped.front() == "placement:" ? " (placestages places the new one)" : "");
+}
+
+std::string time_beside_slo(double t, double slo) {
+    if (slo <= 0) return num(t);
+    // As many significant digits as the SLO is written with (6 at least), more where those would put
+    // the time on the SLO's other side.
+    int digits = 0;
+    bool leading = true;
+    for (char ch : io::format_exact(slo)) {
+        if (ch == 'e') break;
+        if (ch < '0' || ch > '9' || (leading && ch == '0')) continue;
+        leading = false;
+        ++digits;
+    }
+    std::string text;
+    for (digits = std::max(digits, 6); digits <= 17; ++digits) {
+        text = io::format_number(t, digits);
+        if ((std::stod(text) <= slo) == (t <= slo)) break;
+    }
+    return text;
 }
 
 std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>& plans) {
@@ -164,7 +183,7 @@ std::string plans_to_csv(const SearchSpace& space, const std::vector<PlanRecord>
     for (size_t i = 0; i < plans.size(); ++i) {
         const PlanRecord& p = plans[i];
         w.add_row({std::to_string(i + 1), std::to_string(p.gpus()), mix(space, p, "; "), std::to_string(p.dp),
-                   std::to_string(p.pp), stage_list(p), num(p.iteration_s), total_time(p.total_s, space.slo_s), num(p.price_per_hour),
+                   std::to_string(p.pp), stage_list(p), num(p.iteration_s), time_beside_slo(p.total_s, space.slo_s), num(p.price_per_hour),
                    num(p.cost)});
     }
     return w.text();

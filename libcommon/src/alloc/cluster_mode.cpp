@@ -391,7 +391,7 @@ PlanallocResult cluster_mode(const PlanallocOptions& o, const std::optional<io::
         }
         model::write_job_spec(doc.root, job);
         record_network(o.inter_node_gb_s, doc.root);
-        if (const std::string dropped = replace_allocation(doc.root, a); !dropped.empty()) notes.push_back(dropped);
+        if (const std::string dropped = replace_allocation(doc.root, a, false); !dropped.empty()) notes.push_back(dropped);
         out.note = io::join(notes, "; ");
         out.text = io::emit_yaml(doc.root);
         return out;

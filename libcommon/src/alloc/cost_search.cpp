@@ -62,8 +62,11 @@ public:
             stats_.complete = false;
             stats_.stopped_by = placer_clock_stopped_ ? "time limit" : kPlacerNodeLimit;  // more time may help
         }
-        // --beta's guess cut what may hold the optimum: not a proof, and what it cut counts in the bound.
-        if (beta_bound_ < best_.threshold() && stats_.complete) {
+        SearchResult r;
+        r.plans = best_.take();
+        // --beta's guess cut what may beat the best plan found: not a proof, and what it cut counts in
+        // the bound. (It prunes only against a plan found.)
+        if (stats_.complete && !r.plans.empty() && beta_bound_ < best_.value(r.plans.front())) {
             stats_.complete = false;
             stats_.stopped_by = "beta";
         }
@@ -71,8 +74,6 @@ public:
         // admissible bound). Stopped: nothing left unexplored beats the least bound over it.
         double bound = stats_.complete ? kInf : opt_.method == SearchMethod::espresso ? frontier_bound() : space_lower_bound();
         bound = std::min({bound, stopped_bound_, beta_bound_});
-        SearchResult r;
-        r.plans = best_.take();
         if (!r.plans.empty()) bound = std::min(bound, best_.value(r.plans.front()));
         stats_.lower_bound = std::isinf(bound) ? 0 : bound;
         stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

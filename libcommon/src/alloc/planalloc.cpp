@@ -204,14 +204,12 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
                          job.model.name + (so.method == SearchMethod::homogeneous ? " on 2^n GPUs of one type" : "") +
                          (f.stats.complete ? "" : " within its budget"));
     const PlanRecord& p = f.plans.front();
-    // The SLO and the fastest time to as many digits as tell them apart (at 6, 230.887 "missed" 230.887).
-    int digits = 6;
-    while (digits < 15 && io::format_number(ctx.slo_s, digits) == io::format_number(p.total_s, digits)) ++digits;
+    // The SLO as given, the fastest time to as many digits as show it misses (not 230.887 "missing" 230.887).
     PlanallocResult out;
     out.feasible = false;
-    out.message = "no plan meets the SLO of " + io::format_number(ctx.slo_s, digits) + " s for " +
+    out.message = "no plan meets the SLO of " + io::format_exact(ctx.slo_s) + " s for " +
                   std::to_string(job.iterations) + " iterations: the fastest " +
-                  (proven ? "takes " : "found takes ") + io::format_number(p.total_s, digits) + " s (" +
+                  (proven ? "takes " : "found takes ") + time_beside_slo(p.total_s, ctx.slo_s) + " s (" +
                   io::format_number(p.iteration_s, 6) + " s per iteration) with " + describe_plan(space, p) +
                   ", costing " + io::format_number(p.cost, 6) + " " + currency +
                   (proven ? "" : "; not proven fastest: no plan takes less than " +
@@ -223,12 +221,12 @@ PlanallocResult fastest_instead(const PlanallocOptions& o, io::YamlDocument& doc
     }
     model::write_job_spec(doc.root, job);
     record_network(o.inter_node_gb_s, doc.root);
-    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
+    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_exact(o.slo_s);
     YAML::Node a = allocation_to_yaml(space, f.plans, ctx);
     a["slo_met"] = false;
     a["fastest"] = proven ? "proven" : "found";
     if (!proven) a["total_time_lower_bound_s"] = io::format_number(f.stats.lower_bound, 6);
-    out.note = replace_allocation(doc.root, a);
+    out.note = replace_allocation(doc.root, a, true);
     YAML::Node s = search_to_yaml(slo_stats, {}, ctx, skipped);
     YAML::Node fs(YAML::NodeType::Map);
     fs.SetStyle(YAML::EmitterStyle::Flow);
@@ -277,10 +275,7 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
                       o.model.usable_fraction, o.model.efficiency};
 
     PlanallocResult out;
-    const bool beta = r.stats.stopped_by == "beta";
-    if (r.plans.empty() && beta)
-        throw UsageError("no plan met the SLO, but --beta's estimate pruned partial plans that no bound cut (" +
-                         std::to_string(r.stats.pruned_cost_beta) + "): run without --beta to know");
+    const bool beta = r.stats.stopped_by == "beta";  // (never without a plan: it prunes against one)
     if (r.plans.empty() && !r.stats.complete) {
         // Out of time (75: a run with more time may answer) or out of nodes (64: raise the flag).
         const bool time = r.stats.stopped_by == "time limit", placer = r.stats.stopped_by == kPlacerNodeLimit;
@@ -325,8 +320,9 @@ PlanallocResult slo_mode(const PlanallocOptions& o, io::YamlDocument& doc, model
     }
     model::write_job_spec(doc.root, job);
     record_network(o.inter_node_gb_s, doc.root);
-    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_number(o.slo_s, 6);
-    if (const std::string dropped = replace_allocation(doc.root, allocation_to_yaml(space, r.plans, ctx)); !dropped.empty())
+    if (o.slo_s > 0) doc.root["training"]["slo_s"] = io::format_exact(o.slo_s);
+    if (const std::string dropped = replace_allocation(doc.root, allocation_to_yaml(space, r.plans, ctx), true);
+        !dropped.empty())
         notes.push_back(dropped);
     doc.root["search"] = search_to_yaml(r.stats, r.plans, ctx, types.skipped);
     out.note = io::join(notes, "; ");

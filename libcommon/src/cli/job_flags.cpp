@@ -22,11 +22,12 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     // Either of a pair, each the other's opposite; unsaid, the preset's or the document's (a model of
     // the flags alone: GPT-2's, a plain MLP and tied embeddings).
     auto either = [&](const char* yes, const char* no, int& dest, const char* yes_help, const char* no_help) {
-        CLI::Option* a = app.add_flag_callback(yes, [&dest] { dest = 1; }, yes_help)->group(m);
-        app.add_flag_callback(no, [&dest] { dest = 0; }, no_help)->group(m)->excludes(a);
+        // No "=false": each says one thing (CLI11 would call neither callback for it, silently).
+        CLI::Option* a = app.add_flag_callback(yes, [&dest] { dest = 1; }, yes_help)->group(m)->disable_flag_override();
+        app.add_flag_callback(no, [&dest] { dest = 0; }, no_help)->group(m)->excludes(a)->disable_flag_override();
     };
     either("--gated-mlp", "--plain-mlp", o.gated_mlp,
-           "A gated MLP (SwiGLU: three ffn_hidden matrices); a model of the flags alone also gets RMSNorm and no "
+           "A gated MLP (SwiGLU, three ffn_hidden matrices); a model of the flags alone also gets RMSNorm and no "
            "biases, LLaMA's",
            "A plain MLP (two matrices, GPT's)");
     either("--tied-embeddings", "--untied-embeddings", o.tied_embeddings,

@@ -1,5 +1,7 @@
 #include <hetsched/io/state_file.hpp>
 
+#include <filesystem>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -40,8 +42,21 @@ void write_fully(int fd, const std::string& text, const std::string& path) {
 
 }  // namespace
 
+std::string lock_path_of(const std::string& path) { return resolved_path(path) + ".lock"; }
+
+bool replaces_lock_of(const std::string& output, const std::string& state) {
+    auto where = [](const std::string& p) {
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(resolved_path(p), ec);
+        return ec ? std::filesystem::path() : std::filesystem::weakly_canonical(abs, ec);
+    };
+    if (output.empty() || output == "-" || state.empty()) return false;
+    const std::filesystem::path out = where(output), lock = where(lock_path_of(state));
+    return !out.empty() && out == lock;
+}
+
 FileLock::FileLock(const std::string& path, double timeout_s) {
-    const std::string lock = resolved_path(path) + ".lock";  // one lock whichever link reaches the file
+    const std::string lock = lock_path_of(path);  // one lock whichever link reaches the file
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(errno));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);

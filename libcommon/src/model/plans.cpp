@@ -95,7 +95,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
         const double bytes = total_params(m) / (l.tp * l.pp) * sync.bytes_per_param * sync.allreduce_equivalents;
         // A stage's replicas cross nodes when they outnumber a node's GPUs; each tp rank's ring then
         // crosses every node's network, which the tp rings share.
-        time += ring_allreduce_s(bytes, l.dp, gpus > g.gpus_per_node ? nic / l.tp : link);
+        time += ring_allreduce_s(bytes, l.dp, gpus > g.gpus_per_node ? nic / std::min(l.tp, g.gpus_per_node) : link);
     }
     return time;
 }

@@ -32,10 +32,14 @@ std::string catalog_identity(const catalog::GpuCatalog& cat);
 /// The `allocation:` section: the best plan, then the others as `alternatives`.
 YAML::Node allocation_to_yaml(const SearchSpace& space, const std::vector<PlanRecord>& plans, const ReportContext& c);
 
-/// Puts `allocation` into the document. A `placement:` section there (placestages' placement of the
-/// allocation this one replaces) is dropped, as it no longer describes the document's allocation: the
-/// note saying so, or "".
-std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation);
+/// Puts `allocation` into the document. What described the allocation it replaces is dropped: a
+/// `placement:` section (placestages'), and a `search:` section (the SLO search's) unless
+/// `search_follows` (the caller writes its own). The note saying what was dropped, or "".
+std::string replace_allocation(YAML::Node& root, const YAML::Node& allocation, bool search_follows);
+
+/// A plan's total time to 6 significant digits, or as many more as keep it on its side of the SLO
+/// (1228.184 s against an SLO of 1228.18 s is not written 1228.18); `slo` 0: none.
+std::string time_beside_slo(double t, double slo);
 
 /// The `search:` section; `skipped` lists the catalog types left out and why.
 YAML::Node search_to_yaml(const SearchStats& s, const std::vector<PlanRecord>& plans, const ReportContext& c,

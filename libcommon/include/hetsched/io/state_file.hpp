@@ -6,6 +6,13 @@
 
 namespace hetsched::io {
 
+/// The lock file FileLock takes for `path`: the file a link reaches, plus ".lock".
+std::string lock_path_of(const std::string& path);
+
+/// Whether writing `output` would replace the lock file of `state` (links, "." and ".." resolved; a
+/// file not yet made counts by its name in its resolved folder).
+bool replaces_lock_of(const std::string& output, const std::string& state);
+
 /// An exclusive flock(2) on `path` (links resolved) + ".lock" (created if absent, left in place), held while the object
 /// lives. Waits up to `timeout_s` seconds for another holder, then throws TryLater (75).
 class FileLock {
