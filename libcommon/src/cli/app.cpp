@@ -119,10 +119,10 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
     }
-    // An empty file name is never one the user meant: an unset variable in a crontab
-    // (--actions "$ACTIONS") would otherwise write nowhere, or read standard input, and exit 0.
-    if (const std::string name = empty_file_name_option(app); !name.empty()) {
-        std::cerr << tool << ": " << name << " is given an empty file name\n"
+    // An empty value is never one the user meant, but an unset variable in a crontab: --actions
+    // "$ACTIONS" would write nowhere and --gpu "$GPU" check no GPU, each with exit 0.
+    if (const std::string name = empty_value_option(app); !name.empty()) {
+        std::cerr << tool << ": " << name << " is given an empty value (an unset variable?)\n"
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);
     }

@@ -65,12 +65,10 @@ std::vector<OptionSpec> option_specs(const CLI::App& app) {
     return out;
 }
 
-std::string empty_file_name_option(const CLI::App& app) {
+std::string empty_value_option(const CLI::App& app) {
     for (const CLI::Option* o : app.get_options()) {
-        if (o->count() == 0) continue;
+        if (o->count() == 0 || o->get_items_expected_max() == 0) continue;  // not given, or a flag
         const bool positional = o->get_positional() && o->get_lnames().empty() && o->get_snames().empty();
-        const ValueKind kind = positional ? ValueKind::file : kind_of(*o, o->get_type_name());
-        if (kind != ValueKind::file && kind != ValueKind::catalog) continue;
         for (const auto& value : o->results())
             if (value.empty())
                 return positional ? "FILE" : !o->get_lnames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();

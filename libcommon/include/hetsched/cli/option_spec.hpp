@@ -24,9 +24,9 @@ struct OptionSpec {
 /// Every option of `app` that --help shows, and the positional input, in definition order.
 std::vector<OptionSpec> option_specs(const CLI::App& app);
 
-/// The name of the first file or catalog option (or the positional input, "FILE") given an empty
-/// value, as an unset shell variable gives it; empty when none is.
-std::string empty_file_name_option(const CLI::App& app);
+/// The name of the first option (or the positional input, "FILE") given an empty value, as an unset
+/// shell variable gives it; empty when none is.
+std::string empty_value_option(const CLI::App& app);
 
 /// One line per option: KIND<TAB>NAMES (comma-separated)<TAB>CHOICES (comma-separated)<TAB>DESCRIPTION.
 std::string format_option_specs(const std::vector<OptionSpec>& specs);
