@@ -118,7 +118,9 @@ TEST_CASE("A measured run's GPU: its capability read or looked up, a precision i
     for (const char* bad : {"42", "8.95", "0.5", "x"})
         CHECK(read_csv(header + row("bf16", "h100", bad)).skipped.size() == 1);
     // A GPU of no family the catalog lists reads as unknown, with one warning a name.
-    const auto gb200 = read_csv(header + row("bf16", "gb200", "") + row("bf16", "gb200", "") + row("bf16", "h1OO", ""));
+    auto named = [](const std::string& id, const std::string& line) { return id + line.substr(1); };  // ids apart
+    const auto gb200 = read_csv(header + named("a", row("bf16", "gb200", "")) + named("b", row("bf16", "gb200", "")) +
+                                named("c", row("bf16", "h1OO", "")));
     CHECK(gb200.runs.size() == 3);
     CHECK(gb200.runs.at(0).training.compute_capability == 0);
     REQUIRE(gb200.warnings.size() == 2);

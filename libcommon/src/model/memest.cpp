@@ -14,6 +14,9 @@
 namespace hetsched::model {
 namespace {
 
+/// "ID: why" for a skipped row; a row without an id is named by the message's place alone.
+std::string skipped_row(const SkippedRun& sk) { return sk.id.empty() ? sk.reason : sk.id + ": " + sk.reason; }
+
 /// Frenzy's formula spreads a model over tp x dp and holds a rank's whole batch at once: a layout it
 /// does not compute is refused rather than reported as if it had; the micro-batch is the rank's batch.
 void frenzy_layout(const JobSpec& job, Layout& l) {
@@ -184,7 +187,7 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
         throw DataError("no measured run to check: expected a row under the header", {measured.name(), 2, 1});
     if (read.runs.empty()) {
         CheckResult none;
-        for (const auto& sk : read.skipped) none.skipped.push_back(sk.id + ": " + sk.reason);
+        for (const auto& sk : read.skipped) none.skipped.push_back(skipped_row(sk));
         none.warnings = read.warnings;
         none.nothing_checked = "no measured run could be checked: " +
                                io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped, each for the reason above";
@@ -194,7 +197,7 @@ CheckResult run_memest_check(const io::CsvTable& measured, Method method) {
     std::string summary = summary_line(rows);
     if (!read.skipped.empty()) summary += ", " + io::counted(static_cast<long>(read.skipped.size()), "row") + " skipped";
     CheckResult out{check_to_csv(rows), summary, {}, read.warnings, {}};
-    for (const auto& sk : read.skipped) out.skipped.push_back(sk.id + ": " + sk.reason);
+    for (const auto& sk : read.skipped) out.skipped.push_back(skipped_row(sk));
     return out;
 }
 

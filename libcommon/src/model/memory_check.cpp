@@ -1,6 +1,7 @@
 #include <hetsched/model/memory_check.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 #include <initializer_list>
@@ -31,9 +32,12 @@ double largest_gpu_gib() {
 
 /// Column `name`'s index under the other name the job document and the frameworks' arguments give it,
 /// where the table has that one and not `name`; -1 otherwise.
+/// Columns that also go by another name (the job document's, the frameworks' arguments').
+constexpr std::pair<const char*, const char*> kAliases[] = {
+    {"flash_attn", "flash_attention"}, {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}};
+
 int by_alias(const io::CsvTable& t, const std::string& name) {
-    for (const auto& [column, other] : {std::pair<std::string, std::string>{"flash_attn", "flash_attention"},
-                                        {"seq_parallel", "sequence_parallel"}, {"kv_heads", "num_kv_heads"}})
+    for (const auto& [column, other] : kAliases)
         if (column == name && t.find(column) < 0) return t.find(other);
     return -1;
 }
@@ -220,12 +224,26 @@ MeasuredRuns read_measured_runs(const io::CsvTable& t) {
             out.warnings.push_back(describe(DataError(
                 "column '" + h.text + "' is not one memest reads (ignored)" + near, {t.name(), h.line, h.col})));
     }
+    // A column and its other name both there: which one a row means is not known.
+    for (const auto& [name, other] : kAliases)
+        if (t.find(name) >= 0 && t.find(other) >= 0) {
+            const auto& h = t.header()[static_cast<size_t>(t.find(other))];
+            throw DataError("columns '" + std::string(name) + "' and '" + other + "' are one setting under two names: keep one",
+                            {t.name(), h.line, h.col});
+        }
+    std::map<std::string, int> first_line;  // each id's row, to name a repeated one
     for (size_t r = 0; r < t.rows(); ++r) {
         MeasuredRun run;
         run.id = t.cell(r, id).text;
         // Whether the row has an optional column's cell filled in.
         auto given = [&](int column) { return column >= 0 && !t.cell(r, column).text.empty(); };
         try {
+        // The id names the row in the output and in every message: one each, and not blank.
+        if (run.id.empty()) throw DataError("expected the run's id in column 'id', got ''", t.where(r, id));
+        if (const auto [it, fresh] = first_line.emplace(run.id, t.cell(r, id).line); !fresh)
+            throw DataError("id '" + run.id + "' is also the id of line " + std::to_string(it->second) +
+                                "'s run: each run needs its own",
+                            t.where(r, id));
         auto& m = run.model;
         m.name = run.id;
         m.layers = t.integer(r, layers, 1, limits::layers);
