@@ -46,8 +46,22 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
     }
     io::YamlDocument doc = io::parse_yaml(*input);
     io::require_kind(doc, "job");
-    job = read_job_spec(doc);
-    apply_job_options(o, job);
+    // The flags override the document's keys before their combination is checked, so that they can
+    // mend it (--framework deepspeed for a zero_stage 2 given under megatron); a combination that
+    // fails is the document's own (65, at its key) when the document alone fails so too, else the
+    // flags' (64).
+    job = read_job_spec(doc, false);
+    const JobSpec as_read = job;
+    try {
+        apply_job_options(o, job);
+    } catch (const UsageError& with_flags) {
+        try {
+            check_job_spec(doc, as_read);
+        } catch (const DataError& alone) {
+            if (std::string(alone.what()) == with_flags.what()) throw;
+        }
+        throw;
+    }
     check_micro_batch(doc, job);
     return doc;
 }

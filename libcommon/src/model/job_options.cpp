@@ -59,8 +59,9 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.zero_stage >= 0) {
         t.zero_stage = o.zero_stage;
         job.zero_stage_given = true;
-    } else if (t.framework != before || !job.zero_stage_given) {
-        // A stage unsaid, or said for the framework --framework replaces: the new framework's default.
+    } else if ((t.framework != before && job.framework_given) || !job.zero_stage_given) {
+        // A stage unsaid, or said for a framework the document names and --framework replaces: the new
+        // framework's default. (A document that names none gives its stage for whichever runs it.)
         t.zero_stage = default_zero_stage(t.framework);
         job.zero_stage_given = false;
     }

@@ -1,5 +1,7 @@
 #include <hetsched/model/job_spec.hpp>
 
+#include <cctype>
+
 #include <algorithm>
 
 #include <hetsched/catalog/gpu_catalog.hpp>
@@ -123,17 +125,12 @@ catalog::ModelSpec read_model(const YamlDocument& doc, const YAML::Node& sec, bo
     }
     if (YAML::Node p = io::optional_child(doc, sec, "learned_positions"); p.IsDefined())
         m.learned_positions = io::yaml_integer(doc, p, "learned_positions", 0, limits::seq_len);
-    try {
-        validate_model(m);
-    } catch (const DataError& e) {
-        throw DataError(e.what(), doc.where(sec));
-    }
     return m;
 }
 
 }  // namespace
 
-JobSpec read_job_spec(const YamlDocument& doc) {
+JobSpec read_job_spec(const YamlDocument& doc, bool checked) {
     JobSpec job;
     job.model = read_model(doc, io::required_child(doc, doc.root, "model"), job.dropout_stated);
     YAML::Node sec = io::required_child(doc, doc.root, "training");
@@ -158,11 +155,6 @@ JobSpec read_job_spec(const YamlDocument& doc) {
                             doc.where(split));
         for (const auto& n : split) job.layers_per_stage.push_back(io::yaml_integer(doc, n, "layers_per_stage", 1, limits::layers));
         job.layers_per_stage_where = doc.where(split);
-        try {
-            check_split_sum(job.layers_per_stage, job.model.layers);
-        } catch (const DataError& e) {
-            throw DataError(e.what(), doc.where(split));
-        }
     }
     // planalloc's SLO, range-checked here too, so that no tool passes a bad one on to it.
     if (YAML::Node slo = io::optional_child(doc, sec, "slo_s"); slo.IsDefined())
@@ -202,18 +194,15 @@ JobSpec read_job_spec(const YamlDocument& doc) {
     read_setting(doc, sec, "compile", parse_compile, t);
     read_setting(doc, sec, "recompute", +[](const std::string& w, Training& t) { t.recompute = parse_recompute(w); }, t);
     // megatron-deepspeed: DeepSpeed's engine on Megatron-DeepSpeed's model code, unless deepspeed_model says.
+    job.framework_given = io::optional_child(doc, sec, "framework").IsDefined();
     read_setting(doc, sec, "framework", +[](const std::string& w, Training& t) {
         t.framework = parse_framework(w);
         if (t.framework == Framework::deepspeed && t.deepspeed_model.empty() && names_megatron_deepspeed(w))
             t.deepspeed_model = "megatron";
     }, t);
-    try {
-        if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
-        if (!job.dropout_stated) job.model.dropout = default_dropout(job.model, t);
-        validate_training(t);
-    } catch (const DataError& e) {
-        throw DataError(e.what(), doc.where(sec));
-    }
+    if (!job.zero_stage_given) t.zero_stage = default_zero_stage(t.framework);
+    if (!job.dropout_stated) job.model.dropout = default_dropout(job.model, t);
+    if (checked) check_job_spec(doc, job);
     // A table the document states must hold the sequence; a preset's grows to it (see below).
     const YAML::Node positions = io::optional_child(doc, io::required_child(doc, doc.root, "model"), "learned_positions");
     if (positions.IsDefined() && job.model.learned_positions > 0 && job.model.learned_positions < t.seq_len)
@@ -223,6 +212,48 @@ JobSpec read_job_spec(const YamlDocument& doc) {
                         doc.where(positions));
     cover_sequence(job);
     return job;
+}
+
+void check_job_spec(const YamlDocument& doc, const JobSpec& job) {
+    // At the section's key the message names first ("zero_stage 2 is not Megatron-LM's"), else at the section.
+    auto at_named = [&](const YAML::Node& sec, const DataError& e) {
+        const std::string why = e.what();
+        auto is_word = [&](size_t at, size_t len) {
+            auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+            return (at == 0 || !word_char(why[at - 1])) && (at + len >= why.size() || !word_char(why[at + len]));
+        };
+        size_t best = std::string::npos;
+        YAML::Node where = sec;
+        if (sec.IsMap())
+            for (const auto& kv : sec) {
+                const std::string key = kv.first.Scalar();
+                for (size_t at = why.find(key); at != std::string::npos; at = why.find(key, at + 1))
+                    if (is_word(at, key.size())) {
+                        if (at < best) best = at, where = kv.first;
+                        break;
+                    }
+            }
+        return DataError(why, doc.where(where));
+    };
+    const YAML::Node model = io::required_child(doc, doc.root, "model"),
+                     training = io::required_child(doc, doc.root, "training");
+    try {
+        validate_model(job.model);
+    } catch (const DataError& e) {
+        throw at_named(model, e);
+    }
+    if (!job.layers_per_stage.empty()) {
+        try {
+            check_split_sum(job.layers_per_stage, job.model.layers);
+        } catch (const DataError& e) {
+            throw DataError(e.what(), job.layers_per_stage_where);
+        }
+    }
+    try {
+        validate_training(job.training);
+    } catch (const DataError& e) {
+        throw at_named(training, e);
+    }
 }
 
 void cover_sequence(JobSpec& job) {

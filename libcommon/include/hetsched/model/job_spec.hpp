@@ -20,6 +20,7 @@ struct JobSpec {
     std::vector<long> layers_per_stage;  ///< training.layers_per_stage: a pipeline split; empty: not given
     SourcePos layers_per_stage_where;    ///< where the document gives it
     bool zero_stage_given = false;         ///< else training.zero_stage is the framework's default
+    bool framework_given = false;          ///< training.framework stated (else the default's)
     bool dropout_stated = false;           ///< else model.dropout is default_dropout() for the training
     bool reduce_bucket_auto = false;       ///< reduce_bucket_size: auto, hidden x hidden of the final model
 };
@@ -27,7 +28,13 @@ struct JobSpec {
 /// Reads `model:` (a preset `name` fills what the section leaves out) and `training:` from a job
 /// document; DataError at the offending key for missing, negative or non-numeric values, and for a
 /// learned_positions the document gives shorter than seq_len.
-JobSpec read_job_spec(const io::YamlDocument& doc);
+/// `checked` false leaves out what depends on several keys together (the model's dimensions, the
+/// training's settings, the split's sum), for flags that may yet change them: check_job_spec then.
+JobSpec read_job_spec(const io::YamlDocument& doc, bool checked = true);
+
+/// The checks of several keys together read_job_spec leaves out when not `checked`: DataError at the
+/// key the message names (the first of the section's keys it names), else at the section.
+void check_job_spec(const io::YamlDocument& doc, const JobSpec& job);
 
 /// A learned position table (a preset's, GPT-2's 1024 rows) shorter than the job's sequence grows
 /// to it: the run must have set its table that long (Megatron-LM's --max-position-embeddings).
