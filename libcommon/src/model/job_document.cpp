@@ -29,9 +29,7 @@ void check_micro_batch(const io::YamlDocument& doc, const JobSpec& job) {
             break;
         }
     }
-    throw DataError("the micro-batch (" + std::to_string(job.micro_batch) + ") does not divide the global batch (" +
-                        std::to_string(job.training.global_batch) + ")",
-                    at);
+    throw DataError(micro_batch_misfit(job.micro_batch, job.training.global_batch), at);
 }
 
 }  // namespace

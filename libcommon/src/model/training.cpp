@@ -481,10 +481,14 @@ void validate_training(const Training& t) {
                         t.cublas_workspace_config + "'");
 }
 
+std::string micro_batch_misfit(long micro_batch, long global_batch) {
+    return "the micro-batch (" + std::to_string(micro_batch) + ") " +
+           (micro_batch > global_batch ? "is larger than" : "does not divide") + " the global batch (" +
+           std::to_string(global_batch) + ")";
+}
+
 void check_micro_batch(const Training& t, long micro_batch) {
-    if (micro_batch > 0 && t.global_batch % micro_batch != 0)
-        throw DataError("the micro-batch (" + str(micro_batch) + ") does not divide the global batch (" +
-                        str(t.global_batch) + ")");
+    if (micro_batch > 0 && t.global_batch % micro_batch != 0) throw DataError(micro_batch_misfit(micro_batch, t.global_batch));
 }
 
 void validate(const catalog::ModelSpec& m, const Training& t) {
@@ -522,7 +526,7 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
                                 str(l.layers_per_stage[i]) + " layers; every stage needs at least one");
             if (l.layers_per_stage[i] < l.vpp)
                 throw DataError("layers_per_stage: stage " + str(static_cast<long>(i)) + " holds " +
-                                str(l.layers_per_stage[i]) + " layers, fewer than its " + str(l.vpp) +
+                                io::counted(l.layers_per_stage[i], "layer") + ", fewer than its " + str(l.vpp) +
                                 " virtual chunks (vpp); each chunk needs at least one");
         }
         check_split_sum(l.layers_per_stage, m.layers);
@@ -540,7 +544,8 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l) {
         throw DataError("DeepSpeed's pipeline engine has no interleaved schedule: vpp must be 1, got " + str(l.vpp));
     const long chunks = static_cast<long>(l.pp) * l.vpp;  // each at most 2^16: no overflow in 64 bits
     if (chunks > m.layers)
-        throw DataError("pp x vpp (" + str(chunks) + ") exceeds the number of layers (" + str(m.layers) + ")");
+        throw DataError((l.vpp > 1 ? "pp x vpp (" : "pp (") + str(chunks) + ") exceeds the number of layers (" +
+                        str(m.layers) + ")");
     if (t.global_batch % (l.micro_batch * l.dp) != 0)
         throw DataError("global batch (" + str(t.global_batch) + ") is not divisible by micro_batch x dp (" +
                         str(l.micro_batch * l.dp) + ")");

@@ -358,6 +358,8 @@ void validate(const catalog::ModelSpec& m, const Training& t, const Layout& l);
 void validate(const catalog::ModelSpec& m, const Training& t);
 /// DataError unless `micro_batch` (0: not given) divides the global batch.
 void check_micro_batch(const Training& t, long micro_batch);
+/// "the micro-batch (64) is larger than the global batch (32)", or "does not divide" it.
+std::string micro_batch_misfit(long micro_batch, long global_batch);
 /// Checks the model's shape alone (positive sizes, heads dividing hidden, ...).
 void validate_model(const catalog::ModelSpec& m);
 /// DataError unless a pipeline split (layers per stage; empty: none given) sums to `layers`.
