@@ -58,6 +58,8 @@ bool replaces_lock_of(const std::string& output, const std::string& state) {
 FileLock::FileLock(const std::string& path, double timeout_s) {
     const std::string lock = lock_path_of(path);  // one lock whichever link reaches the file
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // flock needs no write access: a lock file another user made (root's --dry-run) is taken read-only.
+    if (fd_ < 0 && (errno == EACCES || errno == EROFS)) fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(errno));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -13,7 +13,8 @@ std::string lock_path_of(const std::string& path);
 /// file not yet made counts by its name in its resolved folder).
 bool replaces_lock_of(const std::string& output, const std::string& state);
 
-/// An exclusive flock(2) on `path` (links resolved) + ".lock" (created if absent, left in place), held while the object
+/// An exclusive flock(2) on `path` (links resolved) + ".lock" (created if absent, left in place; opened read-only
+/// where it is another user's), held while the object
 /// lives. Waits up to `timeout_s` seconds for another holder, then throws TryLater (75).
 class FileLock {
 public:
