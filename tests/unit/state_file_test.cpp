@@ -119,10 +119,14 @@ TEST_CASE("replaces_lock_of: the lock FileLock takes, reached by any name, and o
     CHECK_FALSE(io::replaces_lock_of(d + "/data/real.yaml", state));
     CHECK_FALSE(io::replaces_lock_of("", state));
     CHECK_FALSE(io::replaces_lock_of("-", state));
+    // A link to the lock not made yet.
+    REQUIRE(symlink("data/real.yaml.lock", (d + "/lk").c_str()) == 0);
+    CHECK(io::replaces_lock_of(d + "/lk", state));
     { io::FileLock lock(state, 1); }  // made now: the same answers
+    CHECK(io::replaces_lock_of(d + "/lk", state));
     CHECK(io::replaces_lock_of(d + "/data/real.yaml.lock", state));
     CHECK_FALSE(io::replaces_lock_of(d + "/s.yaml.lock", state));
-    for (const char* p : {"/data/real.yaml.lock", "/data/real.yaml", "/s.yaml"}) std::remove((d + p).c_str());
+    for (const char* p : {"/data/real.yaml.lock", "/data/real.yaml", "/s.yaml", "/lk"}) std::remove((d + p).c_str());
     rmdir((d + "/data").c_str());
     rmdir(dir);
 }

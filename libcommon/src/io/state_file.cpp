@@ -47,8 +47,14 @@ std::string lock_path_of(const std::string& path) { return resolved_path(path) +
 bool replaces_lock_of(const std::string& output, const std::string& state) {
     auto where = [](const std::string& p) {
         std::error_code ec;
-        const std::filesystem::path abs = std::filesystem::absolute(resolved_path(p), ec);
-        return ec ? std::filesystem::path() : std::filesystem::weakly_canonical(abs, ec);
+        std::filesystem::path at = std::filesystem::absolute(resolved_path(p), ec);
+        // A link to a file not made yet (realpath leaves it): followed by hand, as a rename would not.
+        std::error_code none;  // a path not there is no error here
+        for (int hops = 0; !ec && hops < 40 && std::filesystem::is_symlink(std::filesystem::symlink_status(at, none)); ++hops) {
+            const std::filesystem::path to = std::filesystem::read_symlink(at, ec);
+            at = to.is_absolute() ? to : at.parent_path() / to;
+        }
+        return ec ? std::filesystem::path() : std::filesystem::weakly_canonical(at, ec);
     };
     if (output.empty() || output == "-" || state.empty()) return false;
     const std::filesystem::path out = where(output), lock = where(lock_path_of(state));
@@ -59,8 +65,9 @@ FileLock::FileLock(const std::string& path, double timeout_s) {
     const std::string lock = lock_path_of(path);  // one lock whichever link reaches the file
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     // flock needs no write access: a lock file another user made (root's --dry-run) is taken read-only.
-    if (fd_ < 0 && (errno == EACCES || errno == EROFS)) fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(errno));
+    const int err = errno;
+    if (fd_ < 0 && (err == EACCES || err == EROFS)) fd_ = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw OutputError("cannot open the lock file '" + lock + "': " + std::strerror(err));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) {

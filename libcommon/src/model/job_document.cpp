@@ -1,5 +1,7 @@
 #include <hetsched/model/job_document.hpp>
 
+#include <algorithm>
+
 #include <set>
 
 #include <hetsched/catalog/known_keys.hpp>
@@ -45,19 +47,17 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
     io::YamlDocument doc = io::parse_yaml(*input);
     io::require_kind(doc, "job");
     // The flags override the document's keys before their combination is checked, so that they can
-    // mend it (--framework deepspeed for a zero_stage 2 given under megatron); a combination that
-    // fails is the document's own (65, at its key) when the document alone fails so too, else the
-    // flags' (64).
+    // mend it (--framework deepspeed for a zero_stage 2 given under megatron). A combination that
+    // fails is the flags' (64) when its message names a key a flag sets, else the document's (65, at
+    // the key it names).
     job = read_job_spec(doc, false);
-    const JobSpec as_read = job;
     try {
         apply_job_options(o, job);
-    } catch (const UsageError& with_flags) {
-        try {
-            check_job_spec(doc, as_read);
-        } catch (const DataError& alone) {
-            if (std::string(alone.what()) == with_flags.what()) throw;
-        }
+    } catch (const UsageError& e) {
+        const std::string why = e.what();
+        const std::vector<std::string> flags = keys_given(o);
+        if (std::none_of(flags.begin(), flags.end(), [&](const std::string& k) { return named_at(why, k) != std::string::npos; }))
+            throw document_error(doc, why);
         throw;
     }
     check_micro_batch(doc, job);

@@ -30,6 +30,31 @@ JobSpec job_from_options(const JobOptions& o) {
     return job;
 }
 
+std::vector<std::string> keys_given(const JobOptions& o) {
+    std::vector<std::string> keys;
+    auto key = [&](bool given, const char* name) {
+        if (given) keys.push_back(name);
+    };
+    key(!o.model.empty(), "name");
+    key(o.layers, "layers"), key(o.hidden, "hidden"), key(o.heads, "heads"), key(o.kv_heads, "kv_heads");
+    key(o.head_dim, "head_dim"), key(o.ffn_hidden, "ffn_hidden"), key(o.vocab, "vocab");
+    key(o.gated_mlp >= 0, "gated_mlp"), key(o.tied_embeddings >= 0, "tied_embeddings");
+    key(o.seq_len, "seq_len"), key(o.global_batch, "global_batch"), key(o.micro_batch, "micro_batch");
+    key(o.iterations, "iterations"), key(!o.precision.empty(), "precision"), key(!o.optimizer.empty(), "optimizer");
+    key(!o.framework.empty(), "framework"), key(!o.recompute.empty(), "recompute"), key(o.zero_stage >= 0, "zero_stage");
+    key(o.distributed_optimizer, "distributed_optimizer"), key(o.seq_parallel, "seq_parallel");
+    key(o.no_flash_attention, "flash_attention"), key(o.unfused_fp32_softmax, "unfused_fp32_softmax");
+    key(!o.attention_backend.empty(), "attention_backend"), key(!o.deepspeed_model.empty(), "deepspeed_model");
+    key(!o.transformer_impl.empty(), "transformer_impl"), key(!o.compile.empty(), "compile");
+    key(o.fp8_all_gather, "fp8_all_gather"), key(o.fp32_allreduce, "fp32_allreduce"), key(o.tf32, "tf32");
+    key(o.overlap_comm, "overlap_comm"), key(o.reduce_bucket_size > 0, "reduce_bucket_size");
+    key(o.sub_group_size > 0, "sub_group_size"), key(o.max_live_parameters > 0, "stage3_max_live_parameters");
+    key(o.first_iteration, "first_iteration"), key(!o.framework_version.empty(), "framework_version");
+    key(!o.cublas_workspace_config.empty(), "cublas_workspace_config"), key(o.checkpoint_every, "checkpoint_every");
+    key(!o.layers_per_stage.empty(), "layers_per_stage");
+    return keys;
+}
+
 void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.model.empty() && o.model != job.model.name) {  // --model replaces a document's model whole
         job.model = catalog::find_model(o.model);
@@ -92,8 +117,8 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
     cover_sequence(job);  // for the sequence --seq-len gives
-    // A document was checked as it was read: a model or training that fails now is the flags' doing,
-    // a usage error.
+    // A model or training that fails now is a usage error; load_job_document tells the document's own
+    // failures apart.
     try {
         validate(m, t);
         check_split_sum(job.layers_per_stage, m.layers);

@@ -214,33 +214,36 @@ JobSpec read_job_spec(const YamlDocument& doc, bool checked) {
     return job;
 }
 
+size_t named_at(const std::string& message, const std::string& key) {
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+    for (size_t at = message.find(key); at != std::string::npos; at = message.find(key, at + 1))
+        if ((at == 0 || !word_char(message[at - 1])) &&
+            (at + key.size() >= message.size() || !word_char(message[at + key.size()]) ||
+             (message[at + key.size()] == '.' && (at + key.size() + 1 == message.size() || message[at + key.size() + 1] == ' '))))
+            return at;
+    return std::string::npos;
+}
+
+DataError document_error(const YamlDocument& doc, const std::string& message) {
+    size_t best = std::string::npos;
+    // (Positions, not nodes: assigning a yaml-cpp node writes into the node it stands for.)
+    SourcePos where = doc.where(io::required_child(doc, doc.root, "training"));
+    for (const char* section : {"model", "training"}) {
+        const YAML::Node sec = io::required_child(doc, doc.root, section);
+        if (!sec.IsMap()) continue;
+        for (const auto& kv : sec)
+            if (const size_t at = named_at(message, kv.first.Scalar()); at < best) best = at, where = doc.where(kv.first);
+    }
+    return DataError(message, where);
+}
+
 void check_job_spec(const YamlDocument& doc, const JobSpec& job) {
-    // At the section's key the message names first ("zero_stage 2 is not Megatron-LM's"), else at the section.
-    auto at_named = [&](const YAML::Node& sec, const DataError& e) {
-        const std::string why = e.what();
-        auto is_word = [&](size_t at, size_t len) {
-            auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-            return (at == 0 || !word_char(why[at - 1])) && (at + len >= why.size() || !word_char(why[at + len]));
-        };
-        size_t best = std::string::npos;
-        YAML::Node where = sec;
-        if (sec.IsMap())
-            for (const auto& kv : sec) {
-                const std::string key = kv.first.Scalar();
-                for (size_t at = why.find(key); at != std::string::npos; at = why.find(key, at + 1))
-                    if (is_word(at, key.size())) {
-                        if (at < best) best = at, where = kv.first;
-                        break;
-                    }
-            }
-        return DataError(why, doc.where(where));
-    };
-    const YAML::Node model = io::required_child(doc, doc.root, "model"),
-                     training = io::required_child(doc, doc.root, "training");
+    // In apply_job_options' order, so that the first failure is the same with the flags as without.
     try {
         validate_model(job.model);
+        validate_training(job.training);
     } catch (const DataError& e) {
-        throw at_named(model, e);
+        throw document_error(doc, e.what());
     }
     if (!job.layers_per_stage.empty()) {
         try {
@@ -248,11 +251,6 @@ void check_job_spec(const YamlDocument& doc, const JobSpec& job) {
         } catch (const DataError& e) {
             throw DataError(e.what(), job.layers_per_stage_where);
         }
-    }
-    try {
-        validate_training(job.training);
-    } catch (const DataError& e) {
-        throw at_named(training, e);
     }
 }
 

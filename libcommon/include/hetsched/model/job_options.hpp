@@ -35,6 +35,8 @@ bool flags_describe_job(const JobOptions& o);
 
 /// A job built from the flags alone (needs --model or every dimension); UsageError otherwise.
 JobSpec job_from_options(const JobOptions& o);
+/// The job document's keys (model:, training:) the flags given set.
+std::vector<std::string> keys_given(const JobOptions& o);
 /// Overrides `job` with whatever the flags give.
 void apply_job_options(const JobOptions& o, JobSpec& job);
 /// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job; the split

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <hetsched/catalog/model_preset.hpp>
+#include <hetsched/cli/error.hpp>
 #include <hetsched/io/yaml_document.hpp>
 #include <hetsched/model/training.hpp>
 
@@ -33,8 +34,15 @@ struct JobSpec {
 JobSpec read_job_spec(const io::YamlDocument& doc, bool checked = true);
 
 /// The checks of several keys together read_job_spec leaves out when not `checked`: DataError at the
-/// key the message names (the first of the section's keys it names), else at the section.
+/// key the message names (document_error).
 void check_job_spec(const io::YamlDocument& doc, const JobSpec& job);
+
+/// `message` as a DataError at the model's or training's key it names first ("zero_stage 2 is not
+/// Megatron-LM's"), else at the training section.
+DataError document_error(const io::YamlDocument& doc, const std::string& message);
+
+/// Where `key` stands in `message` as a word of its own (not inside kv_heads for heads), or npos.
+size_t named_at(const std::string& message, const std::string& key);
 
 /// A learned position table (a preset's, GPT-2's 1024 rows) shorter than the job's sequence grows
 /// to it: the run must have set its table that long (Megatron-LM's --max-position-embeddings).
