@@ -165,6 +165,11 @@ RoundResult run_round(const ClusterState& in, const RoundOptions& o) {
         r.actions.push_back({j.id, kind, placed[k]});
         if (kind == ActionKind::migrate) ++j.book.migrations;
         if (placed[k].running() && j.book.first_start_s < 0) j.book.first_start_s = s.time_s;
+        // Tiresias' wait counts from a start (the first, or the next after a promotion): recorded as the
+        // job starts, so that a retry of this round at the same time adds nothing.
+        if (o.policy == PolicyKind::tiresias && placed[k].running() && !j.placement.running() &&
+            j.book.tiresias_since_s < 0)
+            j.book.tiresias_since_s = s.time_s;
         j.placement = placed[k];
     }
     s.last_decision_s = s.time_s;
