@@ -46,8 +46,8 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     // send crosses nodes once the pipeline outgrows a node, where the node's GPUs share its network:
     // the slowest link paces the pipeline.
     const int gpus = l.dp * l.tp * l.cp;
-    const StageNetwork sn = stage_network(g, net, gpus);
-    const double link = sn.intra_bytes_s, nic = sn.nic_bytes_s;
+    const StageNetwork sn = stage_network(g, net, gpus, l.tp);
+    const double link = sn.intra_bytes_s;
     // Tensor parallelism all-reduces a layer's output twice in its forward and twice in its backward,
     // within the layer's time (so in the pipeline's fill and drain too, as placestages times it).
     if (l.tp > 1) layer_s += ring_allreduce_s(4.0 * boundary_bytes(m, t, t.global_batch / l.dp), l.tp, link);
@@ -93,9 +93,7 @@ double rough_iteration_s(const catalog::ModelSpec& m, const Training& t, const L
     if (l.dp > 1) {  // gradient sync of this rank's parameters
         const GradientSync sync = gradient_sync(t);
         const double bytes = total_params(m) / (l.tp * l.pp) * sync.bytes_per_param * sync.allreduce_equivalents;
-        // A stage's replicas cross nodes when they outnumber a node's GPUs; each tp rank's ring then
-        // crosses every node's network, which the tp rings share.
-        time += ring_allreduce_s(bytes, l.dp, gpus > g.gpus_per_node ? nic / std::min(l.tp, g.gpus_per_node) : link);
+        time += ring_allreduce_s(bytes, l.dp, sn.allreduce_bytes_s);
     }
     return time;
 }

@@ -20,12 +20,13 @@ double intra_node_bytes_s(const catalog::GpuType& g, const Network& n) {
 
 double inter_node_bytes_s(const Network& n) { return n.inter_node_gb_s * 1e9; }
 
-StageNetwork stage_network(const catalog::GpuType& g, const Network& n, int gpus) {
+StageNetwork stage_network(const catalog::GpuType& g, const Network& n, int gpus, int tp) {
     StageNetwork out;
     out.intra_bytes_s = intra_node_bytes_s(g, n);
     out.nic_bytes_s = g.nic_gb_s > 0 ? g.nic_gb_s * 1e9 : inter_node_bytes_s(n);
     out.nic_share = std::min(gpus, g.gpus_per_node);
     out.stages_per_node = std::max(1, g.gpus_per_node / gpus);
+    out.allreduce_bytes_s = gpus <= g.gpus_per_node ? out.intra_bytes_s : out.nic_bytes_s / std::min(tp, g.gpus_per_node);
     return out;
 }
 

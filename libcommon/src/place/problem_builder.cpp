@@ -176,12 +176,9 @@ const StageType& ProblemFactory::type(const std::string& name) {
     // the first one fills its node (Problem::transfer_s).
     const int gpus = dp_ * tp_;
     // A node of this type reaches other nodes through its own network where the catalog gives one.
-    const model::StageNetwork net = model::stage_network(g, options_.network, gpus);
+    const model::StageNetwork net = model::stage_network(g, options_.network, gpus, tp_);
     st.nic_bytes_s = net.nic_bytes_s;
-    // Across nodes, each of the tp ranks' rings crosses every node's network: the tp rings on a node
-    // share it.
-    st.allreduce_s_per_param = model::ring_allreduce_s(
-        per_param_, dp_, gpus <= g.gpus_per_node ? intra : st.nic_bytes_s / std::min(tp_, g.gpus_per_node));
+    st.allreduce_s_per_param = model::ring_allreduce_s(per_param_, dp_, net.allreduce_bytes_s);
     st.tied_alone_s = tied_sync_s(stages_ * gpus <= g.gpus_per_node ? intra : net.cross_bytes_s());
     st.node_link_s = boundary_ / net.cross_bytes_s();
     st.stages_per_node = net.stages_per_node;  // 1 when a stage spans nodes: every link crosses

@@ -27,7 +27,7 @@ double intra_node_bytes_s(const catalog::GpuType& g, const Network& n);
 /// One-direction bytes/s between nodes.
 double inter_node_bytes_s(const Network& n);
 
-/// How a pipeline stage of `gpus` GPUs (dp x tp) of type `g` reaches other GPUs, a type's stages
+/// How a pipeline stage of `gpus` GPUs (dp x tp, tp of them a replica) of type `g` reaches other GPUs, a type's stages
 /// filling its nodes in pipeline order: within a node over its link, across nodes over the node's
 /// network (the type's nic_gb_s, else the network's inter-node speed), which the stage's GPUs on the
 /// node share.
@@ -36,9 +36,12 @@ struct StageNetwork {
     double nic_bytes_s = 0;    ///< a node's network
     double nic_share = 1;      ///< the stage's GPUs on a node, sharing it
     int stages_per_node = 1;   ///< whole stages a node holds; 1 also when a stage spans nodes
+    /// The speed of the stage's data-parallel gradient rings: within its node where it fits in one,
+    /// else the node's network shared by the tp ranks' rings that cross it.
+    double allreduce_bytes_s = 0;
     double cross_bytes_s() const { return nic_bytes_s / nic_share; }  ///< one GPU's, across nodes
 };
-StageNetwork stage_network(const catalog::GpuType& g, const Network& n, int gpus);
+StageNetwork stage_network(const catalog::GpuType& g, const Network& n, int gpus, int tp = 1);
 /// Seconds a ring all-reduce of `bytes` takes over `ranks` GPUs at `bytes_s` per direction:
 /// 2 (n-1)/n of the buffer crosses each link.
 double ring_allreduce_s(double bytes, int ranks, double bytes_s);
