@@ -50,12 +50,13 @@ Estimate estimate(const Problem& p, const Placement& pl, std::vector<TimelineEve
     }
     e.ends_after_pipeline = e.schedule.iteration_s > e.schedule.pipeline_s;
     const size_t c = e.critical_stage;
+    e.tied_outlasts = e.stages[c].tied > e.stages[c].allreduce;
     const double before = e.schedule.backward_end[c], after = e.schedule.stage_end[c] - before;
     const double step = std::min(e.stages[c].optimizer, after), sync = after - step;
     if (std::max(sync, step) > before)
-        e.bound = step >= sync                                       ? Estimate::Bound::optimizer
-                  : e.stages[c].tied > e.stages[c].allreduce ? Estimate::Bound::embedding_allreduce
-                                                             : Estimate::Bound::allreduce;
+        e.bound = step >= sync        ? Estimate::Bound::optimizer
+                  : e.tied_outlasts ? Estimate::Bound::embedding_allreduce
+                                    : Estimate::Bound::allreduce;
     return e;
 }
 

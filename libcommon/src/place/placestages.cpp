@@ -173,7 +173,7 @@ PlacestagesResult run_placestages(const std::optional<io::TextInput>& job_text, 
                   ", iteration " + io::format_number(r.iteration_s, 6) + " s; stage " + std::to_string(e.slowest_stage) +
                   " paces the pipeline, stage " + std::to_string(e.critical_stage) + " finishes last" +
                   (!e.ends_after_pipeline                    ? ""
-                   : e.stages[e.critical_stage].tied > e.stages[e.critical_stage].allreduce
+                   : e.tied_outlasts
                        ? " (its tied embedding's all-reduce)"
                        : " (its all-reduce and optimizer step)") +
                   "; " +

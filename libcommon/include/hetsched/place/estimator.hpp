@@ -23,6 +23,7 @@ struct Estimate {
     size_t slowest_stage = 0;   ///< largest forward + backward: the pipeline's steady-state pace
     size_t critical_stage = 0;  ///< finishes last (its all-reduce included)
     bool ends_after_pipeline = false;  ///< the critical stage's all-reduce and optimizer step end after every backward
+    bool tied_outlasts = false;  ///< the critical stage's tied-embedding all-reduce outlasts its data-parallel one
     /// The largest part of the critical stage's path: its compute up to its last backward (the slowest
     /// stage's pace), then its all-reduce (the tied embedding's where that outlasts its own), then its
     /// optimizer step.
