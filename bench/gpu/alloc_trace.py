@@ -45,3 +45,22 @@ def print_segment_allocs(snapshot, depth=4):
             reserved += size
             print(f"TRACE segment {size / 2**30:8.3f} GiB: reserved {reserved / 2**30:.3f}, allocated "
                   f"{allocated / 2**30:.3f} < {' < '.join(frame_names(event)[:depth])}", flush=True)
+
+
+def dump_events(snapshot, path):
+    """Every event of the allocation history, in order, to `path` (gzip'd JSON): `frames`, the distinct
+    innermost Python frames (three, torch's plumbing left out) joined by ' < ', and `events`, each
+    [action, address, size, stream, frame index]: enough to replay the caching allocator offline."""
+    import gzip
+    import json
+    frames, index, events = [], {}, []
+    for event in snapshot["device_traces"][0]:
+        where = " < ".join(frame_names(event)[:3])
+        if where not in index:
+            index[where] = len(frames)
+            frames.append(where)
+        events.append([event["action"], event.get("addr", 0), event["size"], event.get("stream", 0), index[where]])
+    with gzip.open(path, "wt") as f:
+        json.dump({"frames": frames, "events": events,
+                   "segments": [dict(address=s["address"], total_size=s["total_size"], stream=s["stream"],
+                                     allocated_size=s["allocated_size"]) for s in snapshot["segments"]]}, f)

@@ -26,12 +26,16 @@ process and prints one JSON line: the layout, the split, and per step the peaks 
 reserved bytes, overall and per phase (forward, backward, reduce, step, other), with what is
 allocated as the step ends.
 
-    bench/gpu/deepspeed_memory.py --deepspeed DIR [--out FILE] [--jobs N] [--budget S] [--trace] [CASE ...]
+    bench/gpu/deepspeed_memory.py --deepspeed DIR [--out FILE] [--jobs N] [--budget S] [--trace [--events DIR]]
+                                  [--optimizer fusedadam|torch] [CASE ...]
 
 With --trace, each case runs under torch's allocation history from before its model is built to the
 end of its third step, and prints (TRACE lines, into the log) every segment the caching allocator
 reserved, with the reserved and allocated totals then and the Python frames that asked for it, and
-the segments it holds at the end: where reserved memory outgrows allocated memory, and why.
+the segments it holds at the end: where reserved memory outgrows allocated memory, and why. With
+--events DIR as well, each case's whole allocation history goes to DIR/CASE.json.gz (every alloc, free
+and segment event with its size, address and the Python frames that made it; alloc_trace.dump_events),
+enough to replay the allocator offline or list what is live at any peak.
 
 DIR holds DeepSpeed's source (its `deepspeed/` package with `ops/csrc` for FusedAdam; v0.14.5 here)
 and any pure-Python package it needs that the machine lacks (pydantic 1.10, hjson). As it was made:
@@ -53,6 +57,7 @@ import time
 MODELS = {
     "s05b": (16, 1536, 12, 4, 4096, 32000),
     "s1b": (16, 2048, 16, 16, 5504, 32000),
+    "s2b": (12, 2560, 20, 4, 6912, 50304),
 }
 
 # name: (model, pp, dp, zero, recompute, attention, micro-batch, micro-batches, seq, stage,
@@ -92,6 +97,23 @@ CASES = {
     "s1b-dp1-z0-full-sdpa-mb4-s2048": ("s1b", 0, 1, 0, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
     "s1b-dp4-z2-full-sdpa-mb4-s2048": ("s1b", 0, 4, 2, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
     "s1b-dp4-z3-full-sdpa-mb4-s2048": ("s1b", 0, 4, 3, "full", "sdpa", 4, 1, 2048, 0, "bf16", ""),
+    "s05b-pp2-z0-full-sdpa-mb4-s1024-st0": ("s05b", 2, 1, 0, "full", "sdpa", 4, 8, 1024, 0, "bf16", "parameters"),
+    "s1b-pp3-z0-full-sdpa-mb1-s4096-st2": ("s1b", 3, 1, 0, "full", "sdpa", 1, 6, 4096, 2, "bf16", "parameters"),
+    "s1b-pp2-z0-none-sdpa-mb1-s2048-st0": ("s1b", 2, 1, 0, "none", "sdpa", 1, 8, 2048, 0, "bf16", "parameters"),
+    "s1b-dp2-z1-full-sdpa-mb2-s4096": ("s1b", 0, 2, 1, "full", "sdpa", 2, 1, 4096, 0, "bf16", ""),
+    "s05b-pp4-z0-full-sdpa-mb2-s2048-st1": ("s05b", 4, 1, 0, "full", "sdpa", 2, 8, 2048, 1, "bf16", "parameters"),
+    "s05b-pp4-z0-full-sdpa-mb2-s2048-st3": ("s05b", 4, 1, 0, "full", "sdpa", 2, 8, 2048, 3, "bf16", "parameters"),
+    "s1b-pp2-dp2-z1-full-eager-mb1-s4096-st1": ("s1b", 2, 2, 1, "full", "eager", 1, 8, 4096, 1, "bf16",
+                                                "parameters"),
+    "s05b-pp2-z0-none-sdpa-mb4-s1024-st1": ("s05b", 2, 1, 0, "none", "sdpa", 4, 8, 1024, 1, "bf16", "parameters"),
+    "s1b-pp4-z0-full-sdpa-mb2-s4096-st0": ("s1b", 4, 1, 0, "full", "sdpa", 2, 8, 4096, 0, "bf16", "parameters"),
+    "s1b-pp4-z0-full-sdpa-mb2-s4096-st2": ("s1b", 4, 1, 0, "full", "sdpa", 2, 8, 4096, 2, "bf16", "parameters"),
+    "s1b-dp2-z2-none-sdpa-mb1-s2048": ("s1b", 0, 2, 2, "none", "sdpa", 1, 1, 2048, 0, "bf16", ""),
+    "s05b-dp4-z3-full-eager-mb2-s4096": ("s05b", 0, 4, 3, "full", "eager", 2, 1, 4096, 0, "bf16", ""),
+    "s1b-pp3-z0-full-sdpa-mb2-s2048-st0": ("s1b", 3, 1, 0, "full", "sdpa", 2, 6, 2048, 0, "bf16", "parameters"),
+    "s2b-pp2-z0-full-sdpa-mb1-s4096-st0": ("s2b", 2, 1, 0, "full", "sdpa", 1, 8, 4096, 0, "bf16", "parameters"),
+    "s2b-pp2-z0-full-sdpa-mb1-s4096-st1": ("s2b", 2, 1, 0, "full", "sdpa", 1, 8, 4096, 1, "bf16", "parameters"),
+    "s2b-dp2-z1-full-sdpa-mb2-s2048": ("s2b", 0, 2, 1, "full", "sdpa", 2, 1, 2048, 0, "bf16", ""),
 }
 
 
@@ -299,6 +321,9 @@ def run_case(name, ds_dir):
         snapshot = torch.cuda.memory._snapshot()
         print_segment_allocs(snapshot)
         print_segments(snapshot)
+        if os.environ.get("DS_MEASURE_EVENTS"):
+            from alloc_trace import dump_events
+            dump_events(snapshot, os.path.join(os.environ["DS_MEASURE_EVENTS"], name + ".json.gz"))
         torch.cuda.memory._record_memory_history(enabled=None)
     info.update(case=name, model=model, layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn,
                 vocab=vocab, pp=pp, dp=dp, zero=zero, recompute=recompute, attention=attn, micro_batch=mb,
@@ -321,6 +346,7 @@ def main():
     ap.add_argument("--optimizer", choices=("fusedadam", "torch"), default="fusedadam",
                     help="DeepSpeed's FusedAdam (built on the machine first) or torch's fused AdamW")
     ap.add_argument("--trace", action="store_true", help="print where the allocator reserved its segments")
+    ap.add_argument("--events", default=None, help="with --trace, a folder for each case's allocation history")
     ap.add_argument("--case", default=None, help=argparse.SUPPRESS)
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
@@ -335,6 +361,9 @@ def main():
         env["DS_MEASURE_TORCH_ADAM"] = "1"
     if args.trace:
         env["DS_MEASURE_TRACE"] = "1"
+        if args.events:
+            os.makedirs(args.events, exist_ok=True)
+            env["DS_MEASURE_EVENTS"] = os.path.abspath(args.events)
     build = subprocess.run(["true"]) if args.optimizer == "torch" else subprocess.run([sys.executable, "-c", "import torch, sys; sys.path.insert(0, %r);"
                             "exec(open(%r).read().split('def ds_config')[0]); shim_old_apis(torch);"
                             "from deepspeed.ops.op_builder import FusedAdamBuilder; FusedAdamBuilder().load()"

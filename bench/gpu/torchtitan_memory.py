@@ -89,6 +89,14 @@ CASES = {
                                                448),
     "l405b-tp8-pp8-vpp2-fsdp8-full-b16-s8192-r0": ("405B", 512, 8, 1, 16, 8192, "full", False, 1, 8,
                                                    "Interleaved1F1B", 0),
+    "m3b-fsdp4-full-b4-s4096": ("3B", 4, 1, 1, 4, 4096, "full", False),
+    "s06b-fsdp8-sel-b2-s8192": ("0.6B", 8, 1, 1, 2, 8192, "selective", False),
+    "m3b-fsdp2-tp2-none-b1-s4096": ("3B", 4, 2, 1, 1, 4096, "none", False),
+    "s06b-fsdp4-cp2-sel-b1-s16384": ("0.6B", 8, 1, 2, 1, 16384, "selective", False),
+    "m3b-pp2-fsdp4-full-b8-s4096-r0": ("3B", 8, 1, 1, 8, 4096, "full", False, 1, 2, "1F1B", 0),
+    "m3b-pp2-fsdp4-full-b8-s4096-r4": ("3B", 8, 1, 1, 8, 4096, "full", False, 1, 2, "1F1B", 4),
+    "s06b-pp4-fsdp2-sel-b8-s4096-r0": ("0.6B", 8, 1, 1, 8, 4096, "selective", False, 1, 4, "1F1B", 0),
+    "s06b-pp4-fsdp2-sel-b8-s4096-r6": ("0.6B", 8, 1, 1, 8, 4096, "selective", False, 1, 4, "1F1B", 6),
 }
 
 # Model shapes beside torchtitan's own flavors: a few hundred million parameters, and Llama 3.2 3B's.
