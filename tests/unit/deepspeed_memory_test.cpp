@@ -293,6 +293,12 @@ TEST_CASE("DeepSpeed's first step makes its flat optimizer state in segments of 
     // The last stage's moments (4 bytes a parameter each, 0.7 MB) fit in the 4 MB fp32 logits block
     // the loss freed: the first step adds no segment (the next step's loss does).
     CHECK(stage(first, Measure::reserved, 1).total() < stage(steady, Measure::reserved, 1).total());
+    // So do the first stage's, in the 16 MB blocks of an unfused fp32 softmax's scores (4 heads x
+    // 1,024² x 4 bytes) its backward freed.
+    auto unfused = first, unfused_steady = steady;
+    unfused.flash_attention = unfused_steady.flash_attention = false;
+    unfused.unfused_fp32_softmax = unfused_steady.unfused_fp32_softmax = true;
+    CHECK(stage(unfused, Measure::reserved, 0).total() < stage(unfused_steady, Measure::reserved, 0).total());
     // torch's Adam makes a state per parameter, which cached blocks hold: no such floor, under
     // DeepSpeed's client optimizer (fp32 at ZeRO-0) as under Megatron.
     auto client = first, client_steady = steady;

@@ -192,10 +192,10 @@ TEST_CASE("in the first iteration the gradient reduction comes before the lazy s
     CHECK(first.gradients + first.optimizer == Approx((2 + 4 + 12) * p));
 }
 
-TEST_CASE("eager attention back-propagates its fp32 softmax with two fp32 gradients beside it", "[model]") {
+TEST_CASE("eager attention back-propagates its fp32 softmax with its gradient, the one it writes and torch's grad x output beside it", "[model]") {
     // llama() under DeepSpeed without flash attention, full recompute, one stage, 1024 tokens: the
     // replayed layer's softmax backward outweighs the rest. Beyond the stash (4 layer inputs and the
-    // final norm's and output layer's inputs, 2 bytes x 1024 x 64 each), 12 bytes a score over 4 heads,
+    // final norm's and output layer's inputs, 2 bytes x 1024 x 64 each), 16 bytes a score over 4 heads,
     // and per token the first norm's fp32 input, 1/rms and output (4h + 4 + 2h), Q and the repeated K
     // (2 x 2h), the repeated V's gradient, the incoming gradient, the replayed output and the input's
     // gradient (2h each).
@@ -206,18 +206,18 @@ TEST_CASE("eager attention back-propagates its fp32 softmax with two fp32 gradie
     const auto st = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
     REQUIRE(st.phase == Phase::backward);
     const double s = 1024, h = 64, stash = 4 * 2 * s * h + 2 * 2 * s * h;
-    CHECK(st.activations == Approx(stash + 12 * 4 * s * s + s * (4 * h + 4 + 2 * h + 2 * 2 * h + 4 * 2 * h)));
-    // A kept layer (nothing recomputed) adds 6 bytes a score to what it stored: the two fp32
-    // gradients, less the 16-bit probabilities freed by then; and V's and the incoming gradient.
+    CHECK(st.activations == Approx(stash + 16 * 4 * s * s + s * (4 * h + 4 + 2 * h + 2 * 2 * h + 4 * 2 * h)));
+    // A kept layer (nothing recomputed) adds 10 bytes a score to what it stored: the three fp32
+    // tensors, less the 16-bit probabilities freed by then; and V's and the incoming gradient.
     t.recompute = model::Recompute::none;
     const auto kept = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
     REQUIRE(kept.phase == Phase::backward);
     // Against flash (whose peak is then the loss): the 6 bytes a score each of the 4 layers stores
-    // (fp32 softmax and 16-bit probabilities), those 6, and under a byte a score of per-token terms.
+    // (fp32 softmax and 16-bit probabilities), those 10, and under a byte a score of per-token terms.
     t.flash_attention = true;
     const auto flash = model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
-    CHECK(kept.activations > flash.activations + (4 * 6 + 6) * 4 * s * s);
-    CHECK(kept.activations < flash.activations + (4 * 6 + 6 + 1) * 4 * s * s);
+    CHECK(kept.activations > flash.activations + (4 * 6 + 10) * 4 * s * s);
+    CHECK(kept.activations < flash.activations + (4 * 6 + 10 + 1) * 4 * s * s);
 }
 
 TEST_CASE("a framework reads in any case and by the names it goes by", "[model]") {

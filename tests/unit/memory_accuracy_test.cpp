@@ -124,12 +124,18 @@ TEST_CASE("the project's torchtitan pipeline runs on an H100: allocated within 3
     check_own_runs("memory_measured_torchtitan_h100_pp.csv", 84, 3.5, 10, 4);
 }
 
-TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5% on average, reserved at most 1% over", "[model]") {
+TEST_CASE("the project's torchtitan runs on an H200 measured after the model, allocated within 0.5%, reserved within 11% and 4% on average", "[model]") {
+    // 8 more layouts (a 3B at FSDP 4, FSDP 2 x TP 2 and pp 2 x FSDP 4; the 0.6B at 8,192 tokens, CP 2
+    // at 16,384 and pp 4), each at its first and second step, allocated and reserved.
+    check_own_runs("memory_measured_torchtitan_h200_heldout.csv", 32, 0.5, 11, 4);
+}
+
+TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 3% and 1% on average, reserved at most 1% over", "[model]") {
     // DeepSpeed 0.14.5's pipeline engine (pp 2-4, ZeRO-0 and 1, bf16 and fp16, flash or eager
     // attention, full or no recompute, dp up to 4) and plain engine (ZeRO-0 to 3) on Hugging Face's
     // Llama block, each at its first and third step (bench/gpu/deepspeed_memory.py). Reserved memory:
     // the flat optimizer state the first step makes in segments of its own is modelled, the blocks the
-    // first iteration leaves cached beyond its tensors are not (up to 27% here, 12.1% on average;
+    // first iteration leaves cached beyond its tensors are not (up to 27% here, 11.9% on average;
     // tests/data/README.md), so no prediction may be above the measured one beyond rounding.
     auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_h100.csv"));
     const auto read = model::read_measured_runs(table);
@@ -139,15 +145,38 @@ TEST_CASE("the project's DeepSpeed runs on an H100: allocated within 4% and 1.5%
     for (const auto& row : model::check_runs(read.runs, model::Method::framework)) {
         CAPTURE(row.id, row.predicted_gib, row.measured_gib);
         if (row.measure == model::Measure::allocated) {
-            CHECK(std::fabs(row.error_pct) <= 4);
+            CHECK(std::fabs(row.error_pct) <= 3);
             allocated_sum += std::fabs(row.error_pct);
         } else {
             CHECK(row.error_pct <= 1);
             reserved_sum += std::fabs(row.error_pct);
         }
     }
-    CHECK(allocated_sum / 46 <= 1.5);
+    CHECK(allocated_sum / 46 <= 1);
     CHECK(reserved_sum / 46 <= 12.5);
+}
+
+TEST_CASE("the project's DeepSpeed runs on an H200, measured after the model they check, allocated within 2% and 1% on average", "[model]") {
+    // 16 more cases of the same script (bench/gpu/deepspeed_memory.py), new shapes and layouts (a
+    // 2.6B-parameter GQA model, pp 3 and 4 stages of a 1B one, eager attention at 4,096 tokens, ZeRO-1
+    // beside a pipeline, ZeRO-2 and 3 without one), each at its first and third step. Reserved is
+    // checked as on the H100, the blocks a first iteration leaves cached not being modelled: never
+    // more than 2% above what was measured (ZeRO-2's first step reaches 1.5% over).
+    auto table = io::CsvTable::parse(io::read_input(HETSCHED_TEST_DATA "/memory_measured_deepspeed_h200.csv"));
+    const auto read = model::read_measured_runs(table);
+    REQUIRE(read.skipped.empty());
+    REQUIRE(read.runs.size() == 64);
+    double allocated_sum = 0;
+    for (const auto& row : model::check_runs(read.runs, model::Method::framework)) {
+        CAPTURE(row.id, row.predicted_gib, row.measured_gib);
+        if (row.measure == model::Measure::allocated) {
+            CHECK(std::fabs(row.error_pct) <= 2);
+            allocated_sum += std::fabs(row.error_pct);
+        } else {
+            CHECK(row.error_pct <= 2);
+        }
+    }
+    CHECK(allocated_sum / 32 <= 1);
 }
 
 TEST_CASE("DeepSpeed runs read off nvidia-smi: every row reads, and allocated <= reserved < device for each", "[model]") {

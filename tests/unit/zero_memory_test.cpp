@@ -274,6 +274,29 @@ TEST_CASE("with one micro-batch, ZeRO-2 has no 16-bit grads when the loss back-p
     CHECK(hf.logits == Approx(12 * 128 * 1000));
 }
 
+TEST_CASE("with one micro-batch, ZeRO-2 makes its grad partition at the first bucket it reduces", "[model]") {
+    // llama() over dp 2, one micro-batch a rank of 1024 tokens, eager attention, full recompute: a
+    // replayed layer's softmax backward is the peak. ZeRO-2 makes its 16-bit partition (1 byte a
+    // parameter over dp 2) when a gradient would overflow its bucket. A bucket that holds every
+    // gradient but the embedding's, the last made, is reduced only as the backward ends: no partition
+    // at any layer's backward. One element smaller, it is reduced before the first layer's backward.
+    const Layout l{1, 1, 2, 1, 1, 1, {}};
+    const double p = stage_params(llama(), l, 0, 4, false), embedding = model::embedding_params(llama(), 1, false);
+    auto stage = [&](double bucket) {
+        auto t = training(Framework::deepspeed, 1024, 2);
+        t.zero_stage = 2, t.flash_attention = false, t.recompute = model::Recompute::full;
+        t.reduce_bucket_size = bucket;
+        return model::estimate_memory(llama(), t, l, Measure::allocated).stages.at(0);
+    };
+    const auto late = stage(p - embedding), early = stage(p - embedding - 1);
+    REQUIRE(late.phase == Phase::backward);
+    REQUIRE(early.phase == Phase::backward);
+    CHECK(late.gradients == Approx(0));
+    CHECK(early.gradients == Approx(p));
+    // The bucket itself (2 bytes an element) is one element smaller.
+    CHECK(early.total() - late.total() == Approx(p - 2).margin(0.5));
+}
+
 TEST_CASE("DeepSpeed trains Megatron-DeepSpeed's model or a Hugging Face one", "[model]") {
     // llama() under DeepSpeed is a Hugging Face block unless deepspeed_model says megatron: then
     // Megatron's fused layers (no fp32 norms, SwiGLU's three saved tensors) and its vocab-parallel loss.

@@ -119,22 +119,26 @@ LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& 
     if (!fused) {
         // Back-propagating unfused attention holds more a score than it saved. An fp32 softmax holds
         // its saved output, the fp32 gradient the cast's backward made of the probabilities' 16-bit
-        // one, and the fp32 gradient it writes: 12 bytes. A 16-bit one: with dropout, the saved
+        // one, the fp32 gradient it writes and, beside that, the product of gradient and output that
+        // torch's CUDA softmax backward makes first (`tmp = grad * output`, freed as it returns; seen
+        // in the allocation history of an eager Llama block, bench/gpu/deepspeed_memory.py --events):
+        // 16 bytes. A 16-bit one: with dropout, the saved
         // softmax, dropout's mask, the probabilities' gradient and the one dropout's backward writes
         // (3e + 1); without, the saved softmax and its gradient, and the gradient torch's softmax
         // backward writes beside them (Megatron's fused kernel writes it in place: 2e). What the
         // second matmul saved is freed by then, as are the MLP's saved tensors; V's gradient and the
         // gradient coming into the layer are live beside them.
         const bool in_place = t.framework == Framework::megatron || megatron_deepspeed(m, t);
-        const double peak = fp32_softmax ? 12 : dropout ? 3 * e + 1 : (in_place ? 2 : 3) * e;
+        const double peak = fp32_softmax ? 16 : dropout ? 3 * e + 1 : (in_place ? 2 : 3) * e;
         const double ab = a * s * s * b / tp;
+        if (fp32_softmax) out.fp32_score_block = 4 * ab;
         out.attention_kept = std::max(0.0, peak - score_bytes) * ab + s * b * e * (q / tp + h / sp);
         // A replayed layer (full recompute) holds at that point what its replay made. Hugging Face's
         // eager block: the first norm's fp32 input, 1/rms and output (the QKV GEMMs' input), Q and the
         // repeated K, the repeated V's gradient, the gradient coming in, the replayed output and the
         // input's gradient. Megatron's: everything the layer saves, less what the kept case frees.
         out.attention_replayed = fp32_softmax && eager_ops(m, t)
-            ? 12 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * q / tp)
+            ? 16 * ab + s * b * ((4 * h + 4 + e * h + 3 * e * h) / sp + 3 * e * q / tp)
             : out.replayed + out.attention_kept;
     }
     out.stored += kept_unread;

@@ -230,6 +230,13 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     grads_made_in_backward_ = t.framework == Framework::fsdp && t.zero_stage >= 2 && l.pp == 1 && micro_batches_ == 1;
     if (grads_made_in_backward_) loss_grads_absent_ = gradients_;
     forward_grads_absent_ = loss_grads_absent_;  // neither case has any gradient before its backward
+    // ZeRO-2 (contiguous gradients, its default) makes that partition when it first reduces its bucket:
+    // when a gradient would overflow the reduce_bucket_size elements the bucket holds. A stage whose
+    // gradients up to its first layer's backward fit in one bucket reduces it only as the backward ends
+    // (the first stage's embedding, whose gradient comes last, overflows it or joins it): the partition
+    // is then absent from every layer's backward too (stage()).
+    partition_at_first_bucket_ = t.framework == Framework::deepspeed && t.zero_stage == 2 && micro_batches_ == 1 &&
+                                 deepspeed_optimizer(t) == DeepSpeedOptimizer::zero;
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
@@ -297,6 +304,7 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     replay_ = act.replayed;
     attention_replayed_ = act.attention_replayed;
     attention_kept_ = act.attention_kept;
+    fp32_score_block_ = act.fp32_score_block;
     logits_ = logits_per_micro_batch(m, t, l);
     const LossBytes lb = loss_bytes(m, t, l);
     loss_ = logits_ * lb.per_logit;
@@ -483,11 +491,15 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     // yet): under a pipeline FSDP2 reduce-scatters a stage's gradients only then.
     const bool pipelined_reduce = grads_on_reduce_stream_ && layout_.pp > 1;
     const double before_reduce = pipelined_reduce ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
+    const bool partition_late =
+        partition_at_first_bucket_ && params - (first ? embedding_ : 0) <= deepspeed_reduce_bucket(training_);
+    const double layer_grads_absent = partition_late ? gradients_ * params : 0;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     std::array<Candidate, 11> candidates{{
         {Phase::backward, stash + layer_backward(checkpointed > 0) + pipe.backward, pipe.kept_logits + pipe.output_logits,
          comm + head_whole,
-         (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks, lazy_optimizer, stale},
+         (lp_grads_cleared_ ? element_ * layer_ : 0) + before_reduce + before_blocks + layer_grads_absent, lazy_optimizer,
+         stale},
         {Phase::forward, stash + working_, pipe.kept_logits, layer_comm.forward + held,
          forward_grads_absent_ * params + before_reduce, lazy_optimizer},
         {Phase::step, 0, pipe.step_logits, std::min(step_per_param_ * params, step_cap_) + pipe.receive + fixed,
@@ -567,11 +579,12 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
         take(c, overhead, c.optimizer_absent);
     }
     if (first_state > 0) {
-        // On the last stage, state tensors no larger than the loss's fp32 logits block go into the
-        // blocks the loss freed (it makes several of that size, one a tensor at most): the first step
-        // adds no segment, the next step's loss does.
-        const double loss_block = (training_.compiled_loss ? element_ : 4.0) * logits_;
-        const bool fits = last && first_state / state_tensors_ <= loss_block;
+        // State tensors no larger than a block the backward freed go into it: on the last stage the
+        // loss's fp32 logits blocks (it makes several of that size, one a tensor at most), on any stage
+        // those of an unfused fp32 softmax's scores (four at its backward's peak). The first step then
+        // adds no segment; the next step's loss or softmax does.
+        const double loss_block = last ? (training_.compiled_loss ? element_ : 4.0) * logits_ : 0;
+        const bool fits = first_state / state_tensors_ <= std::max(loss_block, fp32_score_block_);
         if (!fits && before_state + first_state > best) {
             // The reserve is reached at the first step: the blocks of the candidate before it, cached,
             // and the whole state.

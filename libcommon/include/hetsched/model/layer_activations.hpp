@@ -35,6 +35,9 @@ struct LayerActivations {
     /// Unfused attention at its softmax's backward: what a replayed layer holds beyond its input, and
     /// what a kept layer adds to its stored tensors (0 with flash attention).
     double attention_replayed = 0, attention_kept = 0;
+    /// The bytes of one fp32 score tensor an unfused fp32 softmax makes (its output, its gradients),
+    /// freed by the end of the layer's backward (0 without one): the largest block a layer leaves cached.
+    double fp32_score_block = 0;
 };
 
 LayerActivations layer_activations(const catalog::ModelSpec& m, const Training& t, const Layout& l);

@@ -62,6 +62,8 @@ private:
     double update_grads_freed_ = 0;                        ///< grads per parameter freed by that update
     double loss_grads_absent_ = 0;                         ///< grads per parameter not yet made at the loss's backward
     double forward_grads_absent_ = 0;                      ///< grads per parameter not yet made in a forward
+    bool partition_at_first_bucket_ = false;  ///< ZeRO-2, one micro-batch: the 16-bit partition made at the
+                                              ///< first bucket reduced (.cpp)
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
     double zero3_module_ = 0;                              ///< DeepSpeed ZeRO-3: the largest module gathered whole
@@ -69,6 +71,7 @@ private:
     DeepSpeedBuckets ds_buckets_{};                        ///< when DeepSpeed allocates its buckets, by release
     double lazy_gradients_ = 0, lazy_optimizer_ = 0;       ///< first iteration: made by the first step
     bool flat_state_segments_ = false;  ///< reserved: the first step's state (lazy_optimizer_) takes new segments (.cpp)
+    double fp32_score_block_ = 0;       ///< one unfused fp32 softmax's score tensor (LayerActivations)
     int state_tensors_ = 2;             ///< tensors the optimizer's state is made of (Adam's two moments; SGD's momentum)
     double layer_ = 0, embedding_ = 0, output_ = 0;        ///< parameters per tensor-parallel rank
     double working_ = 0;                                   ///< one layer's gradient temporaries, beside the stash
