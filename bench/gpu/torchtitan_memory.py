@@ -97,6 +97,10 @@ CASES = {
     "m3b-pp2-fsdp4-full-b8-s4096-r4": ("3B", 8, 1, 1, 8, 4096, "full", False, 1, 2, "1F1B", 4),
     "s06b-pp4-fsdp2-sel-b8-s4096-r0": ("0.6B", 8, 1, 1, 8, 4096, "selective", False, 1, 4, "1F1B", 0),
     "s06b-pp4-fsdp2-sel-b8-s4096-r6": ("0.6B", 8, 1, 1, 8, 4096, "selective", False, 1, 4, "1F1B", 6),
+    "m3b-fsdp4-sel-compile-b2-s4096": ("3B", 4, 1, 1, 2, 4096, "selective", True),
+    "s06b-fsdp8-full-compile-b4-s4096": ("0.6B", 8, 1, 1, 4, 4096, "full", True),
+    "m3b-fsdp2-cp2-sel-b1-s16384": ("3B", 4, 1, 2, 1, 16384, "selective", False),
+    "s06b-fsdp4-tp2-sel-b2-s8192": ("0.6B", 8, 2, 1, 2, 8192, "selective", False),
 }
 
 # Model shapes beside torchtitan's own flavors: a few hundred million parameters, and Llama 3.2 3B's.
