@@ -283,6 +283,32 @@ TEST_CASE("a job's own gpus: list is its catalog, named job, refused beside --ca
                       "expected at least one GPU type under 'gpus'");
 }
 
+TEST_CASE("Flags --dropout --qk-norm and --learned-positions set what a document's model keys do", "[model]") {
+    model::JobOptions o;
+    o.model = "gpt2", o.seq_len = 1024, o.global_batch = 8;
+    const auto preset = model::job_from_options(o).model;
+    REQUIRE(preset.dropout == Approx(0.1));
+    REQUIRE_FALSE(preset.qk_norm);
+    o.dropout = 0, o.qk_norm = 1, o.learned_positions = 2048;
+    const auto job = model::job_from_options(o);
+    CHECK(job.dropout_stated);  // stays 0 whatever framework a later flag names
+    CHECK(job.model.dropout == Approx(0));
+    CHECK(job.model.qk_norm);
+    CHECK(job.model.learned_positions == 2048);
+    // Unsaid under a framework whose default differs, the dropout follows it; said, it stays.
+    o.framework = "fsdp";
+    CHECK(model::job_from_options(o).model.dropout == Approx(0));
+    o.dropout = 0.2;
+    CHECK(model::job_from_options(o).model.dropout == Approx(0.2));
+    // A table shorter than the sequence is refused, as a document's is; 0 says none (rotary).
+    o.learned_positions = 512;
+    CHECK_THROWS_WITH(model::job_from_options(o), Catch::Contains("--learned-positions (512) is shorter than seq_len (1024)"));
+    o.learned_positions = 0;
+    CHECK(model::job_from_options(o).model.learned_positions == 0);
+    CHECK(model::keys_given(o) == std::vector<std::string>{"name", "qk_norm", "dropout", "learned_positions", "seq_len",
+                                                           "global_batch", "framework"});
+}
+
 TEST_CASE("Flags --gated-mlp and --untied-embeddings: a model of the flags alone takes LLaMA's style, a preset only the MLP", "[model]") {
     model::JobOptions o;
     o.layers = 32, o.hidden = 4096, o.heads = 32, o.kv_heads = 8, o.ffn_hidden = 14336, o.vocab = 128256;

@@ -32,6 +32,17 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
            "A plain MLP (two matrices, GPT's)");
     either("--tied-embeddings", "--untied-embeddings", o.tied_embeddings,
            "The output layer shares the word embedding's matrix", "An output layer of its own (LLaMA's)");
+    either("--qk-norm", "--no-qk-norm", o.qk_norm, "RMSNorm on each head's queries and keys (Qwen3's, OLMo 2's)",
+           "No norm on queries and keys");
+    app.add_option("--dropout", o.dropout,
+                   "Hidden and attention dropout probability (default 0.1 for Megatron-LM's and Megatron-DeepSpeed's "
+                   "models and GPT-style ones, 0 for LLaMA-style ones and under fsdp)")
+        ->group(m)
+        ->check(number_in(0, 0.99));
+    app.add_option("--learned-positions", o.learned_positions,
+                   "Rows of a learned position-embedding table (GPT-2's), at least --seq-len; 0 for none (rotary)")
+        ->group(m)
+        ->transform(integer_in(0, lim::seq_len));
     const char* t = "Training";
     app.add_option("--seq-len", o.seq_len, "Sequence length in tokens")->group(t)->transform(integer_in(1, lim::seq_len));
     app.add_option("--global-batch", o.global_batch, "Sequences per iteration")->group(t)

@@ -39,6 +39,7 @@ std::vector<std::string> keys_given(const JobOptions& o) {
     key(o.layers, "layers"), key(o.hidden, "hidden"), key(o.heads, "heads"), key(o.kv_heads, "kv_heads");
     key(o.head_dim, "head_dim"), key(o.ffn_hidden, "ffn_hidden"), key(o.vocab, "vocab");
     key(o.gated_mlp >= 0, "gated_mlp"), key(o.tied_embeddings >= 0, "tied_embeddings");
+    key(o.qk_norm >= 0, "qk_norm"), key(o.dropout >= 0, "dropout"), key(o.learned_positions >= 0, "learned_positions");
     key(o.seq_len, "seq_len"), key(o.global_batch, "global_batch"), key(o.micro_batch, "micro_batch");
     key(o.iterations, "iterations"), key(!o.precision.empty(), "precision"), key(!o.optimizer.empty(), "optimizer");
     key(!o.framework.empty(), "framework"), key(!o.recompute.empty(), "recompute"), key(o.zero_stage >= 0, "zero_stage");
@@ -71,6 +72,12 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     set(o.vocab, m.vocab);
     if (o.gated_mlp >= 0) m.gated_mlp = o.gated_mlp == 1;
     if (o.tied_embeddings >= 0) m.tied_embeddings = o.tied_embeddings == 1;
+    if (o.qk_norm >= 0) m.qk_norm = o.qk_norm == 1;
+    if (o.dropout >= 0) {
+        m.dropout = o.dropout;
+        job.dropout_stated = true;
+    }
+    if (o.learned_positions >= 0) m.learned_positions = o.learned_positions;
     auto& t = job.training;
     set(o.seq_len, t.seq_len);
     set(o.global_batch, t.global_batch);
@@ -116,6 +123,10 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
     if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
     if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
+    // A table the flag states must hold the sequence, as a document's must; a preset's grows to it.
+    if (o.learned_positions > 0 && o.learned_positions < t.seq_len)
+        throw UsageError("--learned-positions (" + std::to_string(o.learned_positions) + ") is shorter than seq_len (" +
+                         std::to_string(t.seq_len) + "): a token past the table's last row has no position to read");
     cover_sequence(job);  // for the sequence --seq-len gives
     // A model or training that fails now is a usage error; load_job_document tells the document's own
     // failures apart.

@@ -14,6 +14,9 @@ struct JobOptions {
     std::string model;
     long layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0;
     int gated_mlp = -1, tied_embeddings = -1;  ///< --gated-mlp/--plain-mlp, --tied/--untied-embeddings; -1 unsaid
+    int qk_norm = -1;                          ///< --qk-norm/--no-qk-norm; -1 unsaid
+    double dropout = -1;                       ///< --dropout; -1 unsaid
+    long learned_positions = -1;               ///< --learned-positions; -1 unsaid
     long seq_len = 0, global_batch = 0, micro_batch = 0, iterations = 0;
     std::string precision, optimizer, recompute, framework, framework_version, attention_backend, deepspeed_model,
         transformer_impl, cublas_workspace_config;
