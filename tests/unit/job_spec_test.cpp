@@ -305,8 +305,11 @@ TEST_CASE("Flags --dropout --qk-norm and --learned-positions set what a document
     CHECK_THROWS_WITH(model::job_from_options(o), Catch::Contains("--learned-positions (512) is shorter than seq_len (1024)"));
     o.learned_positions = 0;
     CHECK(model::job_from_options(o).model.learned_positions == 0);
-    CHECK(model::keys_given(o) == std::vector<std::string>{"name", "qk_norm", "dropout", "learned_positions", "seq_len",
-                                                           "global_batch", "framework"});
+    std::vector<std::string> keys;
+    auto job2 = model::job_from_options(o);
+    model::apply_job_options(o, job2, &keys);
+    CHECK(keys == std::vector<std::string>{"name", "qk_norm", "dropout", "learned_positions", "seq_len", "global_batch",
+                                           "framework"});
 }
 
 TEST_CASE("Flags --gated-mlp and --untied-embeddings: a model of the flags alone takes LLaMA's style, a preset only the MLP", "[model]") {

@@ -51,11 +51,11 @@ io::YamlDocument load_job_document(const std::optional<io::TextInput>& input, co
     // fails is the flags' (64) when its message names a key a flag sets, else the document's (65, at
     // the key it names).
     job = read_job_spec(doc, false);
+    std::vector<std::string> flags;  // the keys the flags set
     try {
-        apply_job_options(o, job);
+        apply_job_options(o, job, &flags);
     } catch (const UsageError& e) {
         const std::string why = e.what();
-        const std::vector<std::string> flags = keys_given(o);
         if (std::none_of(flags.begin(), flags.end(), [&](const std::string& k) { return named_at(why, k) != std::string::npos; }))
             throw document_error(doc, why);
         throw;

@@ -30,65 +30,47 @@ JobSpec job_from_options(const JobOptions& o) {
     return job;
 }
 
-std::vector<std::string> keys_given(const JobOptions& o) {
-    std::vector<std::string> keys;
-    auto key = [&](bool given, const char* name) {
-        if (given) keys.push_back(name);
+void apply_job_options(const JobOptions& o, JobSpec& job, std::vector<std::string>* keys) {
+    // Each flag given sets its job document key; `keys` records which (the document's failures are
+    // told apart from the flags' by them).
+    auto given = [keys](bool said, const char* key) {
+        if (said && keys) keys->push_back(key);
+        return said;
     };
-    key(!o.model.empty(), "name");
-    key(o.layers, "layers"), key(o.hidden, "hidden"), key(o.heads, "heads"), key(o.kv_heads, "kv_heads");
-    key(o.head_dim, "head_dim"), key(o.ffn_hidden, "ffn_hidden"), key(o.vocab, "vocab");
-    key(o.gated_mlp >= 0, "gated_mlp"), key(o.tied_embeddings >= 0, "tied_embeddings");
-    key(o.qk_norm >= 0, "qk_norm"), key(o.dropout >= 0, "dropout"), key(o.learned_positions >= 0, "learned_positions");
-    key(o.seq_len, "seq_len"), key(o.global_batch, "global_batch"), key(o.micro_batch, "micro_batch");
-    key(o.iterations, "iterations"), key(!o.precision.empty(), "precision"), key(!o.optimizer.empty(), "optimizer");
-    key(!o.framework.empty(), "framework"), key(!o.recompute.empty(), "recompute"), key(o.zero_stage >= 0, "zero_stage");
-    key(o.distributed_optimizer, "distributed_optimizer"), key(o.seq_parallel, "seq_parallel");
-    key(o.no_flash_attention, "flash_attention"), key(o.unfused_fp32_softmax, "unfused_fp32_softmax");
-    key(!o.attention_backend.empty(), "attention_backend"), key(!o.deepspeed_model.empty(), "deepspeed_model");
-    key(!o.transformer_impl.empty(), "transformer_impl"), key(!o.compile.empty(), "compile");
-    key(o.fp8_all_gather, "fp8_all_gather"), key(o.fp32_allreduce, "fp32_allreduce"), key(o.tf32, "tf32");
-    key(o.overlap_comm, "overlap_comm"), key(o.reduce_bucket_size > 0, "reduce_bucket_size");
-    key(o.sub_group_size > 0, "sub_group_size"), key(o.max_live_parameters > 0, "stage3_max_live_parameters");
-    key(o.first_iteration, "first_iteration"), key(!o.framework_version.empty(), "framework_version");
-    key(!o.cublas_workspace_config.empty(), "cublas_workspace_config"), key(o.checkpoint_every, "checkpoint_every");
-    key(!o.layers_per_stage.empty(), "layers_per_stage");
-    return keys;
-}
-
-void apply_job_options(const JobOptions& o, JobSpec& job) {
-    if (!o.model.empty() && o.model != job.model.name) {  // --model replaces a document's model whole
+    if (given(!o.model.empty(), "name") && o.model != job.model.name) {  // --model replaces a document's model whole
         job.model = catalog::find_model(o.model);
         job.dropout_stated = true;  // a preset's style
     }
     auto& m = job.model;
-    auto set = [](long v, long& dst) { if (v) dst = v; };
-    set(o.layers, m.layers);
-    set(o.hidden, m.hidden);
-    set(o.heads, m.heads);
-    set(o.kv_heads, m.kv_heads);
-    set(o.head_dim, m.head_dim);
-    set(o.ffn_hidden, m.ffn_hidden);
-    set(o.vocab, m.vocab);
-    if (o.gated_mlp >= 0) m.gated_mlp = o.gated_mlp == 1;
-    if (o.tied_embeddings >= 0) m.tied_embeddings = o.tied_embeddings == 1;
-    if (o.qk_norm >= 0) m.qk_norm = o.qk_norm == 1;
-    if (o.dropout >= 0) {
+    auto set = [&](long v, long& dst, const char* key) {
+        if (given(v, key)) dst = v;
+    };
+    set(o.layers, m.layers, "layers");
+    set(o.hidden, m.hidden, "hidden");
+    set(o.heads, m.heads, "heads");
+    set(o.kv_heads, m.kv_heads, "kv_heads");
+    set(o.head_dim, m.head_dim, "head_dim");
+    set(o.ffn_hidden, m.ffn_hidden, "ffn_hidden");
+    set(o.vocab, m.vocab, "vocab");
+    if (given(o.gated_mlp >= 0, "gated_mlp")) m.gated_mlp = o.gated_mlp == 1;
+    if (given(o.tied_embeddings >= 0, "tied_embeddings")) m.tied_embeddings = o.tied_embeddings == 1;
+    if (given(o.qk_norm >= 0, "qk_norm")) m.qk_norm = o.qk_norm == 1;
+    if (given(o.dropout >= 0, "dropout")) {
         m.dropout = o.dropout;
         job.dropout_stated = true;
     }
-    if (o.learned_positions >= 0) m.learned_positions = o.learned_positions;
+    if (given(o.learned_positions >= 0, "learned_positions")) m.learned_positions = o.learned_positions;
     auto& t = job.training;
-    set(o.seq_len, t.seq_len);
-    set(o.global_batch, t.global_batch);
-    set(o.micro_batch, job.micro_batch);
-    set(o.iterations, job.iterations);
-    if (!o.precision.empty()) t.precision = o.precision;
-    if (!o.optimizer.empty()) t.optimizer = o.optimizer;
+    set(o.seq_len, t.seq_len, "seq_len");
+    set(o.global_batch, t.global_batch, "global_batch");
+    set(o.micro_batch, job.micro_batch, "micro_batch");
+    set(o.iterations, job.iterations, "iterations");
+    if (given(!o.precision.empty(), "precision")) t.precision = o.precision;
+    if (given(!o.optimizer.empty(), "optimizer")) t.optimizer = o.optimizer;
     const Framework before = t.framework;
-    if (!o.framework.empty()) t.framework = parse_framework(o.framework);
-    if (!o.recompute.empty()) t.recompute = parse_recompute(o.recompute);
-    if (o.zero_stage >= 0) {
+    if (given(!o.framework.empty(), "framework")) t.framework = parse_framework(o.framework);
+    if (given(!o.recompute.empty(), "recompute")) t.recompute = parse_recompute(o.recompute);
+    if (given(o.zero_stage >= 0, "zero_stage")) {
         t.zero_stage = o.zero_stage;
         job.zero_stage_given = true;
     } else if ((t.framework != before && job.framework_given) || !job.zero_stage_given) {
@@ -97,31 +79,32 @@ void apply_job_options(const JobOptions& o, JobSpec& job) {
         t.zero_stage = default_zero_stage(t.framework);
         job.zero_stage_given = false;
     }
-    if (o.distributed_optimizer) t.distributed_optimizer = true;
-    if (o.seq_parallel) t.seq_parallel = true;
-    if (o.no_flash_attention) t.flash_attention = false;
-    if (o.unfused_fp32_softmax) t.unfused_fp32_softmax = true;
-    if (!o.attention_backend.empty()) parse_attention_backend(o.attention_backend, t);
-    if (!o.deepspeed_model.empty()) parse_deepspeed_model(o.deepspeed_model, t);
-    if (!o.transformer_impl.empty()) parse_transformer_impl(o.transformer_impl, t);
-    if (!o.compile.empty()) parse_compile(o.compile, t);
-    if (o.fp8_all_gather) t.fp8_all_gather = true;
-    if (o.fp32_allreduce) t.fp32_allreduce = true;
-    if (o.tf32) t.tf32 = true;
-    if (o.overlap_comm) t.overlap_comm = true;
-    if (o.reduce_bucket_size > 0) {
+    if (given(o.distributed_optimizer, "distributed_optimizer")) t.distributed_optimizer = true;
+    if (given(o.seq_parallel, "seq_parallel")) t.seq_parallel = true;
+    if (given(o.no_flash_attention, "flash_attention")) t.flash_attention = false;
+    if (given(o.unfused_fp32_softmax, "unfused_fp32_softmax")) t.unfused_fp32_softmax = true;
+    if (given(!o.attention_backend.empty(), "attention_backend")) parse_attention_backend(o.attention_backend, t);
+    if (given(!o.deepspeed_model.empty(), "deepspeed_model")) parse_deepspeed_model(o.deepspeed_model, t);
+    if (given(!o.transformer_impl.empty(), "transformer_impl")) parse_transformer_impl(o.transformer_impl, t);
+    if (given(!o.compile.empty(), "compile")) parse_compile(o.compile, t);
+    if (given(o.fp8_all_gather, "fp8_all_gather")) t.fp8_all_gather = true;
+    if (given(o.fp32_allreduce, "fp32_allreduce")) t.fp32_allreduce = true;
+    if (given(o.tf32, "tf32")) t.tf32 = true;
+    if (given(o.overlap_comm, "overlap_comm")) t.overlap_comm = true;
+    if (given(o.reduce_bucket_size > 0, "reduce_bucket_size")) {
         t.reduce_bucket_size = o.reduce_bucket_size;
         job.reduce_bucket_auto = false;
     } else if (job.reduce_bucket_auto) {
         t.reduce_bucket_size = static_cast<double>(m.hidden) * static_cast<double>(m.hidden);  // the model's now
     }
-    if (o.sub_group_size > 0) t.sub_group_size = o.sub_group_size;
-    if (o.max_live_parameters > 0) t.max_live_parameters = o.max_live_parameters;
-    if (o.first_iteration) t.first_iteration = true;
-    if (!o.framework_version.empty()) t.framework_version = o.framework_version;
-    if (!o.cublas_workspace_config.empty()) t.cublas_workspace_config = o.cublas_workspace_config;
-    if (o.checkpoint_every) t.checkpoint_every = o.checkpoint_every;
-    if (!o.layers_per_stage.empty()) job.layers_per_stage = o.layers_per_stage;
+    if (given(o.sub_group_size > 0, "sub_group_size")) t.sub_group_size = o.sub_group_size;
+    if (given(o.max_live_parameters > 0, "stage3_max_live_parameters")) t.max_live_parameters = o.max_live_parameters;
+    if (given(o.first_iteration, "first_iteration")) t.first_iteration = true;
+    if (given(!o.framework_version.empty(), "framework_version")) t.framework_version = o.framework_version;
+    if (given(!o.cublas_workspace_config.empty(), "cublas_workspace_config"))
+        t.cublas_workspace_config = o.cublas_workspace_config;
+    if (given(o.checkpoint_every, "checkpoint_every")) t.checkpoint_every = o.checkpoint_every;
+    if (given(!o.layers_per_stage.empty(), "layers_per_stage")) job.layers_per_stage = o.layers_per_stage;
     if (!job.dropout_stated) m.dropout = default_dropout(m, t);  // for the framework the flags leave
     // A table the flag states must hold the sequence, as a document's must; a preset's grows to it.
     if (o.learned_positions > 0 && o.learned_positions < t.seq_len)

@@ -38,10 +38,10 @@ bool flags_describe_job(const JobOptions& o);
 
 /// A job built from the flags alone (needs --model or every dimension); UsageError otherwise.
 JobSpec job_from_options(const JobOptions& o);
-/// The job document's keys (model:, training:) the flags given set.
-std::vector<std::string> keys_given(const JobOptions& o);
-/// Overrides `job` with whatever the flags give.
-void apply_job_options(const JobOptions& o, JobSpec& job);
+/// Overrides `job` with whatever the flags give, adding to `keys` (where given) the job document's
+/// keys (model:, training:) they set, as each is set: a caller that catches the UsageError a failed
+/// combination throws has them.
+void apply_job_options(const JobOptions& o, JobSpec& job, std::vector<std::string>* keys = nullptr);
 /// The layout the flags give (unset degrees are 1; micro-batch from the flag or the job; the split
 /// from the flag or the job, pp from the split when not given). A layout the flags give that the job
 /// cannot take (tp not dividing heads, a split of other than pp stages) is a UsageError.
