@@ -299,6 +299,13 @@ TEST_CASE("DeepSpeed's first step makes its flat optimizer state in segments of 
     unfused.flash_attention = unfused_steady.flash_attention = false;
     unfused.unfused_fp32_softmax = unfused_steady.unfused_fp32_softmax = true;
     CHECK(stage(unfused, Measure::reserved, 0).total() < stage(unfused_steady, Measure::reserved, 0).total());
+    // At 256 tokens a moment's bytes (4 x p) outnumber a score block's elements (4 heads x 256²) but
+    // fit its bytes (4 each): the block's bytes decide.
+    auto short_first = unfused, short_steady = unfused_steady;
+    short_first.seq_len = short_steady.seq_len = 256;
+    REQUIRE(4 * p > 4 * 256 * 256);
+    REQUIRE(4 * p <= 4 * 4 * 256 * 256);
+    CHECK(stage(short_first, Measure::reserved, 0).total() < stage(short_steady, Measure::reserved, 0).total());
     // torch's Adam makes a state per parameter, which cached blocks hold: no such floor, under
     // DeepSpeed's client optimizer (fp32 at ZeRO-0) as under Megatron.
     auto client = first, client_steady = steady;

@@ -220,9 +220,10 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     // ZeRO 1 and 2 make the 16-bit grads during backward (stage 1 as each .grad, stage 2 as its
     // partition at the first bucket reduced) and free them at the step: with one micro-batch none
     // exist when the loss back-propagates. Stage 3's partition buffer lives from start-up.
-    if (t.framework == Framework::deepspeed && t.zero_stage >= 1 && t.zero_stage <= 2 && micro_batches_ == 1 &&
-        deepspeed_optimizer(t) == DeepSpeedOptimizer::zero)
-        loss_grads_absent_ = gradients_;
+    const bool zero12_one_micro_batch = t.framework == Framework::deepspeed && t.zero_stage >= 1 &&
+                                        t.zero_stage <= 2 && micro_batches_ == 1 &&
+                                        deepspeed_optimizer(t) == DeepSpeedOptimizer::zero;
+    if (zero12_one_micro_batch) loss_grads_absent_ = gradients_;
     // FSDP2 gives each parameter its sharded gradient at its unit's reduce-scatter in backward, and
     // torchtitan sets every gradient to None as a step begins (optimizer.zero_grad). With one
     // micro-batch and no pipeline none exists when the loss back-propagates, and as the backward goes
@@ -231,12 +232,15 @@ StageMemoryModel::StageMemoryModel(const catalog::ModelSpec& m, const Training& 
     if (grads_made_in_backward_) loss_grads_absent_ = gradients_;
     forward_grads_absent_ = loss_grads_absent_;  // neither case has any gradient before its backward
     // ZeRO-2 (contiguous gradients, its default) makes that partition when it first reduces its bucket:
-    // when a gradient would overflow the reduce_bucket_size elements the bucket holds. A stage whose
-    // gradients up to its first layer's backward fit in one bucket reduces it only as the backward ends
-    // (the first stage's embedding, whose gradient comes last, overflows it or joins it): the partition
-    // is then absent from every layer's backward too (stage()).
-    partition_at_first_bucket_ = t.framework == Framework::deepspeed && t.zero_stage == 2 && micro_batches_ == 1 &&
-                                 deepspeed_optimizer(t) == DeepSpeedOptimizer::zero;
+    // when a gradient would overflow the reduce_bucket_size elements the bucket holds (all of the rank's
+    // gradients, of every partition). A stage whose gradients up to its first layer's backward fit in
+    // one bucket reduces it only as the backward ends (the first stage's embedding, whose gradient comes
+    // last, overflows it or joins it): the partition is then absent from every layer's backward too
+    // (stage()). Otherwise it is counted at the layers' peak, an upper bound: the first bucket reduced
+    // holds the last layers' gradients, and only the rank whose partition they fall in (the last)
+    // makes it then; the others at a later bucket, one of which may come after that peak.
+    partition_at_first_bucket_ = zero12_one_micro_batch && t.zero_stage == 2;
+    reduce_bucket_elements_ = deepspeed_reduce_bucket(t);
     element_ = element_bytes(t);
     layer_ = layer_params(m, l.tp);
     embedding_ = embedding_params(m, l.tp, pad);
@@ -492,7 +496,7 @@ StageMemory StageMemoryModel::stage(int i, long first_layer, long count) const {
     const bool pipelined_reduce = grads_on_reduce_stream_ && layout_.pp > 1;
     const double before_reduce = pipelined_reduce ? std::max(gradients_ * params, lazy_grads) : lazy_grads;
     const bool partition_late =
-        partition_at_first_bucket_ && params - (first ? embedding_ : 0) <= deepspeed_reduce_bucket(training_);
+        partition_at_first_bucket_ && params - (first ? embedding_ : 0) <= reduce_bucket_elements_;
     const double layer_grads_absent = partition_late ? gradients_ * params : 0;
     // A fixed array: planalloc's capacity bisections call this millions of times.
     std::array<Candidate, 11> candidates{{

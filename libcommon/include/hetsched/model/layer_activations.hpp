@@ -36,7 +36,7 @@ struct LayerActivations {
     /// what a kept layer adds to its stored tensors (0 with flash attention).
     double attention_replayed = 0, attention_kept = 0;
     /// The bytes of one fp32 score tensor an unfused fp32 softmax makes (its output, its gradients),
-    /// freed by the end of the layer's backward (0 without one): the largest block a layer leaves cached.
+    /// freed by the end of the layer's backward (0 without one): a block the layer leaves cached.
     double fp32_score_block = 0;
 };
 

@@ -64,6 +64,7 @@ private:
     double forward_grads_absent_ = 0;                      ///< grads per parameter not yet made in a forward
     bool partition_at_first_bucket_ = false;  ///< ZeRO-2, one micro-batch: the 16-bit partition made at the
                                               ///< first bucket reduced (.cpp)
+    double reduce_bucket_elements_ = 0;       ///< DeepSpeed ZeRO's reduce_bucket_size, elements
     double reduce_per_param_ = 0;                          ///< the gradient reduction's, before the step
     double reduce_cap_ = 0;                                ///< the most those take (one DeepSpeed bucket)
     double zero3_module_ = 0;                              ///< DeepSpeed ZeRO-3: the largest module gathered whole
