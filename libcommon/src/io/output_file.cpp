@@ -32,11 +32,14 @@ void write_all(int fd, const std::string& text, const std::string& path, const s
 }
 
 /// One output on its way: a file written to a temporary beside its target, waiting to be renamed over
-/// it; or a stream (standard output, a device, a descriptor's link) written in place when committed.
+/// it (an unnamed one, named only as the renames begin, where the system gives one); or a stream
+/// (standard output, a device, a descriptor's link) written in place when committed.
 struct Staged {
     std::string path, text;
-    std::string target, tmp;  ///< tmp empty: written in place at commit
+    std::string target, tmp;  ///< tmp: the temporary's name (empty while it has none)
     int stream_fd = -1;       ///< standard output: -1 and path empty or "-"
+    int file_fd = -1;         ///< the unnamed temporary, open until it is named
+    bool is_file() const { return !tmp.empty() || file_fd >= 0; }
 };
 
 /// Flushes what `fd` has written to disk; a pipe, socket or terminal, which has no disk, passes.
@@ -80,6 +83,19 @@ Staged stage(const std::string& path, const std::string& text, bool to_disk) {
         if (out.stream_fd < 0) throw OutputError("cannot open '" + path + "': " + std::strerror(errno));
         return out;
     }
+    out.file_fd = open_unnamed_file(folder_of(out.target));
+    if (out.file_fd >= 0) {
+        const int fd = out.file_fd;
+        out.file_fd = -1;  // write_all closes it on an error
+        write_all(fd, text, path, "");
+        if ((to_disk && ::fsync(fd) != 0) || ::fchmod(fd, 0644) != 0) {
+            const int err = errno;
+            ::close(fd);
+            throw IoError("error writing '" + path + "': " + std::strerror(err));
+        }
+        out.file_fd = fd;
+        return out;
+    }
     out.tmp = out.target + ".XXXXXX";
     int fd = mkstemp(out.tmp.data());
     if (fd < 0) {
@@ -111,8 +127,23 @@ Staged stage(const std::string& path, const std::string& text, bool to_disk) {
 
 /// Lets go of a staged output that will not be committed.
 void discard(const Staged& s) {
+    if (s.file_fd >= 0) ::close(s.file_fd);  // an unnamed file vanishes with its descriptor
     if (!s.tmp.empty()) ::unlink(s.tmp.c_str());
     if (s.stream_fd >= 0) ::close(s.stream_fd);
+}
+
+/// Names a staged output's unnamed temporary beside its target and closes it (the renames follow).
+void name_temporary(Staged& s) {
+    if (s.file_fd < 0) return;
+    for (int k = 0; s.tmp.empty(); ++k) {
+        const std::string name = s.target + "." + std::to_string(::getpid()) + "-" + std::to_string(k);
+        if (name_unnamed_file(s.file_fd, name)) s.tmp = name;
+        else if (errno != EEXIST || k == 100)
+            throw OutputError("cannot create '" + s.path + "': " + std::strerror(errno));
+    }
+    const int fd = s.file_fd;
+    s.file_fd = -1;
+    if (::close(fd) != 0) throw IoError("error writing '" + s.path + "': " + std::strerror(errno));
 }
 
 /// Writes the streams: devices and pipes in order, then standard output, so that an output on a device
@@ -121,7 +152,7 @@ void discard(const Staged& s) {
 void write_streams(std::vector<Staged>& staged, bool to_disk) {
     std::vector<const Staged*> to_stdout;
     for (auto& s : staged) {
-        if (!s.tmp.empty()) continue;
+        if (s.is_file()) continue;
         if (s.stream_fd < 0) {
             to_stdout.push_back(&s);
             continue;
@@ -160,6 +191,16 @@ void sync_folder_of(const std::string& path) {
                       "): it may not survive a crash");
 }
 
+int open_unnamed_file(const std::string& folder) {
+    if (::access("/proc/self/fd", X_OK) != 0) return -1;  // naming it later goes through /proc
+    return ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+}
+
+bool name_unnamed_file(int fd, const std::string& name) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
+}
+
 std::string resolved_path(const std::string& path) {
     char* real = ::realpath(path.c_str(), nullptr);
     if (!real) return path;
@@ -188,12 +229,14 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
             staged.push_back(stage(path, text, to_disk));
             // Two outputs renamed over one file: only the last would be left.
             for (size_t i = 0; i + 1 < staged.size(); ++i)
-                if (!staged[i].tmp.empty() && !staged.back().tmp.empty() &&
+                if (staged[i].is_file() && staged.back().is_file() &&
                     same_file(staged[i].target, staged.back().target))
                     throw UsageError("'" + staged.back().path + "' is given for two outputs ('" + staged[i].path +
                                      "' too): each needs a file of its own");
         }
         write_streams(staged, to_disk);
+        // Named only now, the renames next: a run killed before leaves no temporary behind.
+        for (auto& s : staged) name_temporary(s);
     } catch (...) {
         for (const auto& s : staged) discard(s);
         throw;
@@ -201,7 +244,7 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     std::exception_ptr flush_failed;
     for (size_t i = 0; i < staged.size(); ++i) {
         const Staged& s = staged[i];
-        if (s.tmp.empty()) continue;
+        if (!s.is_file()) continue;
         if (std::rename(s.tmp.c_str(), s.target.c_str()) != 0) {
             int err = errno;
             for (size_t j = i; j < staged.size(); ++j) discard(staged[j]);

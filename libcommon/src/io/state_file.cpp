@@ -98,7 +98,7 @@ DurableReplacement::DurableReplacement(const std::string& given, const std::stri
     struct stat taken {};
     if (::lstat(tmp_.c_str(), &taken) == 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(EEXIST));
     const std::string folder = folder_of(path_);
-    fd_ = ::access("/proc/self/fd", X_OK) == 0 ? ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+    fd_ = open_unnamed_file(folder);
     unnamed_ = fd_ >= 0;
     if (!unnamed_) fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ < 0) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
@@ -129,9 +129,7 @@ void DurableReplacement::commit() {
     try {
         if (unnamed_) {
             // Named only for the instant before the rename: a run killed before it leaves nothing behind.
-            const std::string self = "/proc/self/fd/" + std::to_string(fd_);
-            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
-                throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
+            if (!name_unnamed_file(fd_, tmp_)) throw OutputError("cannot create '" + tmp_ + "': " + std::strerror(errno));
             unnamed_ = false;  // from here a discard unlinks the name
         }
         const int fd = fd_;
