@@ -18,7 +18,7 @@ complete -c memest -l tied-embeddings -d 'The output layer shares the word embed
 complete -c memest -l untied-embeddings -d 'An output layer of its own (LLaMA\'s)'
 complete -c memest -l qk-norm -d 'RMSNorm on each head\'s queries and keys (Qwen3\'s, OLMo 2\'s)'
 complete -c memest -l no-qk-norm -d 'No norm on queries and keys'
-complete -c memest -l dropout -x -d 'Hidden and attention dropout probability (default 0.1 for Megatron-LM\'s and Megatron-DeepSpeed\'s models and GPT-style ones, 0 for LLaMA-style ones and under fsdp)'
+complete -c memest -l dropout -x -d 'Hidden and attention dropout probability (default: 0.1 under megatron, and under deepspeed for GPT-style models; 0 under fsdp, and under deepspeed for LLaMA-style ones)'
 complete -c memest -l learned-positions -x -d 'Rows of a learned position-embedding table (GPT-2\'s), at least --seq-len; 0 for none (rotary)'
 complete -c memest -l seq-len -x -d 'Sequence length in tokens'
 complete -c memest -l global-batch -x -d 'Sequences per iteration'

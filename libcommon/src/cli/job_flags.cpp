@@ -35,8 +35,8 @@ void add_job_options(CLI::App& app, model::JobOptions& o, bool layout) {
     either("--qk-norm", "--no-qk-norm", o.qk_norm, "RMSNorm on each head's queries and keys (Qwen3's, OLMo 2's)",
            "No norm on queries and keys");
     app.add_option("--dropout", o.dropout,
-                   "Hidden and attention dropout probability (default 0.1 for Megatron-LM's and Megatron-DeepSpeed's "
-                   "models and GPT-style ones, 0 for LLaMA-style ones and under fsdp)")
+                   "Hidden and attention dropout probability (default: 0.1 under megatron, and under deepspeed for "
+                   "GPT-style models; 0 under fsdp, and under deepspeed for LLaMA-style ones)")
         ->group(m)
         ->check(number_in(0, 0.99));
     app.add_option("--learned-positions", o.learned_positions,
