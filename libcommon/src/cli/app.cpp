@@ -121,15 +121,7 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<Exit()>& 
     }
     // An empty value is never one the user meant, but an unset variable in a crontab: --actions
     // "$ACTIONS" would write nowhere and --gpu "$GPU" check no GPU, each with exit 0.
-    // A flag that takes an optional value reads "--compile=" as bare --compile: the argument itself says.
-    std::string name = empty_value_option(app);
-    for (int i = 1; i < argc && name.empty(); ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--") break;
-        if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.find('=') == arg.size() - 1)
-            name = arg.substr(0, arg.size() - 1);
-    }
-    if (!name.empty()) {
+    if (const std::string name = empty_value_option(app, argc, argv); !name.empty()) {
         std::cerr << tool << ": " << name << " is given an empty value (an unset variable?)\n"
                   << tool << ": try '" << tool << " --help'\n";
         return static_cast<int>(Exit::usage);

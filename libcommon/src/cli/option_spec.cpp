@@ -65,13 +65,20 @@ std::vector<OptionSpec> option_specs(const CLI::App& app) {
     return out;
 }
 
-std::string empty_value_option(const CLI::App& app) {
+std::string empty_value_option(const CLI::App& app, int argc, const char* const* argv) {
     for (const CLI::Option* o : app.get_options()) {
         if (o->count() == 0 || o->get_items_expected_max() == 0) continue;  // not given, or a flag
         const bool positional = o->get_positional() && o->get_lnames().empty() && o->get_snames().empty();
         for (const auto& value : o->results())
             if (value.empty())
                 return positional ? "FILE" : !o->get_lnames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();
+    }
+    // A flag that takes an optional value reads "--compile=" as bare --compile: the argument itself says.
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--") break;
+        if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.find('=') == arg.size() - 1)
+            return arg.substr(0, arg.size() - 1);
     }
     return "";
 }

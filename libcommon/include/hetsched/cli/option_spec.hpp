@@ -25,8 +25,9 @@ struct OptionSpec {
 std::vector<OptionSpec> option_specs(const CLI::App& app);
 
 /// The name of the first option (or the positional input, "FILE") given an empty value, as an unset
-/// shell variable gives it; empty when none is.
-std::string empty_value_option(const CLI::App& app);
+/// shell variable gives it, either as a value CLI11 kept empty or as an argument "--NAME=" (which CLI11
+/// reads as a flag given bare); empty when none is.
+std::string empty_value_option(const CLI::App& app, int argc, const char* const* argv);
 
 /// One line per option: KIND<TAB>NAMES (comma-separated)<TAB>CHOICES (comma-separated)<TAB>DESCRIPTION.
 std::string format_option_specs(const std::vector<OptionSpec>& specs);
